@@ -1,0 +1,5 @@
+"""CLI: `gate` commands (see the package docstring for exit codes)."""
+
+import click
+
+COMMANDS: list[click.Command] = []

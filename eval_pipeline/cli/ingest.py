@@ -1,0 +1,5 @@
+"""CLI: `ingest` commands (see the package docstring for exit codes)."""
+
+import click
+
+COMMANDS: list[click.Command] = []

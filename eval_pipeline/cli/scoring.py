@@ -1,0 +1,5 @@
+"""CLI: `scoring` commands (see the package docstring for exit codes)."""
+
+import click
+
+COMMANDS: list[click.Command] = []

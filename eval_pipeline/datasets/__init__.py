@@ -1,0 +1,1 @@
+"""Datasets: items, versioned artefacts, validation and importers. Pure: never imports dagster."""

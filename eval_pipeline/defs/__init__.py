@@ -1,0 +1,1 @@
+"""Dagster objects only: assets, checks, sensors, schedules, jobs, resources."""

@@ -1,0 +1,1 @@
+"""Detectors: bounded real-time checks over spans and completed traces. Pure."""

@@ -1,0 +1,1 @@
+"""Gate: clustered bootstrap statistics, rules, verdicts and reports. Pure: never imports dagster."""

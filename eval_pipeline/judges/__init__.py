@@ -1,0 +1,1 @@
+"""Judges: the Judge protocol, HTTP and offline judges, the cache, calibration. Pure: no dagster."""

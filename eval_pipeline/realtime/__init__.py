@@ -1,0 +1,1 @@
+"""Real-time plane: OTLP receiver, stream consumers, alert sinks. Never imports dagster."""

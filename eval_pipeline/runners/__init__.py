@@ -1,0 +1,1 @@
+"""Runners: execute a build over dataset items and capture its traces."""

@@ -1,0 +1,1 @@
+"""Scoring: the Scorer protocol, the registry, scorers and library adapters. Pure: no dagster."""

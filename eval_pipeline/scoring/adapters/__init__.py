@@ -1,0 +1,1 @@
+"""Adapters that run DeepEval and RAGAS metrics behind the Scorer protocol."""

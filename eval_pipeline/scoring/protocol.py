@@ -1,0 +1,54 @@
+"""The Scorer interface (DESIGN.md section 7).
+
+A scorer is stateless: ``score(run, item) -> Score``. It declares what it requires from the
+run and the item so that a missing input becomes ``unscored`` instead of a crash, and so that
+completeness checks can be derived from the declared requirements. Deterministic and
+judge-based scorers, and the DeepEval/RAGAS adapters, all implement this one protocol.
+"""
+
+from typing import Protocol, runtime_checkable
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.model import AgentRun
+
+
+class Direction:
+    """Whether larger values are better (all metrics here are in [0, 1])."""
+
+    HIGHER_IS_BETTER = "higher_is_better"
+    LOWER_IS_BETTER = "lower_is_better"
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """One metric over one agent run and its dataset item."""
+
+    @property
+    def id(self) -> str:
+        """Metric id, snake_case (e.g. ``tool_correctness``)."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """Bumped when the scorer's semantics change (``tool_correctness@1``)."""
+        ...
+
+    @property
+    def direction(self) -> str:
+        """A ``Direction`` value."""
+        ...
+
+    @property
+    def requires_run(self) -> frozenset[str]:
+        """``AgentRun`` fields the scorer reads (e.g. ``{"tool_calls", "final_answer"}``)."""
+        ...
+
+    @property
+    def requires_item(self) -> frozenset[str]:
+        """``DatasetItem`` fields the scorer reads (e.g. ``{"expected_tool_calls"}``)."""
+        ...
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Score one run against its item; never raises for missing inputs (unscored)."""
+        ...

@@ -1,0 +1,77 @@
+"""The score row (DESIGN.md section 4, **contract**): one per build x item x run x metric.
+
+A scorer that cannot score says so (``unscored`` with a reason); one that failed says
+``error``. Neither carries a value, and nothing downstream may turn a null into 0 or 1: the
+gate counts both as missing.
+"""
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class ScoreStatus:
+    """Allowed values of ``Score.status``."""
+
+    SCORED = "scored"
+    UNSCORED = "unscored"
+    ERROR = "error"
+
+    ALL = frozenset({SCORED, UNSCORED, ERROR})
+
+
+@dataclass(frozen=True)
+class Score:
+    """One score.
+
+    ``value`` is in [0, 1] when ``status == "scored"`` and None otherwise. ``evidence`` holds
+    JSON-safe details (the claim, the missing tool, ...). ``judge_backend`` names the judge
+    implementation, ``judge_fingerprint`` its model/rubric/parameters hash (None for
+    deterministic scorers).
+    """
+
+    metric_id: str
+    value: float | None
+    status: str
+    scorer_id: str
+    scorer_version: int
+    reason: str = ""
+    trace_id: str | None = None
+    span_ids: tuple[str, ...] = ()
+    build: str | None = None
+    item_id: str | None = None
+    run_index: int | None = None
+    judge_fingerprint: str | None = None
+    judge_backend: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    slices: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in ScoreStatus.ALL:
+            raise ValueError(f"score status must be one of {sorted(ScoreStatus.ALL)}: {self.status!r}")
+        if self.status == ScoreStatus.SCORED:
+            if self.value is None or not 0.0 <= self.value <= 1.0:
+                raise ValueError(
+                    f"{self.metric_id}: a scored value must be in [0, 1], got {self.value!r}"
+                )
+        elif self.value is not None:
+            raise ValueError(f"{self.metric_id}: an {self.status} score carries no value")
+
+    @property
+    def is_missing(self) -> bool:
+        """True for unscored and error rows: the gate counts them as missing."""
+        return self.status != ScoreStatus.SCORED
+
+    def with_context(
+        self, *, build: str | None, item_id: str | None, run_index: int | None,
+        slices: dict[str, str] | None = None,
+    ) -> "Score":
+        """A copy carrying the build / item / run / slice identity of the run it scored."""
+        return replace(self, build=build, item_id=item_id, run_index=run_index,
+                       slices=dict(slices or self.slices))
+
+
+SCORE_COLUMNS = (
+    "build", "item_id", "run_index", "metric_id", "value", "status", "reason", "trace_id",
+    "span_ids", "scorer_id", "scorer_version", "judge_fingerprint", "judge_backend", "evidence",
+)
+"""Column order of the long scores table; slice columns follow as ``slice.<name>``."""

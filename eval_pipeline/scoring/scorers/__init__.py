@@ -1,0 +1,1 @@
+"""Deterministic and judge-based scorers, one module each."""

@@ -1,0 +1,49 @@
+"""The operational state database (judge cache, ingestion ledger, builds, review queue).
+
+SQLAlchemy Core over SQLite by default (``<home>/state.db``) and PostgreSQL in production
+(``EVAL_PIPELINE_STATE_URL``). Each package declares its tables on the shared ``METADATA`` in
+its own module; ``engine_for`` creates every declared table once per URL.
+"""
+
+import threading
+from pathlib import Path
+
+from sqlalchemy import Engine, MetaData, create_engine, event
+
+METADATA = MetaData()
+
+_ENGINES: dict[str, Engine] = {}
+_LOCK = threading.Lock()
+
+
+def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
+    # WAL lets readers (the Dagster UI, the CLI) run while a job writes; busy_timeout avoids
+    # "database is locked" when two processes write at once.
+    cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def engine_for(url: str) -> Engine:
+    """A cached engine for ``url`` with every table declared on ``METADATA`` created."""
+    with _LOCK:
+        engine = _ENGINES.get(url)
+        if engine is None:
+            if url.startswith("sqlite:///"):
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+                engine = create_engine(url)
+                event.listen(engine, "connect", _sqlite_pragmas)
+            else:
+                engine = create_engine(url, pool_pre_ping=True)
+            _ENGINES[url] = engine
+        METADATA.create_all(engine)
+        return engine
+
+
+def dispose_all() -> None:
+    """Close every cached engine (tests that drop databases call this first)."""
+    with _LOCK:
+        for engine in _ENGINES.values():
+            engine.dispose()
+        _ENGINES.clear()
