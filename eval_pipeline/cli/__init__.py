@@ -8,6 +8,7 @@ import click
 
 from eval_pipeline.cli import (
     bench,
+    build_registry,
     builds,
     calibrate,
     datasets,
@@ -27,7 +28,7 @@ def cli() -> None:
     """Evaluate agent builds from their traces and gate releases statistically."""
 
 
-for module in (demo, ingest, traces, datasets, builds, scoring, gate, calibrate, triage, serve,
+for module in (demo, ingest, traces, datasets, build_registry, builds, scoring, gate, calibrate, triage, serve,
                bench):
     for command in module.COMMANDS:
         cli.add_command(command)

@@ -1,5 +1,61 @@
-"""CLI: `bench` commands (see the package docstring for exit codes)."""
+"""CLI: `bench` commands (see the package docstring for exit codes).
+
+``eval-pipeline bench <name> [--format json]`` runs ``eval_pipeline.benchmarks.<name>.run`` and
+prints its result (a ratio against a reference measured in the same run). Other benchmarks are
+added as subcommands of the ``bench`` group below (append, never rewrite).
+"""
+
+import json
+from typing import Any
 
 import click
 
-COMMANDS: list[click.Command] = []
+
+@click.group("bench")
+def bench() -> None:
+    """Benchmarks that report a ratio against an in-run reference."""
+
+
+def _emit(result: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+        return
+    for key, value in result.items():
+        click.echo(f"{key}: {value}")
+
+
+@bench.command("ingest")
+@click.option(
+    "--spans",
+    "n_spans",
+    type=click.IntRange(min=100),
+    default=20000,
+    show_default=True,
+    help="Spans in the synthetic OTLP payload.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_ingest(n_spans: int, fmt: str) -> None:
+    """Spans/s through decode -> normalise -> redact -> store vs a plain protobuf->Parquet walk."""
+    from eval_pipeline.benchmarks.ingest import run
+
+    _emit(run(n_spans=n_spans), fmt)
+
+
+@bench.command("score")
+@click.option(
+    "--runs",
+    "n_runs",
+    type=click.IntRange(min=10),
+    default=10000,
+    show_default=True,
+    help="Synthetic real-shaped runs to score.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_score(n_runs: int, fmt: str) -> None:
+    """Runs/s scored by the deterministic suite vs a plain tool-name recall loop."""
+    from eval_pipeline.benchmarks.score import run
+
+    _emit(run(n_runs=n_runs), fmt)
+
+
+COMMANDS: list[click.Command] = [bench]

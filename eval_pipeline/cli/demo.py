@@ -1,5 +1,66 @@
-"""CLI: `demo` commands (see the package docstring for exit codes)."""
+"""CLI: ``demo`` (the end-to-end story on the embedded default) and ``ui`` (the Dagster UI)."""
+
+import os
+import signal
+import sys
 
 import click
 
-COMMANDS: list[click.Command] = []
+from eval_pipeline.home import current_home
+
+
+def _defect_table(result: object) -> str:
+    from eval_pipeline.defs.demo import DemoResult
+
+    assert isinstance(result, DemoResult)
+    lines = ["| build | targets | gate | failing |", "|---|---|---|---|"]
+    for entry in result.builds:
+        outcome = result.outcomes[entry.build]
+        lines.append(f"| {entry.build} | {entry.target_metric or '-'} | {outcome['verdict']} | "
+                     f"{', '.join(outcome['failing']) or '-'} |")
+    return "\n".join(lines)
+
+
+@click.command("demo")
+@click.option("--no-defects", is_flag=True, help="Only the baseline and the improved candidate.")
+def demo(no_defects: bool) -> None:
+    """Evaluate the sample agent's builds end to end and print the gate report.
+
+    Runs in-process on the embedded default (SQLite Dagster instance and Parquet store under
+    EVAL_PIPELINE_HOME); afterwards `eval-pipeline ui` shows the same assets and checks.
+    """
+    from eval_pipeline.defs.demo import run_demo
+    from eval_pipeline.gate.report_text import render_text_json
+
+    home = current_home().ensure()
+    click.echo(f"eval-pipeline home: {home.root}", err=True)
+    result = run_demo(home, include_defects=not no_defects)
+    candidate = next(b.build for b in result.builds if b.agent_build == "candidate-improved")
+    outcome = result.outcomes[candidate]
+    click.echo(f"== gate: {candidate} vs baseline {result.baseline} ==")
+    if outcome["report"] is None:
+        click.echo(f"not gated; failing checks: {', '.join(outcome['failing'])}")
+    else:
+        click.echo(render_text_json(outcome["report"]))
+    click.echo("")
+    click.echo("== every build of the story ==")
+    click.echo(_defect_table(result))
+
+
+@click.command("ui")
+@click.option("--port", default=3000, show_default=True)
+def ui(port: int) -> None:
+    """Serve the Dagster UI (and daemon: sensor, schedule) on 127.0.0.1 for the home."""
+    from eval_pipeline.defs.launch import prepare_dagster_home
+
+    home = current_home().ensure()
+    os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(home))
+    os.environ["EVAL_PIPELINE_HOME"] = str(home.root)
+    # `dagster dev` copies an ignored SIGINT onto SIGTERM; restore the default first.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    dagster = os.path.join(os.path.dirname(sys.executable), "dagster")
+    os.execv(dagster, [dagster, "dev", "-h", "127.0.0.1", "-p", str(port),
+                       "-m", "eval_pipeline.definitions"])
+
+
+COMMANDS: list[click.Command] = [demo, ui]

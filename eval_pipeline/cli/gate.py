@@ -1,5 +1,162 @@
-"""CLI: `gate` commands (see the package docstring for exit codes)."""
+"""CLI: ``eval-pipeline gate`` (DESIGN.md section 9, **contract**).
+
+``eval-pipeline gate --suite S --candidate-scores FILE [--baseline-scores FILE]`` or
+``--candidate B [--baseline A]`` (builds read from the score store). Exit 0 when the gate
+passes (or is inconclusive and the tier allows it), 1 when it fails or is inconclusive and
+the tier forbids it, 2 on bad usage or bad input (the message names file, row and column).
+"""
+
+import importlib
+from pathlib import Path
+from typing import Any
 
 import click
+import pandas as pd
 
-COMMANDS: list[click.Command] = []
+from eval_pipeline.cli.errors import InputError
+
+FORMATS = ("text", "markdown", "json", "junit")
+
+
+def load_suite_config(reference: str) -> Any:
+    """The suite behind ``reference`` (a YAML path or a shipped suite name).
+
+    Uses ``eval_pipeline.suites.config.load_suite`` when the suites package provides it,
+    else reads the YAML as a plain mapping.
+    """
+    try:
+        config_module = importlib.import_module("eval_pipeline.suites.config")
+        loader = getattr(config_module, "load_suite", None)
+    except ImportError:
+        loader = None
+    try:
+        if loader is not None:
+            return loader(reference)
+        import yaml
+
+        from eval_pipeline.suites.locate import locate_suite
+
+        path = locate_suite(reference)
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # pydantic and YAML errors are ValueErrors
+        raise InputError(f"suite {reference}: {exc}") from exc
+    except Exception as exc:  # a YAML syntax error is not a ValueError
+        if type(exc).__module__.startswith("yaml"):
+            raise InputError(f"suite {reference}: {exc}") from exc
+        raise
+    if not isinstance(data, dict):
+        raise InputError(f"suite {reference}: expected a mapping at the top level")
+    return data
+
+
+def read_scores_file(path: Path) -> pd.DataFrame:
+    """A long scores table from CSV or Parquet."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(path, dtype={"item_id": str, "trace_id": str, "metric_id": str})
+        if suffix in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read scores: {exc}") from exc
+    raise InputError(f"{path}: scores must be .csv or .parquet, got {suffix or 'no suffix'!r}")
+
+
+def load_build_scores(build: str) -> pd.DataFrame:
+    """The long scores of ``build`` from the score store of the embedded home."""
+    try:
+        store_module = importlib.import_module("eval_pipeline.scoring.store")
+    except ImportError as exc:
+        raise InputError(
+            "the score store is not available in this installation; "
+            "pass --candidate-scores/--baseline-scores files instead"
+        ) from exc
+    hook = getattr(store_module, "load_build_scores", None)
+    try:
+        if callable(hook):
+            return hook(build)
+        from eval_pipeline.home import current_home
+
+        return store_module.ScoreStore(current_home().store).read_frame(build)
+    except (LookupError, OSError, ValueError) as exc:
+        raise InputError(f"build {build!r}: no scores in the store ({exc})") from exc
+
+
+def _scores(build: str | None, path: Path | None, role: str) -> tuple[pd.DataFrame, str] | None:
+    if build is not None and path is not None:
+        raise click.UsageError(f"give --{role} or --{role}-scores, not both")
+    if path is not None:
+        return read_scores_file(path), str(path)
+    if build is not None:
+        return load_build_scores(build), f"build {build}"
+    return None
+
+
+@click.command("gate")
+@click.option("--suite", "suite_ref", required=True, help="Suite YAML path or shipped name.")
+@click.option("--candidate", "candidate_build", help="Candidate build id (from the store).")
+@click.option("--baseline", "baseline_build", help="Baseline build id (from the store).")
+@click.option("--candidate-scores", type=click.Path(path_type=Path, dir_okay=False),
+              help="Candidate scores file (CSV or Parquet, long format).")
+@click.option("--baseline-scores", type=click.Path(path_type=Path, dir_okay=False),
+              help="Baseline scores file (CSV or Parquet, long format).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report here instead of stdout.")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed (default: fixed).")
+@click.option("--resamples", type=click.IntRange(min=100), default=None,
+              help="Bootstrap resamples (default 10000).")
+@click.pass_context
+def gate(
+    ctx: click.Context,
+    suite_ref: str,
+    candidate_build: str | None,
+    baseline_build: str | None,
+    candidate_scores: Path | None,
+    baseline_scores: Path | None,
+    fmt: str,
+    output: Path | None,
+    seed: int | None,
+    resamples: int | None,
+) -> None:
+    """Gate a candidate against its baseline: exit 0 pass, 1 fail, 2 bad input."""
+    from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate
+    from eval_pipeline.gate import gate_config_from_suite, normalise_scores
+
+    candidate = _scores(candidate_build, candidate_scores, "candidate")
+    if candidate is None:
+        raise click.UsageError("give --candidate B or --candidate-scores FILE")
+    baseline = _scores(baseline_build, baseline_scores, "baseline")
+    suite = load_suite_config(suite_ref)
+    overrides: dict[str, Any] = {}
+    if seed is not None:
+        overrides["seed"] = seed
+    if resamples is not None:
+        overrides["n_resamples"] = resamples
+    try:
+        config = gate_config_from_suite(suite, **overrides)
+    except ValueError as exc:
+        raise InputError(f"suite {suite_ref}: {exc}") from exc
+    frames = []
+    for (frame, source), required in ((candidate, True), (baseline, False)):
+        if frame is None:
+            frames.append(None)
+            continue
+        try:
+            normalise_scores(frame, metric_ids=config.metric_ids, slices=config.slices,
+                             source=source, require_slices=required)
+        except ScoreFrameError as exc:
+            line = f" (CSV line {exc.row + 1})" if exc.row and source.endswith(".csv") else ""
+            raise InputError(f"{exc}{line}") from exc
+        frames.append(frame)
+    report = evaluate_gate(config, frames[0], frames[1] if baseline else None)
+    rendered = RENDERERS[fmt](report)
+    if output is not None:
+        output.write_text(rendered, encoding="utf-8")
+        click.echo(f"gate: {report.verdict} (exit {report.exit_code}); report written to {output}")
+    else:
+        click.echo(rendered, nl=False)
+    ctx.exit(report.exit_code)
+
+
+COMMANDS: list[click.Command] = [gate]

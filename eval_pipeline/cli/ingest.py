@@ -1,5 +1,121 @@
-"""CLI: `ingest` commands (see the package docstring for exit codes)."""
+"""CLI: `ingest` (see the package docstring for exit codes).
+
+``eval-pipeline ingest PATH... [--format otlp|tau2|taubench|spans|bfcl] [--build B]``: decode,
+normalise, redact and store traces; good data is always stored, and any rejected span or
+unreadable file makes the command exit 2 with errors naming file, span and field.
+"""
+
+import importlib
+from pathlib import Path
+from typing import Any
 
 import click
 
-COMMANDS: list[click.Command] = []
+from eval_pipeline.cli.errors import InputError
+from eval_pipeline.home import current_home
+from eval_pipeline.traces.ingest import FORMATS, IngestReport, ingest_paths
+from eval_pipeline.traces.redact import PolicyError, RedactionPolicy, load_policy
+from eval_pipeline.traces.store import TraceStore
+
+BFCL_MODULE = "eval_pipeline.datasets.importers.bfcl_results"
+
+
+def _policy(value: str | None) -> RedactionPolicy:
+    try:
+        return load_policy(value)
+    except PolicyError as exc:
+        raise InputError(f"--redaction-policy: {exc}") from None
+
+
+def _bfcl(
+    paths: tuple[Path, ...],
+    store: TraceStore,
+    build: str | None,
+    policy: RedactionPolicy,
+    questions: Path | None,
+    answers: Path | None,
+) -> Any:
+    try:
+        module = importlib.import_module(BFCL_MODULE)
+    except ModuleNotFoundError:
+        raise InputError(
+            f"--format bfcl needs {BFCL_MODULE} (the BFCL results importer), "
+            "which is not available in this installation"
+        ) from None
+    return module.ingest_bfcl_results(
+        list(paths),
+        store=store,
+        build=build,
+        policy=policy,
+        questions=questions,
+        answers=answers,
+    )
+
+
+def _print(report: IngestReport) -> None:
+    summary = report.summary()
+    click.echo(
+        f"ingested {summary['files']} file(s): {summary['spans_stored']} span(s) stored, "
+        f"{summary['spans_duplicate']} already stored, {summary['spans_rejected']} rejected; "
+        f"{summary['traces']} trace(s); builds: {', '.join(summary['builds']) or '-'}"
+    )
+    if report.scores:
+        click.echo(
+            f"imported {len(report.scores)} recorded score(s) ({report.scores[0].metric_id})"
+        )
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([*FORMATS, "bfcl"]),
+    default=None,
+    help="Input format; auto-detected when omitted.",
+)
+@click.option("--build", default=None, help="Build id for every span (else from the trace).")
+@click.option(
+    "--redaction-policy",
+    "policy_path",
+    default=None,
+    help="Redaction policy file, or a shipped one: default, keep-tools.",
+)
+@click.option(
+    "--questions",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="BFCL questions file (--format bfcl).",
+)
+@click.option(
+    "--answers",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="BFCL possible-answer file (--format bfcl).",
+)
+def ingest(
+    paths: tuple[Path, ...],
+    fmt: str | None,
+    build: str | None,
+    policy_path: str | None,
+    questions: Path | None,
+    answers: Path | None,
+) -> None:
+    """Ingest trace files (OTLP JSON/protobuf, tau2-bench, tau-bench) into the trace store."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise InputError(f"{missing[0]}: no such file or directory")
+    policy = _policy(policy_path)
+    store = TraceStore(current_home().ensure().store)
+    if fmt == "bfcl":
+        report = _bfcl(paths, store, build, policy, questions, answers)
+    else:
+        report = ingest_paths(list(paths), store=store, build=build, fmt=fmt, policy=policy)
+    _print(report)
+    if report.errors:
+        for error in report.errors:
+            click.echo(f"error: {error}", err=True)
+        raise InputError(f"{len(report.errors)} problem(s) in the input; the good data was stored")
+
+
+COMMANDS: list[click.Command] = [ingest]

@@ -1,1 +1,62 @@
-"""Gate: clustered bootstrap statistics, rules, verdicts and reports. Pure: never imports dagster."""
+"""Gate: clustered bootstrap statistics, rules, verdicts and reports. Pure: never imports dagster.
+
+Entry point: :func:`evaluate_gate` (``config``, candidate and baseline long score frames) ->
+:class:`GateReport`; build the config from a suite with :func:`gate_config_from_suite`.
+DESIGN.md section 8 is the contract.
+"""
+
+from eval_pipeline.gate.decision import (
+    BudgetDecision,
+    EvidenceItem,
+    GateReport,
+    MetricDecision,
+    MissingCount,
+    SliceDecision,
+)
+from eval_pipeline.gate.engine import evaluate_gate
+from eval_pipeline.gate.frame import ScoreFrameError, normalise_scores
+from eval_pipeline.gate.report_json import render_json
+from eval_pipeline.gate.report_junit import render_junit
+from eval_pipeline.gate.report_markdown import render_markdown
+from eval_pipeline.gate.report_text import render_text
+from eval_pipeline.gate.rules import (
+    TIER_POLICIES,
+    Budgets,
+    GateConfig,
+    MetricRule,
+    TierPolicy,
+    tier_policy,
+)
+from eval_pipeline.gate.suite_adapter import gate_config_from_suite
+
+RENDERERS = {
+    "text": render_text,
+    "markdown": render_markdown,
+    "json": render_json,
+    "junit": render_junit,
+}
+"""Report renderers by ``--format`` name."""
+
+__all__ = [
+    "RENDERERS",
+    "TIER_POLICIES",
+    "BudgetDecision",
+    "Budgets",
+    "EvidenceItem",
+    "GateConfig",
+    "GateReport",
+    "MetricDecision",
+    "MetricRule",
+    "MissingCount",
+    "ScoreFrameError",
+    "SliceDecision",
+    "TierPolicy",
+    "evaluate_gate",
+    "gate_config_from_suite",
+    "normalise_scores",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_text",
+    "tier_policy",
+]

@@ -34,8 +34,12 @@ class JudgeFingerprint:
     def digest(self) -> str:
         """A short stable hash of the fingerprint (recorded on scores)."""
         payload = _stable_json(
-            {"backend": self.backend, "model": self.model, "rubric": self.rubric_version,
-             "parameters": self.parameters}
+            {
+                "backend": self.backend,
+                "model": self.model,
+                "rubric": self.rubric_version,
+                "parameters": self.parameters,
+            }
         )
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -60,8 +64,12 @@ class JudgeRequest:
     def input_hash(self) -> str:
         """Hash of the rendered input (task, rubric, prompt, fields): half of the cache key."""
         payload = _stable_json(
-            {"task": self.task, "rubric": [self.rubric_id, self.rubric_version],
-             "prompt": self.prompt, "fields": self.fields}
+            {
+                "task": self.task,
+                "rubric": [self.rubric_id, self.rubric_version],
+                "prompt": self.prompt,
+                "fields": self.fields,
+            }
         )
         return hashlib.sha256(payload.encode()).hexdigest()
 

@@ -47,7 +47,9 @@ class Score:
 
     def __post_init__(self) -> None:
         if self.status not in ScoreStatus.ALL:
-            raise ValueError(f"score status must be one of {sorted(ScoreStatus.ALL)}: {self.status!r}")
+            raise ValueError(
+                f"score status must be one of {sorted(ScoreStatus.ALL)}: {self.status!r}"
+            )
         if self.status == ScoreStatus.SCORED:
             if self.value is None or not 0.0 <= self.value <= 1.0:
                 raise ValueError(
@@ -62,16 +64,37 @@ class Score:
         return self.status != ScoreStatus.SCORED
 
     def with_context(
-        self, *, build: str | None, item_id: str | None, run_index: int | None,
+        self,
+        *,
+        build: str | None,
+        item_id: str | None,
+        run_index: int | None,
         slices: dict[str, str] | None = None,
     ) -> "Score":
         """A copy carrying the build / item / run / slice identity of the run it scored."""
-        return replace(self, build=build, item_id=item_id, run_index=run_index,
-                       slices=dict(slices or self.slices))
+        return replace(
+            self,
+            build=build,
+            item_id=item_id,
+            run_index=run_index,
+            slices=dict(slices or self.slices),
+        )
 
 
 SCORE_COLUMNS = (
-    "build", "item_id", "run_index", "metric_id", "value", "status", "reason", "trace_id",
-    "span_ids", "scorer_id", "scorer_version", "judge_fingerprint", "judge_backend", "evidence",
+    "build",
+    "item_id",
+    "run_index",
+    "metric_id",
+    "value",
+    "status",
+    "reason",
+    "trace_id",
+    "span_ids",
+    "scorer_id",
+    "scorer_version",
+    "judge_fingerprint",
+    "judge_backend",
+    "evidence",
 )
 """Column order of the long scores table; slice columns follow as ``slice.<name>``."""

@@ -20,8 +20,16 @@ ITEM_ID = f"{NAMESPACE}.dataset.item.id"
 RUN_INDEX = f"{NAMESPACE}.run.index"
 PROMPT_VERSION = f"{NAMESPACE}.prompt.version"
 
-ALL_KEYS = (BUILD_ID, SUITE, SUITE_VERSION, DATASET, DATASET_VERSION, ITEM_ID, RUN_INDEX,
-            PROMPT_VERSION)
+ALL_KEYS = (
+    BUILD_ID,
+    SUITE,
+    SUITE_VERSION,
+    DATASET,
+    DATASET_VERSION,
+    ITEM_ID,
+    RUN_INDEX,
+    PROMPT_VERSION,
+)
 
 
 def to_attributes(context: EvalContext) -> dict[str, str | int]:

@@ -65,9 +65,7 @@ class Message:
     @property
     def text(self) -> str:
         """The concatenated text parts of the message."""
-        return "".join(
-            str(p.get("content", "")) for p in self.parts if p.get("type") == "text"
-        )
+        return "".join(str(p.get("content", "")) for p in self.parts if p.get("type") == "text")
 
     @property
     def tool_calls(self) -> tuple[dict[str, JsonValue], ...]:

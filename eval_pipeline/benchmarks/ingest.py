@@ -1,0 +1,195 @@
+"""Benchmark: spans per second through decode -> normalise -> redact -> store.
+
+The reference, measured in the same run on the same payload, is the least a store must do: a
+plain protobuf parse walked into Python objects and written to Parquet. The payload is a
+synthetic OTLP protobuf request of agent traces shaped like the OpenAI Agents samples (one
+``invoke_agent`` root, chat spans with JSON messages and usage, tool spans with arguments and
+results, some personal data to redact). Goal: ratio >= 0.5.
+"""
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
+
+from eval_pipeline.traces.ingest import IngestReport, ingest_payload
+from eval_pipeline.traces.otlp_decode import PROTOBUF
+from eval_pipeline.traces.redact import RedactionPolicy, load_policy
+from eval_pipeline.traces.store import TraceStore
+
+SPANS_PER_TRACE = 8
+
+
+def _kv(key: str, value: str | int) -> KeyValue:
+    if isinstance(value, int):
+        return KeyValue(key=key, value=AnyValue(int_value=value))
+    return KeyValue(key=key, value=AnyValue(string_value=value))
+
+
+def _trace(index: int) -> list[PbSpan]:
+    trace_id = index.to_bytes(16, "big")
+    root = (index * 100 + 1).to_bytes(8, "big")
+    base = 1_796_031_787_000_000_000 + index * 10_000_000
+    question = f"What is the weather in city {index}? Mail me at user{index}@example.com"
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": question}]}])
+    spans = [
+        PbSpan(
+            trace_id=trace_id,
+            span_id=root,
+            name="invoke_agent WeatherAgent",
+            kind=PbSpan.SPAN_KIND_CLIENT,
+            start_time_unix_nano=base,
+            end_time_unix_nano=base + 9_000_000,
+            attributes=[
+                _kv("gen_ai.operation.name", "invoke_agent"),
+                _kv("gen_ai.agent.name", "WeatherAgent"),
+                _kv("gen_ai.provider.name", "openai"),
+                _kv("gen_ai.input.messages", messages),
+            ],
+        )
+    ]
+    for step in range(1, SPANS_PER_TRACE):
+        span_id = (index * 100 + 1 + step).to_bytes(8, "big")
+        start = base + step * 1_000_000
+        if step % 2:
+            call = (
+                f'ResponseFunctionToolCall(arguments=\'{{"city":"c{index}"}}\', '
+                f"call_id='call_{index}_{step}', name='get_weather', type='function_call')"
+            )
+            output = json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": call}]}]
+            )
+            attributes = [
+                _kv("gen_ai.operation.name", "chat"),
+                _kv("gen_ai.request.model", "gpt-4.1"),
+                _kv("gen_ai.provider.name", "openai"),
+                _kv("gen_ai.usage.input_tokens", 72 + step),
+                _kv("gen_ai.usage.output_tokens", 15),
+                _kv("gen_ai.input.messages", messages),
+                _kv("gen_ai.output.messages", output),
+            ]
+            name = "chat gpt-4.1"
+        else:
+            attributes = [
+                _kv("gen_ai.operation.name", "execute_tool"),
+                _kv("gen_ai.tool.name", "get_weather"),
+                _kv("gen_ai.tool.call.arguments", f'{{"city":"c{index}"}}'),
+                _kv("gen_ai.tool.call.result", "It's cloudy with 15°C"),
+            ]
+            name = "execute_tool get_weather"
+        spans.append(
+            PbSpan(
+                trace_id=trace_id,
+                span_id=span_id,
+                parent_span_id=root,
+                name=name,
+                kind=PbSpan.SPAN_KIND_INTERNAL,
+                start_time_unix_nano=start,
+                end_time_unix_nano=start + 500_000,
+                attributes=attributes,
+            )
+        )
+    return spans
+
+
+def make_payload(n_spans: int) -> bytes:
+    """A protobuf ``ExportTraceServiceRequest`` with about ``n_spans`` agent spans."""
+    spans = [s for i in range(max(1, n_spans // SPANS_PER_TRACE)) for s in _trace(i + 1)]
+    request = ExportTraceServiceRequest(
+        resource_spans=[
+            ResourceSpans(
+                resource=Resource(attributes=[_kv("service.name", "bench-agent")]),
+                scope_spans=[ScopeSpans(scope=InstrumentationScope(name="bench"), spans=spans)],
+            )
+        ]
+    )
+    return request.SerializeToString()
+
+
+def _plain_value(value: AnyValue) -> Any:
+    return getattr(value, value.WhichOneof("value") or "string_value")
+
+
+def reference(payload: bytes, folder: Path) -> int:
+    """Plain protobuf parse walked into Python objects and written to Parquet."""
+    request = ExportTraceServiceRequest.FromString(payload)
+    rows: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "trace_id",
+            "span_id",
+            "parent_span_id",
+            "name",
+            "kind",
+            "start",
+            "end",
+            "attributes",
+        )
+    }
+    for resource_spans in request.resource_spans:
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                rows["trace_id"].append(span.trace_id.hex())
+                rows["span_id"].append(span.span_id.hex())
+                rows["parent_span_id"].append(span.parent_span_id.hex() or None)
+                rows["name"].append(span.name)
+                rows["kind"].append(span.kind)
+                rows["start"].append(span.start_time_unix_nano)
+                rows["end"].append(span.end_time_unix_nano)
+                rows["attributes"].append(
+                    json.dumps({kv.key: _plain_value(kv.value) for kv in span.attributes})
+                )
+    pq.write_table(pa.Table.from_pydict(rows), folder / "reference.parquet", compression="zstd")
+    return len(rows["span_id"])
+
+
+def _pipeline(payload: bytes, store: TraceStore, policy: RedactionPolicy) -> IngestReport:
+    return ingest_payload(
+        payload, content_type=PROTOBUF, store=store, policy=policy, day="2026-01-01"
+    )
+
+
+def _timed(function: Any, *args: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - start, result
+
+
+def run(n_spans: int = 20000) -> dict[str, Any]:
+    """Measure both paths on the same payload (best of two runs each); JSON-safe result."""
+    payload = make_payload(n_spans)
+    policy = load_policy()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        pipeline_times, reference_times = [], []
+        stored = count = 0
+        for attempt in range(2):
+            seconds, count = _timed(reference, payload, root)
+            reference_times.append(seconds)
+            seconds, report = _timed(
+                _pipeline, payload, TraceStore(root / f"store{attempt}"), policy
+            )
+            pipeline_times.append(seconds)
+            stored = report.spans_stored
+    pipeline_rate = stored / min(pipeline_times)
+    reference_rate = count / min(reference_times)
+    return {
+        "benchmark": "ingest",
+        "spans": stored,
+        "payload_bytes": len(payload),
+        "pipeline_spans_per_s": round(pipeline_rate, 1),
+        "reference_spans_per_s": round(reference_rate, 1),
+        "ratio": round(pipeline_rate / reference_rate, 3),
+        "goal_ratio": 0.5,
+        "pipeline": "decode -> normalise -> redact (default policy) -> Parquet store",
+        "reference": "protobuf parse -> Python dicts -> Parquet",
+    }

@@ -1,0 +1,139 @@
+"""Triage: a failing run becomes a regression case, with its trace attached, in a new version.
+
+The case keeps what exposed the defect: the user input, the tool calls the run made, the
+triage note, and the trace itself (trace id, build, every span as JSON) in provenance. When the
+run came from an offline evaluation of a dataset item, the case inherits that item's reference
+(expected calls, ordering, forbidden calls, required outputs), so the regression is scored
+exactly as the original failure was. The note becomes an assertion the fixed agent must satisfy.
+"""
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from eval_pipeline.datasets.artefact import (
+    Dataset,
+    DatasetError,
+    kind_of_name,
+    next_version,
+    tool_schema_name,
+)
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.store import DatasetStore
+from eval_pipeline.traces.model import AgentRun, Span
+
+
+class TriageError(DatasetError):
+    """The trace cannot be triaged into that dataset (wrong kind, already triaged, ...)."""
+
+
+def spans_json(spans: Sequence[Span]) -> list[dict[str, Any]]:
+    """The spans as JSON-safe dicts (dataclass fields; tuples become lists)."""
+    text = json.dumps([dataclasses.asdict(s) for s in spans], default=str, sort_keys=True)
+    parsed: list[dict[str, Any]] = json.loads(text)
+    return parsed
+
+
+def source_item(dataset: Dataset, item_id: str) -> DatasetItem:
+    """An item of ``dataset`` carrying the tool schemas it uses, so it stands on its own.
+
+    A regression dataset collects cases from many datasets; copying the schemas onto the case
+    keeps "expected tools exist in the tool schema" checkable there.
+    """
+    item = dataset.item(item_id)
+    if item.tool_schemas:
+        return item
+    used = {c.name for t in item.trajectories for c in t} | {f.name for f in item.forbidden_calls}
+    schemas = tuple(s for s in dataset.tool_schemas if tool_schema_name(s) in used)
+    return replace(item, tool_schemas=schemas)
+
+
+def regression_case(
+    run: AgentRun,
+    spans: Sequence[Span],
+    *,
+    note: str,
+    build: str,
+    source_item: DatasetItem | None = None,
+    triaged_at: datetime | None = None,
+) -> DatasetItem:
+    """The regression item for a failing ``run`` (see the module docstring)."""
+    if not note.strip():
+        raise TriageError("a triage note is required: say what went wrong")
+    observed = [
+        {"name": c.name, "arguments": c.arguments, "error": c.error, "span_id": c.span_id}
+        for c in run.tool_calls
+    ]
+    context = run.eval_context
+    provenance: dict[str, Any] = {
+        "origin": "triage",
+        "trace_id": run.trace_id,
+        "build": build,
+        "note": note,
+        "triaged_at": (triaged_at or datetime.now(UTC)).isoformat(),
+        "root_span_id": run.root_span_id,
+        "observed_tool_calls": observed,
+        "final_answer": run.final_answer,
+        "eval_context": dataclasses.asdict(context),
+        "spans": spans_json(spans),
+    }
+    assertion = f"Does not repeat the triaged defect: {note.strip()}"
+    item_id = f"trace-{run.trace_id}"
+    if source_item is not None:
+        provenance["source_item"] = {
+            "dataset": context.dataset,
+            "version": context.dataset_version,
+            "item_id": source_item.item_id,
+            "provenance": source_item.provenance,
+        }
+        return replace(
+            source_item,
+            item_id=item_id,
+            assertions=(*source_item.assertions, assertion),
+            slices={**source_item.slices, "origin": "offline"},
+            provenance=provenance,
+        )
+    user_input = run.user_input or ""
+    tool = next((c.name for c in run.tool_calls if c.error), None)
+    tool = tool or (run.tool_calls[-1].name if run.tool_calls else "none")
+    return DatasetItem(
+        item_id=item_id,
+        input_messages=({"role": "user", "content": user_input},) if user_input else (),
+        assertions=(assertion,),
+        slices={"origin": "production", "tool": tool},
+        provenance=provenance,
+    )
+
+
+def add_regression_case(
+    store: DatasetStore, name: str, case: DatasetItem, *, owner: str = "triage"
+) -> Dataset:
+    """Publish ``name`` as a new version holding its previous cases plus ``case``.
+
+    The previous version stays readable; the first case creates ``v1``.
+
+    Raises:
+        TriageError: ``name`` is not a regression dataset, or the trace is already in it.
+    """
+    if kind_of_name(name) != "regression":
+        raise TriageError(f"--dataset {name!r}: triage writes to regression/<name> datasets")
+    versions = store.versions(name)
+    if versions:
+        latest = store.load(name, versions[-1])
+        if case.item_id in latest.item_ids:
+            raise TriageError(f"{case.item_id} is already a case of {latest.ref}")
+        dataset = latest.revised(next_version(versions), (*latest.items, case))
+    else:
+        dataset = Dataset(
+            name=name,
+            version="v1",
+            owner=owner,
+            kind="regression",
+            items=(case,),
+            provenance={"origin": "triage"},
+            description="Production and evaluation failures triaged as real defects.",
+        )
+    return store.publish(dataset)

@@ -1,0 +1,46 @@
+"""Build the Definitions from the objects in this folder (definitions.py only calls this)."""
+
+import dagster as dg
+
+from eval_pipeline.defs import build_assets, dataset_assets, gate_assets, judge_assets
+from eval_pipeline.defs.jobs import (
+    baseline_rescore_job,
+    build_evaluation_job,
+    reference_data_job,
+)
+from eval_pipeline.defs.resources import build_resources, default_judge_resource
+from eval_pipeline.defs.schedules import make_baseline_rescore_schedule
+from eval_pipeline.defs.sensors import make_candidate_build_sensor
+from eval_pipeline.evaluation.planning import gated_ids, judge_digest
+
+
+def build_definitions() -> dg.Definitions:
+    """Assets, checks, jobs, the sensor and the schedule, with the judge's fingerprint as the
+    code version of judge-scored assets (so the UI shows them stale when the judge changes).
+    """
+    judge = default_judge_resource()
+    digest = judge_digest(judge.model, judge.rubric_version, judge.base_url)
+    return dg.Definitions(
+        assets=[
+            dataset_assets.dataset_versions,
+            dataset_assets.regression_cases,
+            dataset_assets.production_sample,
+            build_assets.candidate_runs,
+            build_assets.make_run_scores(digest),
+            build_assets.slice_scores,
+            build_assets.operational_metrics,
+            gate_assets.make_gate_decision(gated_ids()),
+            judge_assets.make_judge_calibration(digest),
+        ],
+        asset_checks=[
+            build_assets.traces_are_complete,
+            build_assets.every_run_is_scored,
+            dataset_assets.datasets_are_valid,
+            judge_assets.judge_false_pass_rate_is_under_ceiling,
+        ],
+        jobs=[build_evaluation_job, baseline_rescore_job, reference_data_job],
+        sensors=[make_candidate_build_sensor(build_evaluation_job)],
+        schedules=[make_baseline_rescore_schedule(baseline_rescore_job, digest)],
+        resources=build_resources(),
+        executor=dg.in_process_executor,
+    )

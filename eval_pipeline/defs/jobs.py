@@ -1,0 +1,26 @@
+"""Jobs: evaluate a build end to end, and rescore a baseline after a judge change."""
+
+import dagster as dg
+
+from eval_pipeline.defs.partitions import builds_partitions
+
+build_evaluation_job = dg.define_asset_job(
+    "build_evaluation_job",
+    selection=dg.AssetSelection.groups("evaluation"),
+    partitions_def=builds_partitions,
+    description="Run a build over its suite, score it, and decide its gate against the baseline.",
+)
+
+baseline_rescore_job = dg.define_asset_job(
+    "baseline_rescore_job",
+    selection=dg.AssetSelection.assets("run_scores").downstream(),
+    partitions_def=builds_partitions,
+    description="Rescore a build's stored runs with the current judge, then re-decide its gate.",
+)
+
+reference_data_job = dg.define_asset_job(
+    "reference_data_job",
+    selection=dg.AssetSelection.assets("dataset_versions", "judge_calibration",
+                                       "regression_cases"),
+    description="Materialise the pinned dataset versions, judge calibration and regression cases.",
+)

@@ -1,0 +1,54 @@
+"""Run the asset graph in-process on the home's Dagster instance (the demo and the CLI use it)."""
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import dagster as dg
+
+from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.home import Home
+
+REPO_DAGSTER_YAML = Path(__file__).resolve().parents[2] / "dagster.yaml"
+
+
+def prepare_dagster_home(home: Home) -> Path:
+    """Make ``<home>/dagster`` a Dagster home (SQLite storage, telemetry off) and return it."""
+    target = home.ensure().dagster
+    config = target / "dagster.yaml"
+    if not config.exists():
+        if REPO_DAGSTER_YAML.exists():
+            shutil.copyfile(REPO_DAGSTER_YAML, config)
+        else:
+            config.write_text("telemetry:\n  enabled: false\n")
+    return target
+
+
+@contextmanager
+def local_instance(home: Home) -> Iterator[dg.DagsterInstance]:
+    """The persistent Dagster instance under the home (what ``dagster dev`` shows)."""
+    dagster_home = prepare_dagster_home(home)
+    previous = os.environ.get("DAGSTER_HOME")
+    os.environ["DAGSTER_HOME"] = str(dagster_home)
+    try:
+        with dg.DagsterInstance.get() as instance:
+            yield instance
+    finally:
+        if previous is None:
+            os.environ.pop("DAGSTER_HOME", None)
+        else:
+            os.environ["DAGSTER_HOME"] = previous
+
+
+def evaluate_build(
+    defs: dg.Definitions, instance: dg.DagsterInstance, build: str, *, raise_on_error: bool = False
+) -> dg.ExecuteInProcessResult:
+    """Add ``build``'s partition if needed and materialise the evaluation job for it in-process."""
+    if not instance.has_dynamic_partition(builds_partitions.name, build):
+        instance.add_dynamic_partitions(builds_partitions.name, [build])
+    job = defs.resolve_job_def("build_evaluation_job")
+    return job.execute_in_process(
+        instance=instance, partition_key=build, raise_on_error=raise_on_error
+    )

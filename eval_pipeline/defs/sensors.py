@@ -1,0 +1,34 @@
+"""Sensors: a newly registered candidate build gets a partition and an evaluation run."""
+
+import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+
+from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.defs.resources import EvalHomeResource
+from eval_pipeline.evaluation.planning import plan_build_requests
+
+
+def make_candidate_build_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
+    """The sensor that turns new registrations in the build registry into partition runs."""
+
+    @dg.sensor(job=job, minimum_interval_seconds=15, default_status=dg.DefaultSensorStatus.RUNNING)
+    def candidate_build_sensor(
+        context: dg.SensorEvaluationContext, eval_home: EvalHomeResource
+    ) -> dg.SensorResult:
+        """Request an evaluation run for every build registered since the last tick."""
+        records = eval_home.registry().all()
+        plan = plan_build_requests(records, context.cursor)
+        if not plan.builds:
+            return dg.SensorResult(skip_reason="no newly registered builds", cursor=plan.cursor)
+        return dg.SensorResult(
+            run_requests=[
+                dg.RunRequest(partition_key=build, run_key=f"{build}@{registered}")
+                for build, registered in plan.builds
+            ],
+            dynamic_partitions_requests=[
+                builds_partitions.build_add_request([build for build, _ in plan.builds])
+            ],
+            cursor=plan.cursor,
+        )
+
+    return candidate_build_sensor

@@ -1,0 +1,152 @@
+"""Judge calibration against human labels, and whether it allows gating on judge metrics.
+
+A suite names its calibration set (``judge.calibration_set``); the sets shipped with the
+project are listed in ``CALIBRATION_SETS`` with the rubric task they calibrate. Reports are
+stored per judge fingerprint under ``<home>/store/calibration/``, so the gate can tell whether
+the judge that scored a build was calibrated, and how well.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.home import Home
+from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.suites.locate import SHIPPED_SUITES
+
+CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "data" / "calibration"
+
+
+@dataclass(frozen=True)
+class CalibrationSet:
+    """A labelled file and the rubric task its labels grade."""
+
+    name: str
+    path: Path
+    task: str
+
+
+CALIBRATION_SETS = {
+    entry.name: entry
+    for entry in (
+        CalibrationSet("human-labels/agent-faithfulness-v1",
+                       CALIBRATION_DIR / "agent_faithfulness.jsonl", "faithfulness"),
+        CalibrationSet("human-labels/halueval-general-v1",
+                       CALIBRATION_DIR / "halueval_general_600.labels.jsonl", "hallucination"),
+    )
+}
+
+
+def _report_path(home: Home, digest: str, set_name: str) -> Path:
+    return home.store / "calibration" / digest / (set_name.replace("/", "__") + ".json")
+
+
+def _suites() -> list[Any]:
+    from eval_pipeline.suites.config import load_suite
+
+    return [load_suite(path) for path in sorted(SHIPPED_SUITES.glob("*.y*ml"))]
+
+
+def ceiling_for(set_name: str) -> tuple[float, str]:
+    """The strictest false-pass ceiling among the shipped suites' tiers using ``set_name``."""
+    from eval_pipeline.suites.risk import load_risk_policy
+
+    policy = load_risk_policy()
+    ceilings = [
+        (float(policy.tier(suite.risk_tier).judge_false_pass_ceiling), suite.risk_tier)
+        for suite in _suites()
+        if suite.judge is not None and suite.judge.calibration_set == set_name
+    ]
+    return min(ceilings) if ceilings else (0.0, "none")
+
+
+def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[str, Any]:
+    """Run ``judge`` over one labelled set, compute the calibration report, and store it."""
+    from eval_pipeline.judges.calibration import calibrate
+    from eval_pipeline.judges.label_files import read_table
+    from eval_pipeline.judges.labelled_run import build_requests, run_judge
+    from eval_pipeline.judges.rubrics import load_rubric
+
+    labels = read_table(entry.path)
+    requests = build_requests(labels, load_rubric(entry.task), str(entry.path))
+    verdicts = run_judge(judge, requests).verdicts
+    report = calibrate(labels, verdicts, labels_source=str(entry.path)).to_json()
+    ceiling, tier = ceiling_for(entry.name)
+    fpr = report["false_pass_rate"]
+    stored = {**report, "calibration_set": entry.name, "judge_fingerprint":
+              judge.fingerprint.digest, "judge_backend": judge.backend,
+              "ceiling": ceiling, "ceiling_tier": tier,
+              "blocks_gating": fpr is None or fpr > ceiling}
+    path = _report_path(home, judge.fingerprint.digest, entry.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stored, indent=2))
+    return stored
+
+
+def calibrate_current_judge(home: Home, judge: Judge) -> dict[str, Any]:
+    """Calibrate ``judge`` on every set a shipped suite names; metadata for the asset."""
+    names = sorted({s.judge.calibration_set for s in _suites() if s.judge is not None})
+    meta: dict[str, Any] = {"judge_fingerprint": judge.fingerprint.digest,
+                            "judge_backend": judge.backend}
+    for name in names:
+        if name not in CALIBRATION_SETS:
+            raise KeyError(f"calibration set {name!r} is not shipped; known: "
+                           f"{sorted(CALIBRATION_SETS)}")
+        report = calibrate_judge_on(home, judge, CALIBRATION_SETS[name])
+        for key in ("n", "accuracy", "kappa", "false_pass_rate", "false_fail_rate",
+                    "balanced_accuracy", "ceiling", "blocks_gating"):
+            meta[f"{name}:{key}"] = report[key]
+        meta[f"{name}:intervals"] = report["intervals"]
+    return meta
+
+
+def stored_report(home: Home, digest: str, set_name: str) -> dict[str, Any] | None:
+    """The stored calibration of judge ``digest`` on ``set_name``, or None."""
+    path = _report_path(home, digest, set_name)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def ceiling_verdict(home: Home, digest: str) -> dict[str, Any]:
+    """Whether judge ``digest`` is under its ceiling on every set the suites name."""
+    names = sorted({s.judge.calibration_set for s in _suites() if s.judge is not None})
+    problems = []
+    rates: dict[str, Any] = {}
+    for name in names:
+        report = stored_report(home, digest, name)
+        if report is None:
+            problems.append(f"no calibration of judge {digest} on {name}")
+            continue
+        rates[name] = report["false_pass_rate"]
+        if report["blocks_gating"]:
+            problems.append(f"false-pass rate {report['false_pass_rate']} on {name} is above "
+                            f"the {report['ceiling_tier']} ceiling {report['ceiling']}")
+    return {"passed": not problems, "reason": "; ".join(problems) or "under every ceiling",
+            "judge_fingerprint": digest, "false_pass_rates": rates}
+
+
+def calibration_block(stage: Stage) -> str | None:
+    """Why the judge that scored this build may not gate it (None when it may)."""
+    if stage.suite.judge is None:
+        return None
+    digest = stage.registry.scored_with().get(stage.build)
+    if digest is None:
+        return "the build has not been scored yet"
+    name = stage.suite.judge.calibration_set
+    report = stored_report(stage.home, digest, name)
+    if report is None:
+        return f"judge {digest} has no calibration on {name}: materialise judge_calibration"
+    ceiling = float(stage_ceiling(stage))
+    rate = report["false_pass_rate"]
+    if rate is None or rate > ceiling:
+        return (f"judge {digest} false-pass rate {rate} on {name} is above the "
+                f"{stage.suite.risk_tier} tier's ceiling {ceiling}")
+    return None
+
+
+def stage_ceiling(stage: Stage) -> float:
+    """The false-pass ceiling of the build's own risk tier."""
+    from eval_pipeline.suites.risk import load_risk_policy
+
+    return float(load_risk_policy().tier(stage.suite.risk_tier).judge_false_pass_ceiling)

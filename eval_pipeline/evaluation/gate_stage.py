@@ -1,0 +1,103 @@
+"""Stage 5: the gate decision of a build against its baseline, with one check per gated id."""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval_pipeline.evaluation.calibration_stage import calibration_block
+from eval_pipeline.evaluation.planning import BUDGET_IDS
+from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.gate.decision import GateReport
+from eval_pipeline.gate.engine import evaluate_gate
+from eval_pipeline.gate.report_markdown import render_markdown
+from eval_pipeline.gate.suite_adapter import gate_config_from_suite
+from eval_pipeline.scoring.registry import JUDGE_METRICS
+from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.suites.risk import load_risk_policy
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One gate check: passed or not, why, and its evidence."""
+
+    passed: bool
+    reason: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """The gate report of a build plus the per-check view the asset checks need."""
+
+    build: str
+    baseline: str | None
+    report: GateReport
+    suite_metric_ids: tuple[str, ...]
+    judge_block: str | None
+
+    @property
+    def verdict(self) -> str:
+        """Overall verdict after the tier and judge calibration are applied."""
+        if self.judge_block and any(m in JUDGE_METRICS for m in self.suite_metric_ids):
+            return "fail"
+        return str(self.report.verdict)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the release may go ahead."""
+        return not self.report.blocking and self.verdict != "fail"
+
+    def check(self, gated_id: str) -> CheckOutcome:
+        """The check for a metric id or a budget id (``budget_<name>``)."""
+        if gated_id in BUDGET_IDS:
+            name = gated_id.removeprefix("budget_")
+            for budget in self.report.budgets:
+                if budget.budget == name:
+                    return CheckOutcome(not budget.blocking, f"{budget.verdict}: {budget.reason}",
+                                        budget.to_json())
+            return CheckOutcome(True, f"{name} is not budgeted by this build's suite")
+        if gated_id not in self.suite_metric_ids:
+            return CheckOutcome(True, f"{gated_id} is not gated by this build's suite")
+        decision = self.report.metric(gated_id)
+        data = decision.to_json()
+        if self.judge_block and gated_id in JUDGE_METRICS:
+            return CheckOutcome(False, f"blocked: {self.judge_block}", data)
+        return CheckOutcome(not decision.blocking, f"{decision.verdict}: {decision.reason}", data)
+
+    def metadata(self) -> dict[str, Any]:
+        """Metadata for the ``gate_decision`` asset (verdict, baseline, Markdown report)."""
+        failing = [m.metric_id for m in self.report.metrics if m.blocking]
+        failing += [f"budget_{b.budget}" for b in self.report.budgets if b.blocking]
+        return {
+            "build": self.build,
+            "baseline": self.baseline,
+            "verdict": self.verdict,
+            "release": "go" if self.passed else "no-go",
+            "failing": failing,
+            "judge_calibration": self.judge_block or "ok",
+            "report_md": render_markdown(self.report),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The gate's JSON report plus build, baseline and calibration status."""
+        return {**self.report.to_json(), "verdict": self.verdict, "build": self.build,
+                "baseline": self.baseline, "judge_calibration": self.judge_block or "ok"}
+
+
+def decide_gate(stage: Stage) -> GateOutcome:
+    """Compare the build's scores with its baseline's and store the report in the home."""
+    policy = load_risk_policy()
+    config = gate_config_from_suite(stage.suite, policy.tier(stage.suite.risk_tier))
+    store = ScoreStore(stage.home.store)
+    baseline = stage.baseline
+    baseline_frame = store.read_frame(baseline) if baseline else None
+    report = evaluate_gate(config, store.read_frame(stage.build), baseline_frame)
+    outcome = GateOutcome(
+        build=stage.build, baseline=baseline, report=report,
+        suite_metric_ids=stage.suite.metric_ids,
+        judge_block=calibration_block(stage),
+    )
+    target = stage.home.store / "gates" / f"{stage.build}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(outcome.to_json(), indent=2))
+    return outcome

@@ -1,0 +1,103 @@
+"""Budgets: p95 latency and cost per task of the candidate, with clustered intervals.
+
+Latency and cost are per run (repeated on each of the run's metric rows). Intervals resample
+items, as for scores. The p95 is the inverted-CDF quantile (the smallest latency with at
+least 95% of runs at or below it), computed for every resample at once from run weights.
+A budgeted quantity with any run missing fails: a budget is never met by not measuring it.
+"""
+
+import numpy as np
+import pandas as pd
+
+from eval_pipeline.gate.bootstrap import resample_weights, seeded_rng
+from eval_pipeline.gate.decision import BudgetDecision, Verdict
+from eval_pipeline.gate.intervals import bounds
+from eval_pipeline.gate.rules import GateConfig
+
+P95 = 0.95
+
+
+def _per_run(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    runs = frame.groupby(["item_id", "run_index"], sort=True)[column].first()
+    return runs.reset_index()
+
+
+def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.ndarray:
+    """Inverted-CDF quantile of sorted ``values`` for each row of ``weights`` (B, R)."""
+    cumulative = np.cumsum(weights, axis=1)
+    target = q * cumulative[:, -1:]
+    index = (cumulative >= target - 1e-9).argmax(axis=1)
+    return np.asarray(values[index])
+
+
+def _draws(runs: pd.DataFrame, column: str, config: GateConfig, kind: str) -> tuple[
+    float, np.ndarray, int
+]:
+    runs = runs.sort_values(column, kind="stable")
+    items, item_index = np.unique(runs["item_id"].to_numpy(), return_inverse=True)
+    values = runs[column].to_numpy(dtype=np.float64)
+    weights = resample_weights(seeded_rng(config.seed, f"budget:{kind}"), len(items),
+                               config.n_resamples)
+    run_weights = weights[:, item_index]
+    if kind == "p95":
+        point = float(_weighted_quantile(values, np.ones((1, values.size)), P95)[0])
+        return point, _weighted_quantile(values, run_weights, P95), len(items)
+    point = float(values.mean())
+    return point, (run_weights @ values) / run_weights.sum(axis=1), len(items)
+
+
+def _decide(
+    name: str, value: float, low: float, high: float, limit: float, config: GateConfig
+) -> tuple[Verdict, str]:
+    interval = f"[{low:.4g}, {high:.4g}]"
+    if config.tier.floor_mode == "point":
+        if value <= limit:
+            return "pass", f"{name} {value:.4g} within budget {limit:g} (interval {interval})"
+        return "fail", f"{name} {value:.4g} over budget {limit:g} (interval {interval})"
+    if high <= limit:
+        return "pass", f"{name} shown within budget {limit:g}: interval {interval}"
+    if low > limit:
+        return "fail", f"{name} shown over budget {limit:g}: interval {interval}"
+    return "inconclusive", f"budget {limit:g} inside the {name} interval {interval}"
+
+
+def _budget(
+    name: str, column: str, kind: str, limit: float, candidate: pd.DataFrame,
+    baseline: pd.DataFrame | None, config: GateConfig,
+) -> BudgetDecision:
+    runs = _per_run(candidate, column)
+    missing = int(runs[column].isna().sum())
+    base_value = None
+    if baseline is not None:
+        base_runs = _per_run(baseline, column).dropna()
+        if len(base_runs):
+            values = base_runs[column].to_numpy(dtype=np.float64)
+            base_value = float(np.quantile(values, P95, method="inverted_cdf")) if kind == "p95" \
+                else float(values.mean())
+    if missing:
+        return BudgetDecision(
+            name, "fail", None, None, None, limit, base_value, missing,
+            f"{column} missing for {missing} of {len(runs)} runs", True,
+        )
+    point, draws, n_items = _draws(runs, column, config, kind)
+    tail = config.alpha / 2
+    low, high = bounds(np.array([point]), draws[:, None], np.array([n_items]), tail, tail)
+    verdict, reason = _decide(name, point, float(low[0]), float(high[0]), limit, config)
+    blocking = verdict == "fail" or (verdict == "inconclusive" and not config.tier.inconclusive_passes)
+    return BudgetDecision(
+        name, verdict, point, float(low[0]), float(high[0]), limit, base_value, 0, reason, blocking
+    )
+
+
+def evaluate_budgets(
+    config: GateConfig, candidate: pd.DataFrame, baseline: pd.DataFrame | None
+) -> tuple[BudgetDecision, ...]:
+    """Decide each budget the suite sets (normalised frames in)."""
+    decisions = []
+    if config.budgets.p95_latency_s is not None:
+        decisions.append(_budget("p95_latency_s", "latency_s", "p95",
+                                 config.budgets.p95_latency_s, candidate, baseline, config))
+    if config.budgets.cost_per_task_usd is not None:
+        decisions.append(_budget("cost_per_task_usd", "cost_usd", "mean",
+                                 config.budgets.cost_per_task_usd, candidate, baseline, config))
+    return tuple(decisions)

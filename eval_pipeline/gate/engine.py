@@ -1,0 +1,171 @@
+"""The release gate: scores of a candidate (and its baseline) in, a :class:`GateReport` out.
+
+Error budget. The overall interval on delta is two-sided at level 1 - alpha: its lower bound
+decides ``pass`` (a candidate regressing exactly by the margin passes at most alpha/2 of the
+time). A ``fail`` claim (an A/A false alarm) is charged to a budget of alpha/2 shared by the
+overall upper bound and the slice family: with slices configured, the overall upper bound
+takes (1 - share) * alpha/2 and the K slice cells split share * alpha/2 (Bonferroni), so a
+gate with 10 slices raises false alarms no more often than one without.
+"""
+
+import numpy as np
+import pandas as pd
+
+from eval_pipeline.gate.bootstrap import ItemStats, draw_cell, item_stats, seeded_rng
+from eval_pipeline.gate.budgets import evaluate_budgets
+from eval_pipeline.gate.decision import GateReport, MetricDecision, SliceDecision, Verdict
+from eval_pipeline.gate.evidence import worst_items
+from eval_pipeline.gate.frame import normalise_scores
+from eval_pipeline.gate.intervals import bounds, standard_errors
+from eval_pipeline.gate.missing import count_missing
+from eval_pipeline.gate.power import power_report
+from eval_pipeline.gate.rules import GateConfig
+from eval_pipeline.gate.verdict import comparison_verdict, floor_verdict, metric_verdict
+
+
+def _value(array: np.ndarray | None, j: int) -> float | None:
+    if array is None or not np.isfinite(array[j]):
+        return None
+    return float(array[j])
+
+
+def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ...]) -> pd.DataFrame:
+    """Give the baseline the candidate's item-level slice labels where it has none."""
+    absent = [s for s in slices if s not in base.columns]
+    if not absent:
+        return base
+    labels = cand.drop_duplicates("item_id").set_index("item_id")[absent]
+    merged = base.join(labels, on="item_id")
+    for name in absent:
+        merged[name] = merged[name].fillna("(none)")
+    return merged
+
+
+def _slice_decisions(
+    config: GateConfig, cand: pd.DataFrame, base: pd.DataFrame | None
+) -> dict[str, list[SliceDecision]]:
+    out: dict[str, list[SliceDecision]] = {m: [] for m in config.metric_ids}
+    cells: list[tuple[str, str, ItemStats, ItemStats | None]] = []
+    for name in config.slices:
+        cand_cells = item_stats(cand, config.metric_ids, by=name)
+        base_cells = item_stats(base, config.metric_ids, by=name) if base is not None else {}
+        cells.extend((name, v, s, base_cells.get(v)) for v, s in cand_cells.items() if v)
+    if not cells:
+        return out
+    tail = config.alpha / 2 * config.slice_alpha_share / len(cells)
+    for name, value, cand_stats, base_stats in cells:
+        rng = seeded_rng(config.seed, f"slice:{name}={value}")
+        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples)
+        low = high = None
+        if draws.delta_point is not None and draws.delta_draws is not None:
+            n_eff = np.minimum(draws.n_cand, draws.n_base)
+            low, high = bounds(draws.delta_point, draws.delta_draws, n_eff, tail, tail,
+                               draws.delta_jackknife)
+        for j, rule in enumerate(config.metrics):
+            if draws.n_cand[j] == 0:
+                continue
+            verdict: Verdict
+            if low is None or high is None or draws.n_base[j] == 0:
+                verdict, reason = "inconclusive", "no baseline for this slice"
+                n_items = int(draws.n_cand[j])
+            else:
+                n_items = int(min(draws.n_cand[j], draws.n_base[j]))
+                verdict, reason = comparison_verdict(
+                    _value(low, j), _value(high, j), rule.margin, n_items, config.min_items
+                )
+            out[rule.metric_id].append(SliceDecision(
+                name, value, verdict, _value(draws.cand_point, j), _value(draws.base_point, j),
+                _value(draws.delta_point, j), _value(low, j), _value(high, j), n_items, tail,
+                reason,
+            ))
+    return out
+
+
+def evaluate_gate(
+    config: GateConfig, candidate: pd.DataFrame, baseline: pd.DataFrame | None
+) -> GateReport:
+    """Decide the gate.
+
+    Args:
+        config: Metrics, budgets, slices, tier and statistical settings.
+        candidate: Long scores of the candidate build (see ``frame.normalise_scores``).
+        baseline: Long scores of the baseline build, or None (floors and budgets only).
+
+    Returns:
+        The report; ``report.exit_code`` is what CI should exit with.
+
+    Raises:
+        ScoreFrameError: A scores table is malformed.
+    """
+    ids = config.metric_ids
+    cand = normalise_scores(candidate, metric_ids=ids, slices=config.slices,
+                            source="candidate scores")
+    base = None
+    if baseline is not None:
+        base = normalise_scores(baseline, metric_ids=ids, slices=config.slices,
+                                source="baseline scores", require_slices=False)
+        base = _borrow_slices(base, cand, config.slices)
+    missing = count_missing(config, cand, base)
+    cand_stats = item_stats(cand, ids)[None]
+    base_stats = item_stats(base, ids)[None] if base is not None else None
+    draws = draw_cell(cand_stats, base_stats, seeded_rng(config.seed, "overall"),
+                      config.n_resamples)
+    half = config.alpha / 2
+    fail_tail = half * (1 - config.slice_alpha_share) if config.slices else half
+    cand_low, cand_high = bounds(draws.cand_point, draws.cand_draws, draws.n_cand, half, half,
+                                 draws.cand_jackknife)
+    low = high = se = None
+    if draws.delta_point is not None and draws.delta_draws is not None:
+        n_eff = np.minimum(draws.n_cand, draws.n_base)
+        low, high = bounds(draws.delta_point, draws.delta_draws, n_eff, half, fail_tail,
+                           draws.delta_jackknife)
+        se = standard_errors(draws.delta_draws)
+    slices = _slice_decisions(config, cand, base)
+    evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
+    scored = set(cand.loc[cand["status"] == "scored", "metric_id"])
+    decisions, warnings = [], []
+    for j, rule in enumerate(config.metrics):
+        n_cand, n_base = int(draws.n_cand[j]), int(draws.n_base[j])
+        floor = floor_verdict(_value(draws.cand_point, j), _value(cand_low, j),
+                              _value(cand_high, j), rule.threshold, config.tier.floor_mode)
+        comparison = None
+        power = None
+        if base_stats is not None and n_base > 0 and se is not None:
+            n_eff = min(n_cand, n_base)
+            comparison = comparison_verdict(_value(low, j), _value(high, j), rule.margin, n_eff,
+                                            config.min_items)
+            power = power_report(se=float(se[j]), margin=rule.margin, fail_tail=fail_tail,
+                                 power=config.power, cand=cand_stats, base=base_stats, column=j)
+        elif n_cand < config.min_items:
+            comparison = comparison_verdict(None, None, rule.margin, n_cand, config.min_items)
+        elif base is not None:
+            warnings.append(f"{rule.metric_id}: the baseline has no scores; floor only")
+        metric_slices = tuple(slices[rule.metric_id])
+        verdict, reason = metric_verdict(
+            has_scores=rule.metric_id in scored, missing=missing[rule.metric_id], floor=floor,
+            comparison=comparison, slices=metric_slices,
+        )
+        strict = not config.tier.inconclusive_passes or rule.no_regression
+        blocking = verdict == "fail" or (verdict == "inconclusive" and strict)
+        if verdict == "inconclusive" and not blocking:
+            warnings.append(f"{rule.metric_id}: inconclusive, passes with a warning under tier "
+                            f"{config.tier.name}: {reason}")
+        if power is not None and rule.margin > 0 and not power.margin_detectable:
+            warnings.append(f"{rule.metric_id}: suite {power.note}")
+        decisions.append(MetricDecision(
+            metric_id=rule.metric_id, verdict=verdict,
+            candidate_mean=_value(draws.cand_point, j), baseline_mean=_value(draws.base_point, j),
+            delta=_value(draws.delta_point, j), ci_low=_value(low, j), ci_high=_value(high, j),
+            threshold=rule.threshold, max_regression=rule.margin,
+            missing=missing[rule.metric_id], reason=reason, blocking=blocking,
+            slices=metric_slices, evidence=evidence[rule.metric_id], power=power,
+            candidate_ci=(_value(cand_low, j), _value(cand_high, j)),
+            n_candidate_items=n_cand, n_baseline_items=n_base,
+            n_paired_items=int(draws.n_paired[j]),
+        ))
+    budgets = evaluate_budgets(config, cand, base)
+    verdicts = [d.verdict for d in decisions] + [b.verdict for b in budgets]
+    overall: Verdict = (
+        "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
+    )
+    return GateReport(overall, config.tier.name, tuple(decisions), budgets, tuple(warnings))

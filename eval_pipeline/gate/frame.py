@@ -1,0 +1,205 @@
+"""Score frames: validate a long scores table and normalise it for the gate.
+
+Input (DESIGN.md section 9): one row per item x run x metric with at least ``item_id,
+run_index, metric_id, value``; optional ``status`` (scored/unscored/error), ``trace_id``,
+``latency_s``, ``cost_usd`` (per run, repeated on that run's rows) and slice columns named
+``<slice>`` or ``slice.<slice>``. Bad input raises :class:`ScoreFrameError` naming the row and
+column; nothing is coerced silently (a null is never turned into 0 or 1).
+"""
+
+import re
+
+import numpy as np
+import pandas as pd
+
+REQUIRED_COLUMNS = ("item_id", "run_index", "metric_id", "value")
+STATUSES = frozenset({"scored", "unscored", "error"})
+MISSING_NULL = "null"
+"""Status given to a row whose value is null although it claims (or implies) a score."""
+
+_VERSION_SUFFIX = re.compile(r"@\d+$")
+
+
+class ScoreFrameError(ValueError):
+    """A scores table is malformed; ``row`` is 1-based over data rows (header excluded)."""
+
+    def __init__(self, source: str, message: str, *, row: int | None, column: str | None):
+        self.source = source
+        self.row = row
+        self.column = column
+        where = []
+        if row is not None:
+            where.append(f"row {row}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        location = f" ({', '.join(where)})" if where else ""
+        super().__init__(f"{source}{location}: {message}")
+
+
+def _first_bad(mask: "pd.Series[bool]") -> int:
+    return int(np.flatnonzero(mask.to_numpy())[0])
+
+
+def _numeric(frame: pd.DataFrame, column: str, source: str) -> "pd.Series[float]":
+    raw = frame[column]
+    if pd.api.types.is_numeric_dtype(raw) and not pd.api.types.is_bool_dtype(raw):
+        return raw.astype("float64")
+    numbers = pd.to_numeric(raw, errors="coerce")
+    suspect = numbers.isna() & raw.notna()
+    bad = suspect & (raw.astype(str).str.strip() != "") if suspect.any() else suspect
+    if bad.any():
+        i = _first_bad(bad)
+        raise ScoreFrameError(
+            source, f"{raw.iloc[i]!r} is not a number", row=i + 1, column=column
+        )
+    return numbers.astype("float64")
+
+
+def _metric_ids(raw: "pd.Series[str]", known: tuple[str, ...], source: str) -> "pd.Series[str]":
+    if raw.isna().any():
+        i = _first_bad(raw.isna())
+        raise ScoreFrameError(source, "metric_id is empty", row=i + 1, column="metric_id")
+    text = raw.astype(str)
+    known_set = set(known)
+    # Scores may carry the scorer's version (``tool_correctness@1``); the suite names the metric.
+    mapped = text.where(text.isin(known_set), text.str.replace(_VERSION_SUFFIX, "", regex=True))
+    unknown = ~mapped.isin(known_set)
+    if unknown.any():
+        i = _first_bad(unknown)
+        raise ScoreFrameError(
+            source,
+            f"unknown metric {text.iloc[i]!r}: not in the suite (suite metrics: {', '.join(known)})",
+            row=i + 1,
+            column="metric_id",
+        )
+    return mapped
+
+
+def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> "pd.Series[str]":
+    if "status" not in frame.columns:
+        return pd.Series(np.where(value.isna(), MISSING_NULL, "scored"), index=frame.index)
+    status = frame["status"].astype("string").str.strip().str.lower()
+    bad = status.notna() & ~status.isin(STATUSES)
+    if bad.any():
+        i = _first_bad(bad)
+        raise ScoreFrameError(
+            source,
+            f"status {frame['status'].iloc[i]!r} is not one of {sorted(STATUSES)}",
+            row=i + 1,
+            column="status",
+        )
+    carries = status.isin({"unscored", "error"}) & value.notna()
+    if carries.any():
+        i = _first_bad(carries)
+        raise ScoreFrameError(
+            source, f"a {status.iloc[i]} row carries a value", row=i + 1, column="value"
+        )
+    status = status.fillna("scored")
+    return status.where(~((status == "scored") & value.isna()), MISSING_NULL).astype(str)
+
+
+def slice_column(frame: pd.DataFrame, name: str) -> str | None:
+    """The column holding slice ``name`` (``name`` or ``slice.name``), or None."""
+    for column in (name, f"slice.{name}"):
+        if column in frame.columns:
+            return column
+    return None
+
+
+def normalise_scores(
+    frame: pd.DataFrame,
+    *,
+    metric_ids: tuple[str, ...],
+    slices: tuple[str, ...] = (),
+    source: str = "scores",
+    require_slices: bool = True,
+) -> pd.DataFrame:
+    """Validate a long scores table and return it normalised.
+
+    Args:
+        frame: The raw table.
+        metric_ids: The suite's metrics; any other metric is an error.
+        slices: Slice names the suite reports on.
+        source: Name used in error messages (a file name).
+        require_slices: A missing slice column is an error (False: it is left out).
+
+    Returns:
+        Columns ``item_id`` (str), ``run_index`` (int), ``metric_id`` (suite id), ``value``
+        (float, NaN unless scored), ``status`` (scored/unscored/error/null), ``trace_id``,
+        ``latency_s``, ``cost_usd`` (float, NaN when absent) and one str column per slice.
+
+    Raises:
+        ScoreFrameError: Missing column, non-numeric or out-of-range value, bad run index,
+            unknown metric or status, or a duplicated item x run x metric.
+    """
+    frame = frame.reset_index(drop=True)
+    for column in REQUIRED_COLUMNS:
+        if column not in frame.columns:
+            raise ScoreFrameError(
+                source,
+                f"missing column {column!r} (has: {', '.join(map(str, frame.columns))})",
+                row=None,
+                column=column,
+            )
+    item = frame["item_id"]
+    if item.isna().any():
+        i = _first_bad(item.isna())
+        raise ScoreFrameError(source, "item_id is empty", row=i + 1, column="item_id")
+    run = _numeric(frame, "run_index", source)
+    bad_run = run.isna() | (run % 1 != 0) | (run < 0)
+    if bad_run.any():
+        i = _first_bad(bad_run)
+        raise ScoreFrameError(
+            source,
+            f"{frame['run_index'].iloc[i]!r} is not a run index (an integer >= 0)",
+            row=i + 1,
+            column="run_index",
+        )
+    metric = _metric_ids(frame["metric_id"], metric_ids, source)
+    value = _numeric(frame, "value", source)
+    outside = value.notna() & ((value < 0.0) | (value > 1.0))
+    if outside.any():
+        i = _first_bad(outside)
+        raise ScoreFrameError(
+            source, f"value {value.iloc[i]} is outside [0, 1]", row=i + 1, column="value"
+        )
+    out = pd.DataFrame(
+        {
+            "item_id": item.astype(str),
+            "run_index": run.astype("int64"),
+            "metric_id": metric,
+            "value": value,
+            "status": _statuses(frame, value, source),
+        }
+    )
+    out["trace_id"] = frame["trace_id"].astype(object) if "trace_id" in frame.columns else None
+    for column in ("latency_s", "cost_usd"):
+        if column in frame.columns:
+            numbers = _numeric(frame, column, source)
+            if (numbers < 0).any():
+                i = _first_bad(numbers < 0)
+                raise ScoreFrameError(source, "must not be negative", row=i + 1, column=column)
+            out[column] = numbers
+        else:
+            out[column] = np.nan
+    for name in slices:
+        column = slice_column(frame, name)
+        if column is None:
+            if require_slices:
+                raise ScoreFrameError(
+                    source, f"missing slice column {name!r} (the suite reports per {name})",
+                    row=None, column=name,
+                )
+            continue
+        out[name] = frame[column].astype("string").fillna("(none)").astype(str)
+    duplicated = out.duplicated(["item_id", "run_index", "metric_id"])
+    if duplicated.any():
+        i = _first_bad(duplicated)
+        raise ScoreFrameError(
+            source,
+            f"duplicate score for item {out['item_id'].iloc[i]!r} run {out['run_index'].iloc[i]} "
+            f"metric {out['metric_id'].iloc[i]!r}",
+            row=i + 1,
+            column="metric_id",
+        )
+    return out

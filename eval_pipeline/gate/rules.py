@@ -1,0 +1,147 @@
+"""Gate rules: what each metric must hold, the budgets, the risk tier's strictness.
+
+These are the gate's own small, frozen types. The suite YAML (``eval_pipeline.suites``) is
+translated into them once, at the edge, by :func:`eval_pipeline.gate.suite_adapter.gate_config_from_suite`.
+"""
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+FloorMode = Literal["point", "interval"]
+
+
+@dataclass(frozen=True)
+class MetricRule:
+    """One gated metric.
+
+    Attributes:
+        metric_id: The metric's id as it appears in the scores (``tool_correctness``).
+        threshold: Absolute floor on the candidate's mean, in [0, 1].
+        max_regression: Margin m: the largest drop against the baseline that is tolerated
+            (inclusive). The gate passes only when the interval on delta shows delta >= -m.
+        no_regression: The tier forbids any regression on this metric: the margin becomes 0
+            and an inconclusive result blocks whatever the tier says about inconclusive.
+    """
+
+    metric_id: str
+    threshold: float
+    max_regression: float = 0.0
+    no_regression: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"{self.metric_id}: threshold must be in [0, 1], got {self.threshold}")
+        if not 0.0 <= self.max_regression <= 1.0:
+            raise ValueError(
+                f"{self.metric_id}: max_regression must be in [0, 1], got {self.max_regression}"
+            )
+
+    @property
+    def margin(self) -> float:
+        """The effective margin m (0 when the tier forbids any regression)."""
+        return 0.0 if self.no_regression else self.max_regression
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Operational budgets of a task (a run); None means not budgeted."""
+
+    p95_latency_s: float | None = None
+    cost_per_task_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class TierPolicy:
+    """How strict the gate is for a risk tier.
+
+    Attributes:
+        name: Tier name (``low``, ``medium``, ``high``, ``critical``).
+        inconclusive_passes: An inconclusive metric passes with a warning (True) or blocks
+            (False: the reference's behaviour, where any plausible regression fails).
+        floor_mode: ``point``: the floor holds when the candidate's mean reaches the
+            threshold. ``interval``: the floor must be shown (lower bound >= threshold);
+            a floor inside the interval is inconclusive. Budgets follow the same mode.
+        default_max_regression: Margin for suite metrics that do not state one.
+    """
+
+    name: str
+    inconclusive_passes: bool
+    floor_mode: FloorMode = "point"
+    default_max_regression: float = 0.0
+
+
+TIER_POLICIES: dict[str, TierPolicy] = {
+    "low": TierPolicy("low", inconclusive_passes=True, default_max_regression=0.02),
+    "medium": TierPolicy("medium", inconclusive_passes=True, default_max_regression=0.0),
+    "high": TierPolicy("high", inconclusive_passes=False, default_max_regression=0.0),
+    "critical": TierPolicy(
+        "critical", inconclusive_passes=False, floor_mode="interval", default_max_regression=0.0
+    ),
+}
+"""Built-in tier policies, used when the suites package supplies none."""
+
+
+def tier_policy(name: str) -> TierPolicy:
+    """The built-in policy for a tier name.
+
+    Raises:
+        ValueError: The tier is unknown (the message lists the known ones).
+    """
+    try:
+        return TIER_POLICIES[name.lower()]
+    except KeyError:
+        known = ", ".join(TIER_POLICIES)
+        raise ValueError(f"unknown risk tier {name!r} (known: {known})") from None
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Everything the gate needs besides the scores.
+
+    Attributes:
+        metrics: The gated metrics; a metric listed here with no scores fails.
+        budgets: Latency and cost budgets.
+        slices: Slice columns (``intent``, ``language``, ``tool``) for per-slice verdicts.
+        tier: The risk tier's policy.
+        alpha: Two-sided error level of the overall interval: a false pass (at the margin)
+            and a false alarm (A/A) each happen at most alpha/2 of the time.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the bootstrap; the same inputs and seed give the same report.
+        min_items: Fewer items than this in a comparison is too small for an interval:
+            the verdict is inconclusive (unless scores are missing or the floor is broken).
+        slice_alpha_share: Share of the false-alarm budget (alpha/2) given to the slice
+            family when slices are configured; the overall upper bound keeps the rest, so
+            checking more slices never raises the chance of failing an A/A comparison.
+        evidence_items: How many worst items to list per metric.
+        power: Target power of the power report.
+        runs_per_item: Runs per item the suite asks for (for the power report), if known.
+    """
+
+    metrics: tuple[MetricRule, ...]
+    budgets: Budgets = field(default_factory=Budgets)
+    slices: tuple[str, ...] = ()
+    tier: TierPolicy = field(default_factory=lambda: TIER_POLICIES["medium"])
+    alpha: float = 0.05
+    n_resamples: int = 10_000
+    seed: int = 20_260_101
+    min_items: int = 5
+    slice_alpha_share: float = 0.5
+    evidence_items: int = 5
+    power: float = 0.8
+    runs_per_item: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.n_resamples < 100:
+            raise ValueError(f"n_resamples must be at least 100, got {self.n_resamples}")
+        if not 0.0 < self.slice_alpha_share < 1.0:
+            raise ValueError(f"slice_alpha_share must be in (0, 1), got {self.slice_alpha_share}")
+        ids = [rule.metric_id for rule in self.metrics]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"metric ids must be unique: {ids}")
+
+    @property
+    def metric_ids(self) -> tuple[str, ...]:
+        """The gated metric ids, in suite order."""
+        return tuple(rule.metric_id for rule in self.metrics)

@@ -1,0 +1,180 @@
+"""DeepEval metrics behind the Scorer protocol, fed from the agent-run model.
+
+Ids ``deepeval.<metric>``. ``ToolCorrectnessMetric`` needs no judge (it still demands a model
+object, so it gets one that must never be called); the others need an LLM (see
+``LibraryAdapter``). Trace metrics get the run as ``LLMTestCase._trace_dict``. Each score
+builds a new metric instance and runs it synchronously (``async_mode=False``).
+"""
+
+from typing import Any, ClassVar
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
+from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.scorers.judged import evidence_of
+from eval_pipeline.traces.model import AgentRun
+
+
+class DeepEvalAdapter(LibraryAdapter):
+    """One DeepEval metric (class ``metric_class`` in ``deepeval.metrics``).
+
+    Range [0, 1], higher is better, as DeepEval computes it. Unscored when an input the metric
+    needs is missing (see ``missing``) or no LLM is available for a judge-needing metric; an
+    exception inside DeepEval is an ``error`` row.
+    """
+
+    library = "deepeval"
+    metric_class: ClassVar[str] = ""
+    with_trace: ClassVar[bool] = False
+
+    def make_llm(self, base_url: str, model: str, api_key: str) -> Any:
+        """A DeepEval LLM over the endpoint."""
+        from eval_pipeline.scoring.adapters.llm_bridge import deepeval_endpoint_llm
+
+        return deepeval_endpoint_llm(base_url, model, api_key)
+
+    def missing(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Why the metric cannot run on this input (None when it can)."""
+        if self.with_trace and run.root_span_id is None:
+            return "run has no root span to build DeepEval's trace from"
+        if self.with_trace and not (run.final_answer or "").strip():
+            return "run has no final answer"
+        return None
+
+    def build_metric(self, llm: Any) -> Any:
+        """A fresh DeepEval metric instance."""
+        import deepeval.metrics
+
+        cls = getattr(deepeval.metrics, self.metric_class)
+        return cls(model=llm, threshold=self._threshold, async_mode=False, include_reason=True)
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Run the DeepEval metric on the run (see the class docstring)."""
+        fingerprint, backend = self.judge_identity()
+        why = self.missing(run, item)
+        if why is not None:
+            return self.unscored(run, why, judge_fingerprint=fingerprint, judge_backend=backend)
+        if self.needs_llm:
+            llm = self.resolve_llm()
+            if isinstance(llm, str):
+                return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
+        else:
+            from eval_pipeline.scoring.adapters.llm_bridge import deepeval_unused_llm
+
+            llm = deepeval_unused_llm()
+        case = deepeval_test_case(run, item, with_trace=self.with_trace)
+        try:
+            metric = self.build_metric(llm)
+            metric.measure(case, _show_indicator=False)
+        except Exception as exc:
+            return self.errored(
+                run,
+                f"deepeval {self.metric_class}: {type(exc).__name__}: {exc}",
+                judge_fingerprint=fingerprint,
+                judge_backend=backend,
+            )
+        return self.finish(run, metric.score, str(metric.reason or ""))
+
+
+class DeepEvalToolCorrectness(DeepEvalAdapter):
+    """``deepeval.tool_correctness``: DeepEval's ToolCorrectnessMetric (names; no judge).
+
+    Unscored when the item has no expected tool calls. Reads: run ``tool_calls``,
+    ``final_answer``; item ``expected_tool_calls``.
+    """
+
+    metric_id = "deepeval.tool_correctness"
+    metric_class = "ToolCorrectnessMetric"
+    needs_llm = False
+    run_fields = frozenset({"tool_calls", "final_answer"})
+    item_fields = frozenset({"expected_tool_calls"})
+
+    def missing(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Needs expected tool calls."""
+        return None if item.expected_tool_calls else "item has no expected tool calls"
+
+
+class DeepEvalArgumentCorrectness(DeepEvalAdapter):
+    """``deepeval.argument_correctness``: DeepEval's judge-based ArgumentCorrectnessMetric.
+
+    Unscored when the run called no tool or no LLM is available. Reads: run ``tool_calls``,
+    ``user_input``, ``final_answer``; item ``input_messages``.
+    """
+
+    metric_id = "deepeval.argument_correctness"
+    metric_class = "ArgumentCorrectnessMetric"
+    run_fields = frozenset({"tool_calls", "user_input", "final_answer"})
+    item_fields = frozenset({"input_messages"})
+
+    def missing(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Needs at least one tool call."""
+        return None if run.tool_calls else "run called no tool"
+
+
+class DeepEvalFaithfulness(DeepEvalAdapter):
+    """``deepeval.faithfulness``: DeepEval's FaithfulnessMetric over tool results + retrieval.
+
+    Unscored without a final answer, without evidence, or without an LLM. Reads: run
+    ``final_answer``, ``retrieved``, ``tool_calls``, ``user_input``.
+    """
+
+    metric_id = "deepeval.faithfulness"
+    metric_class = "FaithfulnessMetric"
+    run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
+
+    def missing(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Needs an answer and evidence."""
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        return None if evidence_of(run) else "run has no retrieved context or tool result"
+
+
+class _TraceMetric(DeepEvalAdapter):
+    with_trace = True
+    run_fields = frozenset({"spans", "final_answer", "user_input"})
+    item_fields = frozenset({"input_messages"})
+
+
+class DeepEvalTaskCompletion(_TraceMetric):
+    """``deepeval.task_completion``: DeepEval's TaskCompletionMetric on the run's trace.
+
+    Unscored without a root span, a final answer or an LLM. Reads: run ``spans``,
+    ``final_answer``, ``user_input``.
+    """
+
+    metric_id = "deepeval.task_completion"
+    metric_class = "TaskCompletionMetric"
+
+
+class DeepEvalPlanAdherence(_TraceMetric):
+    """``deepeval.plan_adherence``: DeepEval's PlanAdherenceMetric on the run's trace.
+
+    Unscored without a root span, a final answer or an LLM. Reads: run ``spans``,
+    ``final_answer``, ``user_input``.
+    """
+
+    metric_id = "deepeval.plan_adherence"
+    metric_class = "PlanAdherenceMetric"
+
+
+class DeepEvalPlanQuality(_TraceMetric):
+    """``deepeval.plan_quality``: DeepEval's PlanQualityMetric on the run's trace.
+
+    Unscored without a root span, a final answer or an LLM. Reads: run ``spans``,
+    ``final_answer``, ``user_input``.
+    """
+
+    metric_id = "deepeval.plan_quality"
+    metric_class = "PlanQualityMetric"
+
+
+class DeepEvalStepEfficiency(_TraceMetric):
+    """``deepeval.step_efficiency``: DeepEval's judge-based StepEfficiencyMetric on the trace.
+
+    Unscored without a root span, a final answer or an LLM. Reads: run ``spans``,
+    ``final_answer``, ``user_input``.
+    """
+
+    metric_id = "deepeval.step_efficiency"
+    metric_class = "StepEfficiencyMetric"

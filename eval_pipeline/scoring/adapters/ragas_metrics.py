@@ -1,0 +1,160 @@
+"""RAGAS metrics (new ``ragas.metrics.collections`` API) behind the Scorer protocol.
+
+Ids ``ragas.<metric>``. ``ToolCallAccuracy`` and ``ToolCallF1`` need no judge; agent goal
+accuracy (with the item's reference answer when it has one, else without) and faithfulness
+need an LLM (see ``LibraryAdapter``). The run is fed as RAGAS messages
+(``adapters.conversion``); each score builds a new metric and calls ``metric.score(...)``.
+"""
+
+from typing import Any, ClassVar
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
+from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.scorers.judged import evidence_of, question_of
+from eval_pipeline.traces.model import AgentRun
+
+
+class RagasAdapter(LibraryAdapter):
+    """One RAGAS collections metric.
+
+    Range [0, 1], higher is better, as RAGAS computes it. Unscored when an input is missing or
+    no LLM is available for a judge-needing metric; an exception inside RAGAS is an ``error``.
+    """
+
+    library = "ragas"
+    metric_class: ClassVar[str] = ""
+
+    def make_llm(self, base_url: str, model: str, api_key: str) -> Any:
+        """A RAGAS instructor LLM over the endpoint."""
+        from eval_pipeline.scoring.adapters.llm_bridge import ragas_endpoint_llm
+
+        return ragas_endpoint_llm(base_url, model, api_key)
+
+    def inputs(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """The metric's ``score`` keyword arguments, or why they cannot be built."""
+        raise NotImplementedError
+
+    def metric_name(self, item: DatasetItem) -> str:
+        """The RAGAS class to use for this item."""
+        return self.metric_class
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Run the RAGAS metric on the run (see the class docstring)."""
+        fingerprint, backend = self.judge_identity()
+        fields = self.inputs(run, item)
+        if isinstance(fields, str):
+            return self.unscored(run, fields, judge_fingerprint=fingerprint, judge_backend=backend)
+        kwargs: dict[str, Any] = {}
+        if self.needs_llm:
+            llm = self.resolve_llm()
+            if isinstance(llm, str):
+                return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
+            kwargs["llm"] = llm
+        try:
+            import ragas.metrics.collections as collections
+
+            metric = getattr(collections, self.metric_name(item))(**kwargs)
+            result = metric.score(**fields)
+        except Exception as exc:
+            return self.errored(
+                run,
+                f"ragas {self.metric_name(item)}: {type(exc).__name__}: {exc}",
+                judge_fingerprint=fingerprint,
+                judge_backend=backend,
+            )
+        return self.finish(run, result.value, str(getattr(result, "reason", "") or ""))
+
+
+class _ToolCallMetric(RagasAdapter):
+    needs_llm = False
+    run_fields = frozenset({"tool_calls", "final_answer", "user_input"})
+    item_fields = frozenset({"expected_tool_calls", "input_messages"})
+
+    def inputs(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Messages and reference calls."""
+        if not item.expected_tool_calls:
+            return "item has no expected tool calls"
+        return {
+            "user_input": ragas_messages(run, item),
+            "reference_tool_calls": ragas_reference_calls(item),
+        }
+
+
+class RagasToolCallAccuracy(_ToolCallMetric):
+    """``ragas.tool_call_accuracy``: RAGAS ToolCallAccuracy (strict order; no judge).
+
+    Unscored when the item has no expected tool calls. Reads: run ``tool_calls``; item
+    ``expected_tool_calls``.
+    """
+
+    metric_id = "ragas.tool_call_accuracy"
+    metric_class = "ToolCallAccuracy"
+
+
+class RagasToolCallF1(_ToolCallMetric):
+    """``ragas.tool_call_f1``: RAGAS ToolCallF1 (exact name + arguments; no judge).
+
+    Unscored when the item has no expected tool calls. Reads: run ``tool_calls``; item
+    ``expected_tool_calls``.
+    """
+
+    metric_id = "ragas.tool_call_f1"
+    metric_class = "ToolCallF1"
+
+
+class RagasAgentGoalAccuracy(RagasAdapter):
+    """``ragas.agent_goal_accuracy``: did the agent reach the user's goal?
+
+    With the item's reference answer when it has one, else RAGAS's reference-free variant.
+    Unscored without a final answer or an LLM. Reads: run ``tool_calls``, ``final_answer``,
+    ``user_input``; item ``reference_answer``.
+    """
+
+    metric_id = "ragas.agent_goal_accuracy"
+    run_fields = frozenset({"tool_calls", "final_answer", "user_input"})
+    item_fields = frozenset({"reference_answer", "input_messages"})
+
+    def metric_name(self, item: DatasetItem) -> str:
+        """With or without reference."""
+        return (
+            "AgentGoalAccuracyWithReference"
+            if item.reference_answer
+            else "AgentGoalAccuracyWithoutReference"
+        )
+
+    def inputs(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Messages (and the reference)."""
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        fields: dict[str, Any] = {"user_input": ragas_messages(run, item)}
+        if item.reference_answer:
+            fields["reference"] = item.reference_answer
+        return fields
+
+
+class RagasFaithfulness(RagasAdapter):
+    """``ragas.faithfulness``: RAGAS Faithfulness over tool results + retrieved passages.
+
+    Unscored without a final answer, evidence or an LLM. Reads: run ``final_answer``,
+    ``retrieved``, ``tool_calls``, ``user_input``.
+    """
+
+    metric_id = "ragas.faithfulness"
+    metric_class = "Faithfulness"
+    run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
+    item_fields = frozenset({"input_messages"})
+
+    def inputs(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Question, answer, contexts."""
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        contexts = evidence_of(run)
+        if not contexts:
+            return "run has no retrieved context or tool result"
+        return {
+            "user_input": question_of(run, item),
+            "response": run.final_answer,
+            "retrieved_contexts": contexts,
+        }

@@ -1,0 +1,224 @@
+"""Argument checking with the semantics of the Berkeley Function Calling Leaderboard's checker.
+
+An expected call lists, per parameter, every acceptable value (``""`` among them marks the
+parameter as omittable). ``check_arguments`` accepts a call's actual arguments when:
+
+- every parameter the schema marks ``required`` is present, and every expected parameter is
+  present unless ``""`` is acceptable for it;
+- no parameter is present that the schema (when given) or the expected call does not know;
+- each value has the declared type, allowing BFCL's coercions: an integer where the schema says
+  ``float``/``number``, a tuple where it says ``tuple``/``array``; a value of the acceptable
+  answers' own type (a "variable" in BFCL's words) is compared as such;
+- each value equals one acceptable value, where strings compare after BFCL's normalisation
+  (case-folded; spaces and ``,./-_*^`` removed; single quotes as double), lists compare
+  element-wise in order (as multisets when the schema marks the array ``uniqueItems`` or
+  ``x-unordered``), and dicts compare key by key against acceptable values, recursively.
+
+Without a schema the expected type is inferred from the acceptable values, so the same rules
+hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function definitions.
+"""
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+_STRIP = re.compile(r"[ ,./\-_*^]")
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "float": (float,),
+    "number": (float, int),
+    "boolean": (bool,),
+    "array": (list,),
+    "tuple": (list,),
+    "dict": (dict,),
+    "object": (dict,),
+}
+OMITTABLE = ""
+"""The acceptable value that marks a parameter as omittable (BFCL's convention)."""
+
+
+@dataclass(frozen=True)
+class ArgumentCheck:
+    """Outcome of one argument check: valid, or the errors that made it invalid."""
+
+    valid: bool
+    errors: tuple[str, ...] = field(default=())
+
+
+@lru_cache(maxsize=65536)
+def normalise_string(text: str) -> str:
+    """BFCL's string normalisation: drop spaces and ``,./-_*^``, lower-case, ``'`` as ``"``."""
+    return _STRIP.sub("", text).lower().replace("'", '"')
+
+
+def parse_arguments(raw: Any) -> dict[str, Any] | None:
+    """A call's arguments as a dict (JSON text is decoded); None when they are not an object."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return {}
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+    return dict(raw) if isinstance(raw, Mapping) else None
+
+
+def check_arguments(
+    actual: Any,
+    expected: Mapping[str, Sequence[Any]],
+    schema: Mapping[str, Any] | None = None,
+) -> ArgumentCheck:
+    """Check a call's arguments against the acceptable values (see the module docstring).
+
+    Args:
+        actual: the call's arguments (a dict, or JSON text of one).
+        expected: parameter -> list of acceptable values (``""`` = may be omitted).
+        schema: the function's ``parameters`` object (``properties``, ``required``), if known.
+
+    Returns:
+        The check; ``errors`` name the parameter and what was wrong with it.
+    """
+    arguments = parse_arguments(actual)
+    if arguments is None:
+        return ArgumentCheck(False, (f"arguments are not a JSON object: {actual!r}",))
+    properties: Mapping[str, Any] = (schema or {}).get("properties") or {}
+    required = (schema or {}).get("required") or ()
+    errors: list[str] = [
+        f"missing required parameter {name!r}" for name in required if name not in arguments
+    ]
+    for name, value in arguments.items():
+        if name not in expected or (schema is not None and properties and name not in properties):
+            errors.append(f"unexpected parameter {name!r}")
+            continue
+        problem = value_error(value, list(expected[name]), properties.get(name))
+        if problem:
+            errors.append(f"parameter {name!r}: {problem}")
+    errors.extend(
+        f"missing parameter {name!r} (not omittable)"
+        for name, acceptable in expected.items()
+        if name not in arguments and OMITTABLE not in acceptable and name not in required
+    )
+    return ArgumentCheck(not errors, tuple(errors))
+
+
+def value_error(value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None) -> str | None:
+    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches."""
+    candidates = [a for a in acceptable if not _is_omittable(a)]
+    if not candidates:
+        return f"got {value!r} for a parameter that should be omitted"
+    declared = str((schema.get("type") if schema else None) or _inferred_type(candidates))
+    value = _coerce(value, declared)
+    if not _has_type(value, declared):
+        if not any(_same_kind(value, c) for c in candidates):
+            return f"expected type {declared}, got {type(value).__name__} ({value!r})"
+        declared = _inferred_type(candidates)
+    if any(_equal(value, c, declared, schema) for c in candidates):
+        return None
+    return f"{value!r} is not one of {candidates!r}"
+
+
+def _is_omittable(value: Any) -> bool:
+    return isinstance(value, str) and value == OMITTABLE
+
+
+def _inferred_type(candidates: list[Any]) -> str:
+    sample = candidates[0]
+    if isinstance(sample, bool):
+        return "boolean"
+    if isinstance(sample, int):
+        # An expected float list like [300000] still means "a number".
+        return "number"
+    if isinstance(sample, float):
+        return "number"
+    if isinstance(sample, str):
+        return "string"
+    if isinstance(sample, list | tuple):
+        return "array"
+    if isinstance(sample, dict):
+        return "dict"
+    return "any"
+
+
+def _coerce(value: Any, declared: str) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if declared in ("float", "number") and type(value) is int:
+        return float(value)
+    return value
+
+
+def _has_type(value: Any, declared: str) -> bool:
+    if declared == "any":
+        return True
+    allowed = _TYPES.get(declared)
+    if allowed is None:
+        return True
+    if isinstance(value, bool) and bool not in allowed:
+        return False
+    return isinstance(value, allowed)
+
+
+def _same_kind(value: Any, candidate: Any) -> bool:
+    if isinstance(value, list) and isinstance(candidate, list | tuple):
+        return True
+    return type(value) is type(candidate)
+
+
+def _equal(value: Any, candidate: Any, declared: str, schema: Mapping[str, Any] | None) -> bool:
+    if isinstance(value, str) and isinstance(candidate, str):
+        return normalise_string(value) == normalise_string(candidate)
+    if isinstance(value, bool) or isinstance(candidate, bool):
+        return isinstance(value, bool) and isinstance(candidate, bool) and value == candidate
+    if isinstance(value, dict) and isinstance(candidate, dict):
+        return _dict_equal(value, candidate, schema)
+    if isinstance(value, list) and isinstance(candidate, list | tuple):
+        return _list_equal(value, list(candidate), schema)
+    if isinstance(value, int | float) and isinstance(candidate, int | float):
+        return float(value) == float(candidate)
+    return bool(value == candidate)
+
+
+def _dict_equal(value: dict[str, Any], candidate: dict[str, Any], schema: Any) -> bool:
+    props: Mapping[str, Any] = (schema or {}).get("properties") or {}
+    for key, item in value.items():
+        if key not in candidate:
+            return False
+        options = candidate[key]
+        options = list(options) if isinstance(options, list) else [options]
+        if value_error(item, options, props.get(key)) is not None:
+            return False
+    return all(
+        key in value or (isinstance(options, list) and OMITTABLE in options)
+        for key, options in candidate.items()
+    )
+
+
+def _list_equal(value: list[Any], candidate: list[Any], schema: Any) -> bool:
+    if len(value) != len(candidate):
+        return False
+    item_schema = (schema or {}).get("items")
+    item_type = str((item_schema or {}).get("type") or "")
+    unordered = bool((schema or {}).get("uniqueItems") or (schema or {}).get("x-unordered"))
+
+    def same(a: Any, b: Any) -> bool:
+        a = _coerce(a, item_type)
+        if isinstance(a, dict) and isinstance(b, dict):
+            return _dict_equal(a, b, item_schema)
+        return _equal(a, b, item_type, item_schema)
+
+    if not unordered:
+        return all(same(a, b) for a, b in zip(value, candidate, strict=True))
+    remaining = list(candidate)
+    for element in value:
+        match = next((i for i, b in enumerate(remaining) if same(element, b)), None)
+        if match is None:
+            return False
+        remaining.pop(match)
+    return True

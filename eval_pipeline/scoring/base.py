@@ -1,0 +1,136 @@
+"""Shared plumbing for scorers: identity, declared requirements and the score constructors.
+
+Every scorer in ``scoring/scorers`` subclasses ``ScorerBase`` so that ids, versions, directions
+and the ``unscored`` / ``scored`` rows are built the same way everywhere. Scorers keep no state
+between calls: a subclass holds only its construction arguments (recorded in ``arguments`` so
+the registry can rebuild it).
+"""
+
+from typing import Any, ClassVar
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.protocol import Direction
+from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.traces.model import AgentRun
+
+
+class ScorerBase:
+    """Base class of the built-in scorers (implements the ``Scorer`` protocol's identity part).
+
+    Subclasses set the class variables and implement ``score``. ``arguments`` returns the
+    keyword arguments the scorer was built with (JSON-safe), recorded for rescoring.
+    """
+
+    metric_id: ClassVar[str] = ""
+    metric_version: ClassVar[int] = 1
+    metric_direction: ClassVar[str] = Direction.HIGHER_IS_BETTER
+    run_fields: ClassVar[frozenset[str]] = frozenset()
+    item_fields: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def id(self) -> str:
+        """Metric id (snake_case)."""
+        return self.metric_id
+
+    @property
+    def version(self) -> int:
+        """Scorer version, bumped when its semantics change."""
+        return self.metric_version
+
+    @property
+    def direction(self) -> str:
+        """A ``Direction`` value."""
+        return self.metric_direction
+
+    @property
+    def requires_run(self) -> frozenset[str]:
+        """``AgentRun`` fields read."""
+        return self.run_fields
+
+    @property
+    def requires_item(self) -> frozenset[str]:
+        """``DatasetItem`` fields read."""
+        return self.item_fields
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """Construction keyword arguments (JSON-safe), for the registry to rebuild the scorer."""
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        return f"{type(self).__name__}({args})"
+
+    def scored(
+        self,
+        run: AgentRun,
+        value: float,
+        *,
+        reason: str = "",
+        span_ids: tuple[str, ...] | list[str] = (),
+        evidence: dict[str, Any] | None = None,
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+    ) -> Score:
+        """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise)."""
+        return Score(
+            metric_id=self.id,
+            value=min(1.0, max(0.0, float(value))),
+            status=ScoreStatus.SCORED,
+            scorer_id=self.id,
+            scorer_version=self.version,
+            reason=reason,
+            trace_id=run.trace_id,
+            span_ids=tuple(dict.fromkeys(span_ids)),
+            judge_fingerprint=judge_fingerprint,
+            judge_backend=judge_backend,
+            evidence=dict(evidence or {}),
+        )
+
+    def unscored(
+        self,
+        run: AgentRun,
+        reason: str,
+        *,
+        evidence: dict[str, Any] | None = None,
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+    ) -> Score:
+        """An ``unscored`` row: the input needed to score is missing (never a 0)."""
+        return Score(
+            metric_id=self.id,
+            value=None,
+            status=ScoreStatus.UNSCORED,
+            scorer_id=self.id,
+            scorer_version=self.version,
+            reason=reason,
+            trace_id=run.trace_id,
+            judge_fingerprint=judge_fingerprint,
+            judge_backend=judge_backend,
+            evidence=dict(evidence or {}),
+        )
+
+    def errored(
+        self,
+        run: AgentRun,
+        reason: str,
+        *,
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+    ) -> Score:
+        """An ``error`` row: scoring was attempted and failed."""
+        return Score(
+            metric_id=self.id,
+            value=None,
+            status=ScoreStatus.ERROR,
+            scorer_id=self.id,
+            scorer_version=self.version,
+            reason=reason,
+            trace_id=run.trace_id,
+            judge_fingerprint=judge_fingerprint,
+            judge_backend=judge_backend,
+        )
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Score one run against its item (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement score()")

@@ -1,0 +1,110 @@
+"""The ``expected_end_state`` format ``task_success`` understands, and action matching.
+
+tau-bench style: the world after a correct run is described by the state-changing actions that
+must have been executed::
+
+    {"actions": [{"name": "cancel_pending_order",
+                  "arguments": {"order_id": "#W123", "reason": "no longer needed"},
+                  "compare_args": null}],
+     "write_tools": ["cancel_pending_order", "modify_pending_order_items", ...]}
+
+A bare list is read as ``{"actions": list}``, and ``write_actions`` (the tau-bench importers'
+key) is accepted as an alias of ``actions``. An action is performed by a call with the same
+name whose arguments equal the action's on the compared keys: ``compare_args`` when given,
+else every key of either side (JSON equality: ``50 == 50.0``, strings exact). This is
+tau2-bench's ``Action.compare_with_tool_call``, except that a call which leaves out an
+argument the action sets does not match (tau2 compares only the keys the call has).
+``write_tools``, when given, lists the state-changing tools: a successful call to one of them
+that performs no expected action also changed the state, so the run fails (the database would
+not equal the expected one).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval_pipeline.scoring.arguments import parse_arguments
+from eval_pipeline.traces.model import ToolCall
+
+
+class EndStateFormatError(ValueError):
+    """``expected_end_state`` is present but not in the documented format."""
+
+
+@dataclass(frozen=True)
+class ExpectedAction:
+    """One action that must have been performed."""
+
+    name: str
+    arguments: dict[str, Any]
+    compare_args: tuple[str, ...] | None = None
+    action_id: str | None = None
+
+
+@dataclass(frozen=True)
+class EndState:
+    """A parsed ``expected_end_state``."""
+
+    actions: tuple[ExpectedAction, ...]
+    write_tools: frozenset[str] = field(default_factory=frozenset)
+
+
+def parse_end_state(raw: Any) -> EndState:
+    """Parse the documented format (see the module docstring).
+
+    Raises:
+        EndStateFormatError: the value is neither a list of actions nor a mapping with one.
+    """
+    if isinstance(raw, Sequence) and not isinstance(raw, str):
+        raw = {"actions": list(raw)}
+    if isinstance(raw, Mapping) and "actions" not in raw and "write_actions" in raw:
+        raw = {**raw, "actions": raw["write_actions"]}
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("actions"), Sequence):
+        raise EndStateFormatError(
+            "expected_end_state must be a list of actions or {'actions': [...]}, got "
+            f"{type(raw).__name__}"
+        )
+    actions = []
+    for position, entry in enumerate(raw["actions"]):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
+        compare = entry.get("compare_args")
+        actions.append(
+            ExpectedAction(
+                name=entry["name"],
+                arguments=dict(entry.get("arguments") or {}),
+                compare_args=None if compare is None else tuple(compare),
+                action_id=entry.get("action_id"),
+            )
+        )
+    return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))
+
+
+def action_matches(action: ExpectedAction, name: str, arguments: Any) -> bool:
+    """Whether a call (name, arguments) performs ``action`` (see the module docstring)."""
+    if name != action.name:
+        return False
+    parsed = parse_arguments(arguments)
+    if parsed is None:
+        return False
+    keys = (
+        action.compare_args
+        if action.compare_args is not None
+        else (set(parsed) | set(action.arguments))
+    )
+    return all(
+        key in parsed and key in action.arguments and parsed[key] == action.arguments[key]
+        for key in keys
+    )
+
+
+def performed_by(
+    action: ExpectedAction, calls: Sequence[ToolCall], *, require_success: bool = True
+) -> ToolCall | None:
+    """The first call that performs ``action`` (successfully, unless told otherwise)."""
+    for call in calls:
+        if require_success and not call.succeeded:
+            continue
+        if action_matches(action, call.name, call.arguments):
+            return call
+    return None

@@ -1,0 +1,169 @@
+"""``handoff_quality``: did hand-offs carry what the task needs, without redone or undone work?"""
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.arguments import parse_arguments
+from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.model import AgentRun, ToolCall
+
+DEFAULT_READ_PREFIXES = (
+    "get",
+    "list",
+    "search",
+    "find",
+    "read",
+    "fetch",
+    "lookup",
+    "look",
+    "check",
+    "query",
+    "calculate",
+    "compute",
+    "view",
+    "show",
+    "describe",
+    "think",
+    "transfer_to",
+    "handoff",
+)
+"""Tool-name prefixes of read-only tools; any other successful call is a write."""
+
+INVERSE_VERBS = {
+    "book": "cancel",
+    "reserve": "cancel",
+    "create": "delete",
+    "add": "remove",
+    "enable": "disable",
+    "open": "close",
+    "assign": "unassign",
+    "subscribe": "unsubscribe",
+    "lock": "unlock",
+    "schedule": "cancel",
+    "invite": "remove",
+    "insert": "delete",
+}
+"""First word of a write tool -> first word of the tool that reverts it."""
+
+
+def _verb(name: str) -> str:
+    return name.lower().replace(".", "_").split("_", 1)[0]
+
+
+def _values(call: ToolCall) -> set[str]:
+    arguments = parse_arguments(call.arguments) or {}
+    return {
+        json.dumps(v, sort_keys=True, default=str)
+        for v in arguments.values()
+        if not isinstance(v, bool) and len(str(v)) >= 3
+    }
+
+
+class HandoffQuality(ScorerBase):
+    """Entity coverage of hand-offs, zeroed when one agent redid or undid another's write.
+
+    Range [0, 1], higher is better. Coverage: for each hand-off, the share of the item's
+    ``required_entities`` found (case-insensitive) in the context the receiving agent got
+    (``Handoff.context``), averaged over hand-offs (1 when the item lists none). Conflicts: a
+    successful write (a call whose name does not start with a read prefix) repeated with equal
+    arguments by a different agent, or reverted by a different agent (inverse verb such as
+    book/cancel, add/remove, sharing an argument value). Any conflict makes the value 0.
+    Unscored when the run has no hand-off.
+
+    Reads: run ``handoffs``, ``tool_calls``; item ``required_entities``.
+    """
+
+    metric_id = "handoff_quality"
+    run_fields = frozenset({"handoffs", "tool_calls"})
+    item_fields = frozenset({"required_entities"})
+
+    def __init__(self, read_prefixes: Sequence[str] | None = None) -> None:
+        self._prefixes = tuple(p.lower() for p in (read_prefixes or DEFAULT_READ_PREFIXES))
+        self._custom = read_prefixes is not None
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """Construction arguments."""
+        return {"read_prefixes": list(self._prefixes)} if self._custom else {}
+
+    def _is_write(self, call: ToolCall) -> bool:
+        return call.succeeded and not call.name.lower().startswith(self._prefixes)
+
+    def conflicts(self, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        """Writes redone or undone by a different agent, in call order."""
+        writes = [c for c in calls if self._is_write(c)]
+        found: list[dict[str, Any]] = []
+        for i, first in enumerate(writes):
+            for later in writes[i + 1 :]:
+                if first.agent_name == later.agent_name:
+                    continue
+                if later.name == first.name and (
+                    parse_arguments(later.arguments) == parse_arguments(first.arguments)
+                ):
+                    kind = "redone"
+                elif INVERSE_VERBS.get(_verb(first.name)) == _verb(later.name) and (
+                    _values(first) & _values(later)
+                ):
+                    kind = "undone"
+                else:
+                    continue
+                found.append(
+                    {
+                        "kind": kind,
+                        "tool": first.name,
+                        "by": later.name,
+                        "first_agent": first.agent_name,
+                        "later_agent": later.agent_name,
+                        "span_ids": [first.span_id, later.span_id],
+                    }
+                )
+        return found
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Score one run (see the class docstring)."""
+        if not run.handoffs:
+            return self.unscored(run, "run has no hand-off")
+        coverage: list[float] = []
+        gaps: list[dict[str, Any]] = []
+        for handoff in run.handoffs:
+            context = handoff.context.lower()
+            absent = [e for e in item.required_entities if e.lower() not in context]
+            if item.required_entities:
+                coverage.append(1 - len(absent) / len(item.required_entities))
+            if absent:
+                gaps.append(
+                    {
+                        "to_agent": handoff.to_agent,
+                        "span_id": handoff.span_id,
+                        "missing_entities": absent,
+                    }
+                )
+        value = sum(coverage) / len(coverage) if coverage else 1.0
+        conflicts = self.conflicts(run.tool_calls)
+        evidence = {"missing": gaps, "conflicts": conflicts}
+        spans = [g["span_id"] for g in gaps] + [s for c in conflicts for s in c["span_ids"]]
+        if conflicts:
+            c = conflicts[0]
+            return self.scored(
+                run,
+                0.0,
+                span_ids=spans,
+                evidence=evidence,
+                reason=f"{c['later_agent']} {c['kind']} {c['first_agent']}'s "
+                f"{c['tool']} (via {c['by']})",
+            )
+        reason = (
+            f"hand-off to {gaps[0]['to_agent']} lacked {gaps[0]['missing_entities']}"
+            if gaps
+            else "hand-offs carried every required entity"
+        )
+        return self.scored(
+            run,
+            value,
+            reason=reason,
+            span_ids=spans or [h.span_id for h in run.handoffs],
+            evidence=evidence,
+        )

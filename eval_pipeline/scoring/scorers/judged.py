@@ -1,0 +1,264 @@
+"""Judge-based scorers: each renders its rubric from the run and asks a ``Judge`` for a verdict.
+
+Rubrics are the judges package's versioned files (``judges/rubrics/<task>@<version>.yaml``);
+a scorer builds the rubric's fields from the run and item, renders the request, and turns the
+verdict into a score carrying the judge's fingerprint digest and backend. A ``JudgeError``
+becomes an ``error`` row; a missing input (no answer, no evidence, no plan) is ``unscored``, and
+so is a ``JudgeCannotJudge`` (the judge has no method for this input, e.g. the offline judge
+on task completion without an expected outcome).
+"""
+
+import json
+from typing import Any, ClassVar
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.protocol import Judge, JudgeError
+from eval_pipeline.judges.rubrics import RubricError, load_rubric
+from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.model import AgentRun, Operation
+
+_MAX_RESULT_CHARS = 4000
+
+
+def question_of(run: AgentRun, item: DatasetItem) -> str:
+    """The user's request: the run's recorded input, else the item's user messages."""
+    return (run.user_input or "").strip() or item.user_input.strip()
+
+
+def evidence_of(run: AgentRun) -> list[str]:
+    """Retrieved passages and successful tool results, as text (the answer's evidence)."""
+    texts = [doc.content for doc in run.retrieved if doc.content]
+    for call in run.tool_calls:
+        if call.succeeded and call.result not in (None, ""):
+            result = (
+                call.result
+                if isinstance(call.result, str)
+                else json.dumps(call.result, sort_keys=True, default=str)
+            )
+            texts.append(f"{call.name} returned: {result[:_MAX_RESULT_CHARS]}")
+    return texts
+
+
+def tool_calls_of(run: AgentRun) -> list[str]:
+    """The executed calls as ``name(arguments) -> ok|error`` lines."""
+    return [
+        f"{c.name}({json.dumps(c.arguments, sort_keys=True, default=str)})"
+        f" -> {'ok' if c.succeeded else 'error: ' + str(c.error)}"
+        for c in run.tool_calls
+    ]
+
+
+def plan_of(run: AgentRun) -> tuple[str, str] | None:
+    """(plan text, span id) of the run's plan, or None.
+
+    The plan is a ``plan`` span's output, else the text a model wrote alongside its first tool
+    request (agents that think aloud before acting).
+    """
+    for span in run.spans:
+        if span.operation == Operation.PLAN:
+            text = "\n".join(m.text for m in span.output_messages if m.text).strip()
+            text = text or str(span.attributes.get("gen_ai.plan", "") or "").strip()
+            if text:
+                return text, span.span_id
+    for call in run.model_calls:
+        if call.requested_tool_calls:
+            text = "\n".join(m.text for m in call.output_messages if m.text).strip()
+            return (text, call.span_id) if text else None
+    return None
+
+
+class JudgedScorer(ScorerBase):
+    """Base of the judge-based scorers: fields -> rubric request -> judge -> score.
+
+    Range [0, 1] (the verdict's score), higher is better. Subclasses implement ``fields``,
+    returning the rubric fields or a string saying what is missing (-> unscored).
+    """
+
+    task: ClassVar[str] = ""
+
+    def __init__(self, judge: Judge, rubric_version: str | None = None) -> None:
+        self._judge = judge
+        self._rubric_version = rubric_version
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """Construction arguments other than the judge (which is supplied when rebuilding)."""
+        return {"rubric_version": self._rubric_version} if self._rubric_version else {}
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """The rubric fields for this run, or why they cannot be built."""
+        raise NotImplementedError
+
+    def spans(self, run: AgentRun) -> list[str]:
+        """Span ids the verdict is about (default: the final answer's span)."""
+        return [run.final_answer_span_id] if run.final_answer_span_id else []
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Score one run through the judge (see the module docstring)."""
+        fingerprint = self._judge.fingerprint.digest
+        backend = self._judge.backend
+        fields = self.fields(run, item)
+        if isinstance(fields, str):
+            return self.unscored(run, fields, judge_fingerprint=fingerprint, judge_backend=backend)
+        try:
+            rubric = load_rubric(self.task, self._rubric_version)
+            request = rubric.request(fields)
+            verdict = self._judge.judge(request)
+        except JudgeCannotJudge as exc:
+            return self.unscored(
+                run,
+                f"judge cannot judge this input: {exc}",
+                judge_fingerprint=fingerprint,
+                judge_backend=backend,
+            )
+        except (JudgeError, RubricError) as exc:
+            return self.errored(
+                run,
+                f"{type(exc).__name__}: {exc}",
+                judge_fingerprint=fingerprint,
+                judge_backend=backend,
+            )
+        return self.scored(
+            run,
+            verdict.score,
+            reason=verdict.reason,
+            span_ids=self.spans(run),
+            evidence={"passed": verdict.passed, "rubric": rubric.ref, **verdict.details},
+            judge_fingerprint=fingerprint,
+            judge_backend=backend,
+        )
+
+
+class Faithfulness(JudgedScorer):
+    """``faithfulness``: claims in the final answer supported by tool results and retrieval.
+
+    Unscored without a final answer or without any evidence (no retrieved passage, no
+    successful tool result). Reads: run ``final_answer``, ``retrieved``, ``tool_calls``,
+    ``user_input``; item ``input_messages``.
+    """
+
+    metric_id = "faithfulness"
+    task = "faithfulness"
+    run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
+    item_fields = frozenset({"input_messages"})
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Answer, evidence and question."""
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        contexts = evidence_of(run)
+        if not contexts:
+            return "run has no retrieved context or tool result to check the answer against"
+        return {
+            "answer": run.final_answer,
+            "contexts": contexts,
+            "question": question_of(run, item),
+        }
+
+
+class AnswerRelevancy(JudgedScorer):
+    """``answer_relevancy``: does the final answer address the question?
+
+    Unscored without a final answer or a question. Reads: run ``final_answer``,
+    ``user_input``; item ``input_messages``.
+    """
+
+    metric_id = "answer_relevancy"
+    task = "answer_relevancy"
+    run_fields = frozenset({"final_answer", "user_input"})
+    item_fields = frozenset({"input_messages"})
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Question and answer."""
+        question = question_of(run, item)
+        if not question:
+            return "no user question in the run or the item"
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        return {"question": question, "answer": run.final_answer}
+
+
+class TaskCompletion(JudgedScorer):
+    """``task_completion``: did the agent do what was asked?
+
+    Needs no reference; the item's ``reference_answer`` is passed as the rubric's optional
+    ``expected_outcome`` when present. Unscored without a question or a final answer. Reads:
+    run ``final_answer``, ``tool_calls``, ``user_input``; item ``input_messages``,
+    ``reference_answer``.
+    """
+
+    metric_id = "task_completion"
+    task = "task_completion"
+    run_fields = frozenset({"final_answer", "tool_calls", "user_input"})
+    item_fields = frozenset({"input_messages", "reference_answer"})
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Question, answer and the calls made."""
+        question = question_of(run, item)
+        if not question:
+            return "no user question in the run or the item"
+        if not (run.final_answer or "").strip():
+            return "run has no final answer"
+        fields: dict[str, Any] = {
+            "question": question,
+            "answer": run.final_answer,
+            "tool_calls": tool_calls_of(run),
+        }
+        if item.reference_answer:
+            fields["expected_outcome"] = item.reference_answer
+        return fields
+
+
+class PlanQuality(JudgedScorer):
+    """``plan_quality``: is the agent's plan a sound way to do the task?
+
+    Unscored when the run shows no plan (``plan_of``) or no question. Reads: run ``spans``,
+    ``model_calls``, ``user_input``; item ``input_messages``, ``tool_schemas``.
+    """
+
+    metric_id = "plan_quality"
+    task = "plan_quality"
+    run_fields = frozenset({"spans", "model_calls", "user_input"})
+    item_fields = frozenset({"input_messages", "tool_schemas"})
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Question, plan and the tools available."""
+        plan = plan_of(run)
+        question = question_of(run, item)
+        if plan is None:
+            return "run shows no plan (no plan span, no text before the first tool request)"
+        if not question:
+            return "no user question in the run or the item"
+        tools = [str((s.get("function") or s).get("name")) for s in item.tool_schemas]
+        return {"question": question, "plan": plan[0], "available_tools": tools}
+
+    def spans(self, run: AgentRun) -> list[str]:
+        """The plan's span."""
+        plan = plan_of(run)
+        return [plan[1]] if plan else []
+
+
+class PlanAdherence(PlanQuality):
+    """``plan_adherence``: did the executed calls follow the agent's own plan?
+
+    Unscored when the run shows no plan. Reads: run ``spans``, ``model_calls``,
+    ``tool_calls``, ``user_input``; item ``input_messages``.
+    """
+
+    metric_id = "plan_adherence"
+    task = "plan_adherence"
+    run_fields = frozenset({"spans", "model_calls", "tool_calls", "user_input"})
+    item_fields = frozenset({"input_messages"})
+
+    def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
+        """Plan, executed calls and question."""
+        plan = plan_of(run)
+        if plan is None:
+            return "run shows no plan (no plan span, no text before the first tool request)"
+        return {
+            "plan": plan[0],
+            "tool_calls": tool_calls_of(run),
+            "question": question_of(run, item),
+        }

@@ -1,0 +1,93 @@
+"""``task_success``: did the run leave the world in the expected end state?"""
+
+from typing import Any
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.end_state import EndStateFormatError, action_matches, parse_end_state
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.model import AgentRun
+
+
+class TaskSuccess(ScorerBase):
+    """1 when every expected state-changing action was performed (and no other write), else 0.
+
+    Range {0, 1}, higher is better, tau-bench style. ``item.expected_end_state`` uses the
+    format of ``scoring.end_state``: the actions that must have been executed successfully
+    (name and arguments, tau2's per-action comparison) and, optionally, the write tools, any
+    other successful call to which fails the run. Unscored when the item gives no expected end
+    state, or one not in that format (the reason says why).
+
+    Reads: run ``tool_calls``; item ``expected_end_state``.
+    """
+
+    metric_id = "task_success"
+    run_fields = frozenset({"tool_calls"})
+    item_fields = frozenset({"expected_end_state"})
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Score one run (see the class docstring)."""
+        if item.expected_end_state is None:
+            return self.unscored(run, "item has no expected end state")
+        try:
+            state = parse_end_state(item.expected_end_state)
+        except EndStateFormatError as exc:
+            return self.unscored(run, str(exc))
+        succeeded = [c for c in run.tool_calls if c.succeeded]
+        used: set[str] = set()
+        missing: list[dict[str, Any]] = []
+        for action in state.actions:
+            call = next(
+                (
+                    c
+                    for c in succeeded
+                    if c.span_id not in used and action_matches(action, c.name, c.arguments)
+                ),
+                None,
+            )
+            if call is None:
+                missing.append(
+                    {
+                        "name": action.name,
+                        "arguments": action.arguments,
+                        "action_id": action.action_id,
+                    }
+                )
+            else:
+                used.add(call.span_id)
+        stray = [
+            {"tool": c.name, "span_id": c.span_id}
+            for c in succeeded
+            if c.name in state.write_tools
+            and c.span_id not in used
+            and not any(action_matches(a, c.name, c.arguments) for a in state.actions)
+        ]
+        evidence = {
+            "missing_actions": missing,
+            "unexpected_writes": stray,
+            "performed": sorted(used),
+        }
+        if missing:
+            return self.scored(
+                run,
+                0.0,
+                evidence=evidence,
+                span_ids=[c.span_id for c in run.tool_calls],
+                reason=f"{len(missing)} expected action(s) not performed, "
+                f"first: {missing[0]['name']}",
+            )
+        if stray:
+            return self.scored(
+                run,
+                0.0,
+                evidence=evidence,
+                span_ids=[s["span_id"] for s in stray],
+                reason=f"unexpected write: {stray[0]['tool']}",
+            )
+        return self.scored(
+            run,
+            1.0,
+            evidence=evidence,
+            span_ids=sorted(used),
+            reason=f"all {len(state.actions)} expected action(s) performed",
+        )

@@ -1,0 +1,189 @@
+"""Suite configuration (the reference's YAML shape): datasets, metrics, judge, budgets, slices.
+
+```yaml
+suite: support-agent
+risk_tier: medium
+datasets:
+  - name: golden/support-v7          # pinned: the trailing -vN is the version
+  - name: regression/support
+    version: 2026q3                  # or pin with an explicit version key
+runs_per_item: 3
+judge: {model: ..., rubric_version: ..., calibration_set: ...}
+metrics:
+  - {id: task_completion, threshold: 0.85, max_regression: 0.02}
+budgets: {p95_latency_s: 12, cost_per_task_usd: 0.08}
+slices: [intent, language, tool]
+```
+
+``load_suite`` validates once, at the edge: every problem is reported as ``path:line: field:
+message``. A metric without ``threshold`` or ``max_regression`` takes its risk tier's default, so
+``SuiteConfig.metrics`` always carries numbers.
+"""
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from eval_pipeline.suites.errors import ConfigError, IssueList
+from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
+from eval_pipeline.suites.suite_rules import check_budgets, pin_datasets, resolve_metrics
+from eval_pipeline.suites.yaml_source import YamlSourceError, load_yaml
+
+if TYPE_CHECKING:
+    from eval_pipeline.datasets.store import DatasetStore
+
+Fraction = Annotated[float, Field(strict=True, ge=0.0, le=1.0)]
+Positive = Annotated[float, Field(strict=True, gt=0.0)]
+Name = Annotated[str, Field(strict=True, min_length=1, pattern=r"^[a-z0-9][a-z0-9_.-]*$")]
+Text = Annotated[str, Field(strict=True, min_length=1)]
+
+
+class SuiteError(ConfigError):
+    """A suite file is invalid; the message lists ``path:line: field: message`` per problem."""
+
+
+class DatasetRef(BaseModel):
+    """A pinned dataset version."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: Annotated[str, Field(strict=True, pattern=r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9_.-]+)+$")]
+    version: Annotated[str, Field(strict=True, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+
+    @property
+    def ref(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+
+class JudgeConfig(BaseModel):
+    """The judge used by judge-based metrics, pinned by model and rubric version."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: Text
+    rubric_version: Text
+    calibration_set: Text
+
+
+class MetricSpec(BaseModel):
+    """A gated metric: absolute floor and allowed regression against the baseline."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Text
+    threshold: Fraction
+    max_regression: Fraction
+
+
+class Budgets(BaseModel):
+    """Operational budgets; units are in the key (seconds, US dollars)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    p95_latency_s: Positive | None = None
+    cost_per_task_usd: Positive | None = None
+
+
+class SuiteConfig(BaseModel):
+    """A validated suite (see the module docstring for the YAML shape)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: Name
+    risk_tier: Text
+    datasets: Annotated[tuple[DatasetRef, ...], Field(min_length=1)]
+    runs_per_item: Annotated[int, Field(strict=True, ge=1)]
+    judge: JudgeConfig | None = None
+    metrics: Annotated[tuple[MetricSpec, ...], Field(min_length=1)]
+    budgets: Budgets = Budgets()
+    slices: tuple[Name, ...] = ()
+    source: str = Field(default="", exclude=True)
+    fingerprint: str = Field(default="", exclude=True)
+
+    @property
+    def metric_ids(self) -> tuple[str, ...]:
+        """Gated metric ids, in file order."""
+        return tuple(m.id for m in self.metrics)
+
+    def metric(self, metric_id: str) -> MetricSpec:
+        """The spec of one gated metric."""
+        for spec in self.metrics:
+            if spec.id == metric_id:
+                return spec
+        raise KeyError(f"suite {self.suite}: metric {metric_id!r} is not gated")
+
+    @property
+    def version(self) -> str:
+        """The suite version recorded in the eval context: a hash of the file's bytes."""
+        return self.fingerprint
+
+
+def _check_context(config: SuiteConfig, issues: IssueList, store: "DatasetStore | None") -> None:
+    seen: set[str] = set()
+    for index, ref in enumerate(config.datasets):
+        where = ("datasets", index, "name")
+        if ref.ref in seen:
+            issues.add(where, f"dataset {ref.ref} is listed twice")
+        seen.add(ref.ref)
+        if store is not None and not issues.has(where) and not store.exists(ref.name, ref.version):
+            known = store.versions(ref.name)
+            hint = f"published versions: {', '.join(known)}" if known else "no such dataset"
+            issues.add(where, f"dataset {ref.ref} is not published ({hint})")
+    if len(set(config.slices)) != len(config.slices):
+        issues.add(("slices",), "slice keys must be unique")
+
+
+def load_suite(
+    path: Path,
+    *,
+    store: "DatasetStore | None" = None,
+    policy: RiskPolicy | None = None,
+) -> SuiteConfig:
+    """Read and validate a suite file.
+
+    Args:
+        path: The suite YAML.
+        store: When given, every pinned dataset version must be published in it.
+        policy: The risk-tier policy (the shipped default when None).
+
+    Raises:
+        SuiteError: listing every problem as ``path:line: field: message``.
+    """
+    path = Path(path)
+    try:
+        source = load_yaml(path)
+    except YamlSourceError as exc:
+        raise SuiteError.from_yaml(exc) from exc
+    issues = IssueList(source)
+    if not isinstance(source.data, dict):
+        issues.add((), "expected a mapping with suite, risk_tier, datasets, metrics, ...")
+        issues.raise_if_any(SuiteError)
+    policy = policy or load_risk_policy()
+    raw = dict(source.data)
+    tier = raw.get("risk_tier")
+    if isinstance(tier, str) and tier not in policy.tiers:
+        issues.add(
+            ("risk_tier",), f"unknown risk tier {tier!r}; known: " + ", ".join(policy.tier_names)
+        )
+    for internal in ("source", "fingerprint"):
+        if internal in raw:
+            issues.add((internal,), "unknown key")
+            del raw[internal]
+    pin_datasets(raw, issues)
+    check_budgets(raw, issues)
+    resolve_metrics(raw, policy, issues)
+    fingerprint = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    try:
+        config = SuiteConfig.model_validate(
+            {**raw, "source": str(path), "fingerprint": fingerprint}
+        )
+    except ValidationError as exc:
+        issues.add_pydantic([dict(e) for e in exc.errors()])
+        issues.raise_if_any(SuiteError)
+        raise
+    _check_context(config, issues, store)
+    issues.raise_if_any(SuiteError)
+    return config

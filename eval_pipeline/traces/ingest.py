@@ -1,0 +1,212 @@
+"""Ingestion: files or request bodies -> decode -> normalise -> redact -> trace store.
+
+Policy on bad input (OTLP ``partial_success`` semantics): a bad span is rejected with an error
+naming file, span and field; a file that cannot be read at all is one error; every good span,
+of the same file or of other files, is stored. The report lists both, and callers (the CLI)
+turn any error into exit code 2 after the good data is stored.
+
+Formats (``fmt``; auto-detected when None): ``otlp`` (JSON or protobuf request bodies, told
+apart by content), ``tau2`` (tau2-bench results), ``taubench`` (tau-bench trajectories) and
+``spans`` (flat span lists). Directories are expanded to their ``*.json`` / ``*.pb`` /
+``*.protobuf`` / ``*.bin`` files, skipping names that start with ``_`` or ``.``.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.decode_errors import (
+    MAX_ATTRIBUTE_BYTES,
+    DecodeError,
+    DecodeResult,
+    FieldError,
+)
+from eval_pipeline.traces.flat_spans import decode_flat, is_flat
+from eval_pipeline.traces.importers import tau2, taubench
+from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.normalise import normalise_spans
+from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.store import TraceStore
+
+FORMATS = ("otlp", "tau2", "taubench", "spans")
+_SUFFIXES = {".json", ".pb", ".protobuf", ".bin"}
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion did: counts, imported scores and every error."""
+
+    files: int = 0
+    spans_decoded: int = 0
+    spans_stored: int = 0
+    spans_rejected: int = 0
+    traces: set[str] = field(default_factory=set)
+    builds: set[str] = field(default_factory=set)
+    scores: list[Score] = field(default_factory=list)
+    errors: list[DecodeError] = field(default_factory=list)
+
+    @property
+    def spans_duplicate(self) -> int:
+        """Decoded spans that were already stored (idempotent re-ingestion)."""
+        return self.spans_decoded - self.spans_stored
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was rejected."""
+        return not self.errors
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-safe summary (for the CLI and the receiver's response)."""
+        return {
+            "files": self.files,
+            "spans_decoded": self.spans_decoded,
+            "spans_stored": self.spans_stored,
+            "spans_duplicate": self.spans_duplicate,
+            "spans_rejected": self.spans_rejected,
+            "traces": len(self.traces),
+            "builds": sorted(self.builds),
+            "imported_scores": len(self.scores),
+            "errors": [str(e) for e in self.errors],
+        }
+
+
+def expand(paths: Sequence[Path]) -> list[Path]:
+    """Files named directly, and the trace files inside named directories (sorted)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file()
+                    and p.suffix.lower() in _SUFFIXES
+                    and not p.name.startswith(("_", "."))
+                )
+            )
+        else:
+            out.append(path)
+    return out
+
+
+def _decode_file(
+    payload: bytes, source: str, fmt: str | None, build: str | None
+) -> tuple[DecodeResult, list[Score]]:
+    head = payload.lstrip()[:1]
+    looks_json = head in (b"{", b"[")
+    if fmt == "otlp" or (fmt is None and not looks_json):
+        content_type = JSON if looks_json else PROTOBUF
+        return decode_otlp(payload, content_type=content_type, source=source), []
+    try:
+        document = json.loads(payload)
+    except UnicodeDecodeError as exc:
+        return DecodeResult(
+            errors=[DecodeError(source, f"byte {exc.start}", "invalid UTF-8 in a JSON file")]
+        ), []
+    except json.JSONDecodeError as exc:
+        return DecodeResult(
+            errors=[
+                DecodeError(
+                    source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"
+                )
+            ]
+        ), []
+    try:
+        if fmt == "tau2" or (fmt is None and tau2.is_tau2(document)):
+            return (
+                DecodeResult(spans=tau2.import_tau2(document, source=source, build=build)),
+                tau2.imported_scores(document, source=source, build=build),
+            )
+        if fmt == "taubench" or (fmt is None and taubench.is_taubench(document)):
+            return (
+                DecodeResult(spans=taubench.import_taubench(document, source=source, build=build)),
+                taubench.imported_scores(document, source=source, build=build),
+            )
+        if fmt == "spans" or (fmt is None and is_flat(document)):
+            if not isinstance(document, list):
+                raise FieldError("$", "a flat span file must be a JSON list")
+            return decode_flat(document, source, MAX_ATTRIBUTE_BYTES), []
+        if (
+            fmt is None
+            and isinstance(document, dict)
+            and ("resourceSpans" in document or "resource_spans" in document)
+        ):
+            return decode_otlp(payload, content_type=JSON, source=source), []
+    except FieldError as exc:
+        return DecodeResult(errors=[DecodeError(source, exc.field_name, exc.message)]), []
+    return DecodeResult(
+        errors=[
+            DecodeError(
+                source,
+                "$",
+                "unrecognised format (expected OTLP JSON/protobuf, tau2-bench results, "
+                "tau-bench trajectories or a flat span list); pass --format",
+            )
+        ]
+    ), []
+
+
+class _Pipeline:
+    def __init__(self, store: TraceStore, policy: RedactionPolicy | None) -> None:
+        self.store = store
+        self.redactor = Redactor(policy or load_policy())
+        self.report = IngestReport()
+
+    def add(self, result: DecodeResult, build: str | None, day: str | None) -> None:
+        report = self.report
+        report.errors.extend(result.errors)
+        report.spans_rejected += sum(1 for e in result.errors if e.span_id is not None)
+        spans: list[Span] = [self.redactor.redact(s) for s in normalise_spans(result.spans)]
+        report.spans_decoded += len(spans)
+        if spans:
+            report.spans_stored += self.store.write_spans(spans, build=build, day=day)
+            report.traces.update(s.trace_id for s in spans)
+            report.builds.update(self.store.builds_for(spans, build))
+
+
+def ingest_paths(
+    paths: Sequence[Path],
+    *,
+    store: TraceStore,
+    build: str | None = None,
+    fmt: str | None = None,
+    policy: RedactionPolicy | None = None,
+) -> IngestReport:
+    """Ingest files and directories; per-file errors are collected, good data is stored."""
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+    pipeline = _Pipeline(store, policy)
+    for path in expand([Path(p) for p in paths]):
+        pipeline.report.files += 1
+        try:
+            payload = path.read_bytes()
+        except OSError as exc:
+            pipeline.report.errors.append(DecodeError(str(path), "$", f"cannot read: {exc}"))
+            continue
+        result, scores = _decode_file(payload, str(path), fmt, build)
+        pipeline.add(result, build, None)
+        pipeline.report.scores.extend(scores)
+    return pipeline.report
+
+
+def ingest_payload(
+    payload: bytes,
+    *,
+    content_type: str,
+    store: TraceStore,
+    build: str | None = None,
+    policy: RedactionPolicy | None = None,
+    source: str = "request",
+    day: str | None = None,
+) -> IngestReport:
+    """Ingest one OTLP request body (the receiver's path); stored under today's UTC day."""
+    pipeline = _Pipeline(store, policy)
+    pipeline.report.files = 1
+    result = decode_otlp(payload, content_type=content_type, source=source)
+    pipeline.add(result, build, day or datetime.now(UTC).strftime("%Y-%m-%d"))
+    return pipeline.report

@@ -1,0 +1,181 @@
+"""Chat messages in any shape seen in the wild -> the GenAI structured ``Message`` form.
+
+Handles the GenAI JSON (roles + typed parts), OpenAI chat messages (``content`` +
+``tool_calls``), and one real quirk of the OpenAI Agents instrumentation: a tool call written
+into a text part as the Python repr ``ResponseFunctionToolCall(arguments='...', call_id=...)``,
+which is turned back into a ``tool_call`` part.
+"""
+
+import ast
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from eval_pipeline.traces.model import JsonValue, Message
+
+_REPR_PREFIX = "ResponseFunctionToolCall("
+
+
+def json_or_text(value: Any) -> JsonValue:
+    """Parse a JSON object/array held in a string; any other value is returned unchanged."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                return value
+    return value
+
+
+_REPR_FIELD = re.compile(
+    r"""(\w+)=('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|None|True|False|-?[\d.]+)"""
+)
+
+
+def _literal(text: str) -> Any:
+    if text[:1] in ("'", '"'):
+        # Python reprs escape only backslashes, their own quote and unprintables.
+        return text[1:-1] if "\\" not in text else ast.literal_eval(text)
+    return {"None": None, "True": True, "False": False}.get(text, text)
+
+
+def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
+    """A ``tool_call`` part from a ``ResponseFunctionToolCall(...)`` repr, or None."""
+    stripped = text.strip()
+    if not stripped.startswith(_REPR_PREFIX) or not stripped.endswith(")"):
+        return None
+    fields = {m.group(1): m.group(2) for m in _REPR_FIELD.finditer(stripped, len(_REPR_PREFIX))}
+    try:
+        values = {key: _literal(raw) for key, raw in fields.items()}
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(values.get("name"), str):
+        return None
+    return {
+        "type": "tool_call",
+        "id": values.get("call_id") or values.get("id"),
+        "name": values["name"],
+        "arguments": json_or_text(values.get("arguments")),
+    }
+
+
+def _part(raw: Any) -> dict[str, JsonValue]:
+    if not isinstance(raw, Mapping):
+        return {"type": "text", "content": "" if raw is None else str(raw)}
+    part = dict(raw)
+    if part.get("type") == "text" and isinstance(part.get("content"), str):
+        call = tool_call_from_repr(part["content"])
+        if call is not None:
+            return call
+    if part.get("type") == "tool_call" and isinstance(part.get("arguments"), str):
+        part["arguments"] = json_or_text(part["arguments"])
+    return part
+
+
+def _openai_tool_call(raw: Mapping[str, Any]) -> dict[str, JsonValue]:
+    function = raw.get("function") if isinstance(raw.get("function"), Mapping) else raw
+    assert isinstance(function, Mapping)
+    return {
+        "type": "tool_call",
+        "id": raw.get("id"),
+        "name": function.get("name"),
+        "arguments": json_or_text(function.get("arguments")),
+    }
+
+
+def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
+    """One message from a GenAI-form or OpenAI-form mapping."""
+    role = str(raw.get("role") or default_role)
+    parts: list[dict[str, JsonValue]]
+    if isinstance(raw.get("parts"), list):
+        parts = [_part(p) for p in raw["parts"]]
+    else:
+        parts = []
+        content = raw.get("content")
+        if isinstance(content, list):
+            parts.extend(_part(p) for p in content)
+        elif content not in (None, ""):
+            if role == "tool":
+                parts.append(
+                    {
+                        "type": "tool_call_response",
+                        "id": raw.get("tool_call_id") or raw.get("id"),
+                        "response": json_or_text(content),
+                    }
+                )
+            else:
+                parts.append(_part({"type": "text", "content": str(content)}))
+        calls = raw.get("tool_calls")
+        if isinstance(calls, str):
+            calls = json_or_text(calls)
+        if isinstance(calls, list):
+            parts.extend(_openai_tool_call(c) for c in calls if isinstance(c, Mapping))
+    name = raw.get("name")
+    finish = raw.get("finish_reason")
+    return Message(
+        role=role,
+        parts=tuple(parts),
+        name=str(name) if name is not None and role != "tool" else None,
+        finish_reason=str(finish) if finish is not None else None,
+    )
+
+
+_CACHE: dict[tuple[str, str], tuple[Message, ...]] = {}
+_CACHE_SIZE = 4096
+
+
+def parse_messages(value: Any, default_role: str = "user") -> tuple[Message, ...]:
+    """Messages from a JSON string, a list of mappings, or a single mapping; () for None.
+
+    Instrumentations repeat the whole history on every inference span, so results for JSON
+    text are memoised (messages are frozen; the same text yields the same tuple object).
+    """
+    if isinstance(value, str):
+        cached = _CACHE.get((value, default_role))
+        if cached is None:
+            if len(_CACHE) >= _CACHE_SIZE:
+                _CACHE.clear()
+            cached = _CACHE[(value, default_role)] = _parse(value, default_role)
+        return cached
+    return _parse(value, default_role)
+
+
+def _parse(value: Any, default_role: str) -> tuple[Message, ...]:
+    value = json_or_text(value)
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        return (Message(role=default_role, parts=({"type": "text", "content": value},)),)
+    if isinstance(value, Mapping):
+        value = [value]
+    if not isinstance(value, Iterable):
+        return ()
+    return tuple(message(m, default_role) for m in value if isinstance(m, Mapping))
+
+
+def messages_to_json(messages: Iterable[Message]) -> list[dict[str, JsonValue]]:
+    """Messages back to the GenAI JSON form (for storage and display)."""
+    out = []
+    for msg in messages:
+        item: dict[str, JsonValue] = {"role": msg.role, "parts": [dict(p) for p in msg.parts]}
+        if msg.name is not None:
+            item["name"] = msg.name
+        if msg.finish_reason is not None:
+            item["finish_reason"] = msg.finish_reason
+        out.append(item)
+    return out
+
+
+def messages_from_json(items: Iterable[Mapping[str, Any]]) -> tuple[Message, ...]:
+    """The inverse of ``messages_to_json`` (no repair of quirks: stored data is normalised)."""
+    return tuple(
+        Message(
+            role=str(item["role"]),
+            parts=tuple(dict(p) for p in item.get("parts", ())),
+            name=item.get("name"),
+            finish_reason=item.get("finish_reason"),
+        )
+        for item in items
+    )

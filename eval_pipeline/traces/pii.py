@@ -1,0 +1,134 @@
+"""Field-level detection of personal data, replaced by stable keyed tokens.
+
+Detectors: email addresses, payment card numbers (Luhn-checked), IBANs (ISO 13616 mod-97
+checked), US social security numbers and phone numbers (international ``+`` form, or grouped
+digits with separators, so ids and timestamps are not taken for phones). A match becomes
+``[KIND:xxxxxxxxxx]`` where the suffix is a keyed hash of the normalised value: the same value
+always gives the same token under one key, so equality (argument correctness) still works on
+redacted data, while the value cannot be recovered without the key.
+"""
+
+import hashlib
+import hmac
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_EMAIL = re.compile(
+    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+)
+_CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_PHONE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}"
+    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4})(?![\w])"
+)
+_DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
+
+
+def luhn_ok(digits: str) -> bool:
+    """True when ``digits`` passes the Luhn checksum."""
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if index % 2:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def iban_ok(candidate: str) -> bool:
+    """True when ``candidate`` (spaces allowed) passes the IBAN mod-97 check."""
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    number = "".join(str(int(c, 36)) for c in rearranged)
+    return int(number) % 97 == 1
+
+
+def _card(match: str) -> str | None:
+    digits = re.sub(r"\D", "", match)
+    return digits if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
+
+
+def _phone(match: str) -> str | None:
+    digits = re.sub(r"\D", "", match)
+    return ("+" if match.startswith("+") else "") + digits if 7 <= len(digits) <= 15 else None
+
+
+@dataclass(frozen=True)
+class Detector:
+    """A named pattern with an optional validator that also normalises the matched value."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    check: Callable[[str], str | None]
+
+
+DETECTORS: dict[str, Detector] = {
+    "credit_card": Detector("CARD", _CARD, _card),
+    "iban": Detector("IBAN", _IBAN, lambda m: m.replace(" ", "") if iban_ok(m) else None),
+    "email": Detector("EMAIL", _EMAIL, lambda m: m.lower()),
+    "ssn": Detector("SSN", _SSN, lambda m: m),
+    "phone": Detector("PHONE", _PHONE, _phone),
+}
+"""Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
+
+
+class Tokeniser:
+    """Replaces detected values in text by stable keyed tokens, counting what it replaced."""
+
+    def __init__(self, detectors: tuple[Detector, ...], key: bytes) -> None:
+        self._detectors = detectors
+        self._key = key
+        self._cache: dict[tuple[str, str], str] = {}
+        self._texts: dict[str, tuple[str, list[str]]] = {}
+
+    def token(self, kind: str, value: str) -> str:
+        """The token for one normalised value (same value and key -> same token)."""
+        cached = self._cache.get((kind, value))
+        if cached is None:
+            digest = hmac.new(self._key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+            cached = f"[{kind}:{digest[:10]}]"
+            self._cache[(kind, value)] = cached
+        return cached
+
+    def redact(self, text: str) -> tuple[str, list[str]]:
+        """``text`` with personal data replaced, and the kinds replaced (one per match)."""
+        if "@" not in text and not _DIGIT_RUN.search(text):
+            return text, []
+        cached = self._texts.get(text)
+        if cached is None:
+            if len(self._texts) >= 8192:
+                self._texts.clear()
+            cached = self._texts[text] = self._redact(text)
+        return cached[0], list(cached[1])
+
+    def _redact(self, text: str) -> tuple[str, list[str]]:
+        spans: list[tuple[int, int, str]] = []
+        digits = _DIGIT_RUN.search(text) is not None
+        for detector in self._detectors:
+            if not (digits if detector.kind != "EMAIL" else "@" in text):
+                continue
+            for match in detector.pattern.finditer(text):
+                start, end = match.span()
+                if any(start < e and s < end for s, e, _ in spans):
+                    continue
+                value = detector.check(match.group())
+                if value is not None:
+                    spans.append((start, end, self.token(detector.kind, value)))
+        if not spans:
+            return text, []
+        spans.sort()
+        pieces: list[str] = []
+        last = 0
+        for start, end, token in spans:
+            pieces.append(text[last:start])
+            pieces.append(token)
+            last = end
+        pieces.append(text[last:])
+        return "".join(pieces), [token[1:].split(":", 1)[0] for _, _, token in spans]

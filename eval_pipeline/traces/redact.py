@@ -1,0 +1,163 @@
+"""Redaction before anything is stored: a compiled policy applied to every span.
+
+Tool arguments/results not opted in by the policy (``traces.redaction_policy``) are dropped
+from the tool span *and* from the tool-call parts of messages. In what is kept (arguments,
+results, message content, string attributes other than the structural ones listed in
+``STRUCTURAL_ATTRIBUTES``), personal data is replaced by stable keyed tokens (``traces.pii``).
+A redacted span carries ``eval_pipeline.redaction.dropped`` (fields removed) and
+``eval_pipeline.redaction.replaced`` (``field:KIND`` -> count), so "redacted" can be told
+apart from "never sent".
+"""
+
+from collections import Counter
+from dataclasses import replace
+
+from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
+from eval_pipeline.traces.pii import DETECTORS, Tokeniser
+from eval_pipeline.traces.redaction_policy import (
+    DEFAULT_POLICY_PATH,
+    KEEP_TOOLS_POLICY_PATH,
+    NAMED_POLICIES,
+    PolicyError,
+    RedactionPolicy,
+    load_policy,
+)
+from eval_pipeline.traces.span_factory import replaced
+
+DROPPED = "eval_pipeline.redaction.dropped"
+REPLACED = "eval_pipeline.redaction.replaced"
+POLICY = "eval_pipeline.redaction.policy"
+
+STRUCTURAL_ATTRIBUTES = frozenset({
+    "gen_ai.request.model", "gen_ai.response.model", "gen_ai.response.id",
+    "gen_ai.response.finish_reasons", "gen_ai.output.type", "gen_ai.agent.id",
+    "gen_ai.agent.description", "gen_ai.tool.type", "gen_ai.tool.description",
+    "server.address", "server.port", "openai.response.system_fingerprint",
+    "openai.request.service_tier", "openai.response.service_tier", "gen_ai.request.seed",
+})
+"""Attributes that hold identifiers and settings, not user content: not scanned for PII."""
+
+_CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_response": "response"}
+
+_Cached = tuple[tuple[Message, ...], tuple[Message, ...], frozenset[str], Counter[str]]
+
+
+class Redactor:
+    """Applies one compiled policy to spans; tokens and repeated histories are cached."""
+
+    def __init__(self, policy: RedactionPolicy) -> None:
+        self.policy = policy
+        chosen = tuple(DETECTORS[name] for name in DETECTORS if name in policy.detectors)
+        self._tokens = Tokeniser(chosen, policy.key)
+        self._cache: dict[tuple[int, str], _Cached] = {}
+
+    def _scrub(self, value: JsonValue, path: str, found: Counter[str]) -> JsonValue:
+        if type(value) is str:
+            text, kinds = self._tokens.redact(value)
+            for kind in kinds:
+                found[f"{path}:{kind}"] += 1
+            return text
+        if isinstance(value, dict):
+            return {k: self._scrub(v, f"{path}.{k}", found) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._scrub(v, path, found) for v in value]
+        return value
+
+    def _part(self, part: dict[str, JsonValue], where: str, names: dict[str, str],
+              dropped: set[str], found: Counter[str]) -> dict[str, JsonValue]:
+        kind = part.get("type")
+        if kind == "tool_call" and not self.policy.keeps_arguments(str(part.get("name"))):
+            if part.get("arguments") is None:
+                return part
+            dropped.add(f"{where}.tool_call.arguments")
+            return {k: v for k, v in part.items() if k != "arguments"}
+        if kind == "tool_call_response" and not self.policy.keeps_results(
+            names.get(str(part.get("id")))
+        ):
+            if part.get("response") is None:
+                return part
+            dropped.add(f"{where}.tool_call_response.response")
+            return {k: v for k, v in part.items() if k != "response"}
+        content_key = _CONTENT_KEYS.get(str(kind))
+        if content_key is not None:
+            value = part.get(content_key)
+            cleaned = self._scrub(value, where, found)
+            return part if cleaned == value else {**part, content_key: cleaned}
+        cleaned_part = self._scrub({k: v for k, v in part.items() if k != "type"}, where, found)
+        assert isinstance(cleaned_part, dict)
+        return {"type": kind, **cleaned_part}
+
+    def _messages(
+        self, messages: tuple[Message, ...], where: str
+    ) -> tuple[tuple[Message, ...], frozenset[str], Counter[str]]:
+        if not messages:
+            return messages, frozenset(), Counter()
+        # Histories repeat on every inference span and parsing memoises them (same tuple
+        # object for the same text), so results are cached per tuple identity.
+        cached = self._cache.get((id(messages), where))
+        if cached is not None and cached[0] is messages:
+            return cached[1], cached[2], cached[3]
+        names = {str(p.get("id")): str(p.get("name")) for m in messages for p in m.tool_calls}
+        dropped: set[str] = set()
+        found: Counter[str] = Counter()
+        result = []
+        for msg in messages:
+            parts = tuple(self._part(p, where, names, dropped, found) for p in msg.parts)
+            changed = any(new is not old for new, old in zip(parts, msg.parts, strict=True))
+            result.append(replace(msg, parts=parts) if changed else msg)
+        out = tuple(result) if dropped or found else messages
+        if len(self._cache) >= 4096:
+            self._cache.clear()
+        self._cache[(id(messages), where)] = (messages, out, frozenset(dropped), found)
+        return out, frozenset(dropped), found
+
+    def redact(self, span: Span) -> Span:
+        """The span with the policy applied (the same object when nothing changed)."""
+        dropped: set[str] = set()
+        found: Counter[str] = Counter()
+        arguments, result = span.tool_arguments, span.tool_result
+        if span.operation == Operation.EXECUTE_TOOL or span.tool_name:
+            if arguments is not None and not self.policy.keeps_arguments(span.tool_name):
+                arguments = None
+                dropped.add("tool_arguments")
+            if result is not None and not self.policy.keeps_results(span.tool_name):
+                result = None
+                dropped.add("tool_result")
+        inputs, in_dropped, in_found = self._messages(span.input_messages, "input_messages")
+        outputs, out_dropped, out_found = self._messages(span.output_messages, "output_messages")
+        dropped.update(in_dropped, out_dropped)
+        found.update(in_found)
+        found.update(out_found)
+        attributes = span.attributes
+        for key, value in attributes.items():
+            if key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."):
+                continue
+            if isinstance(value, str | list | dict):
+                cleaned = self._scrub(value, f"attributes.{key}", found)
+                if cleaned != value:
+                    if attributes is span.attributes:
+                        attributes = dict(attributes)
+                    attributes[key] = cleaned
+        if arguments is not None:
+            arguments = self._scrub(arguments, "tool_arguments", found)
+        if result is not None:
+            result = self._scrub(result, "tool_result", found)
+        if not dropped and not found:
+            return span
+        attributes = dict(attributes)
+        attributes[POLICY] = self.policy.name
+        if dropped:
+            attributes[DROPPED] = sorted(dropped)
+        if found:
+            attributes[REPLACED] = dict(sorted(found.items()))
+        return replaced(span, {
+            "tool_arguments": arguments, "tool_result": result, "input_messages": inputs,
+            "output_messages": outputs, "attributes": attributes,
+        })
+
+
+__all__ = [
+    "DEFAULT_POLICY_PATH", "DROPPED", "KEEP_TOOLS_POLICY_PATH", "NAMED_POLICIES", "POLICY",
+    "REPLACED", "STRUCTURAL_ATTRIBUTES", "PolicyError", "RedactionPolicy", "Redactor",
+    "load_policy",
+]

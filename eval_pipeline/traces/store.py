@@ -1,0 +1,159 @@
+"""The trace store: spans as Parquet, partitioned by build (and by day for production).
+
+Layout: ``<root>/spans/build=<build>/day=<day|all>/part-<uuid>.parquet``. Writes are
+idempotent by (trace id, span id) within a build: a span already stored is skipped, so
+re-ingesting a file or receiving a retried OTLP request stores nothing twice. Each part is
+written to a temporary name and renamed, so a crash never leaves a half-written part.
+
+Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
+on its trace's root (in the batch, or already stored for a late span), else ``unassigned``.
+"""
+
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from eval_pipeline.traces import eval_context
+from eval_pipeline.traces.assemble import assemble_runs
+from eval_pipeline.traces.model import AgentRun, Span
+from eval_pipeline.traces.span_table import from_table, to_table
+
+UNASSIGNED = "unassigned"
+_ALL_DAYS = "all"
+
+
+def _build_of_roots(spans: Iterable[Span]) -> dict[str, str]:
+    builds: dict[str, tuple[int, str]] = {}
+    for span in spans:
+        build = span.attributes.get(eval_context.BUILD_ID)
+        if build is None:
+            continue
+        rank = 0 if span.parent_span_id is None else 1
+        seen = builds.get(span.trace_id)
+        if seen is None or rank < seen[0]:
+            builds[span.trace_id] = (rank, str(build))
+    return {trace_id: build for trace_id, (_, build) in builds.items()}
+
+
+class TraceStore:
+    """Spans on local disk as partitioned Parquet (see the module docstring)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._spans_dir = self.root / "spans"
+        self._known: dict[str, set[tuple[str, str]]] = {}
+        self._trace_builds: dict[str, str] | None = None
+
+    def _build_dir(self, build: str) -> Path:
+        return self._spans_dir / f"build={quote(build, safe='')}"
+
+    def _files(self, build: str, day: str | None = None) -> list[Path]:
+        base = self._build_dir(build)
+        if day is not None:
+            base = base / f"day={quote(day, safe='')}"
+        return sorted(base.rglob("part-*.parquet")) if base.exists() else []
+
+    def _keys(self, build: str) -> set[tuple[str, str]]:
+        known = self._known.get(build)
+        if known is None:
+            known = set()
+            for path in self._files(build):
+                table = pq.read_table(path, columns=["trace_id", "span_id"])
+                known.update(
+                    zip(
+                        table.column("trace_id").to_pylist(),
+                        table.column("span_id").to_pylist(),
+                        strict=True,
+                    )
+                )
+            self._known[build] = known
+        return known
+
+    def _stored_trace_builds(self) -> dict[str, str]:
+        if self._trace_builds is None:
+            self._trace_builds = {}
+            for build in self.builds():
+                for trace_id, _ in self._keys(build):
+                    self._trace_builds.setdefault(trace_id, build)
+        return self._trace_builds
+
+    def builds_for(self, spans: Sequence[Span], build: str | None = None) -> list[str]:
+        """The build each span would be stored under (see the module docstring)."""
+        if build is not None:
+            return [build] * len(spans)
+        roots = _build_of_roots(spans)
+        missing = {s.trace_id for s in spans} - set(roots)
+        if missing and self._spans_dir.exists():
+            stored = self._stored_trace_builds()
+            roots.update({t: stored[t] for t in missing if t in stored})
+        return [roots.get(span.trace_id, UNASSIGNED) for span in spans]
+
+    def write_spans(
+        self, spans: Sequence[Span], *, build: str | None = None, day: str | None = None
+    ) -> int:
+        """Store the spans not stored yet; returns how many were newly stored."""
+        targets = self.builds_for(spans, build)
+        grouped: dict[str, list[Span]] = {}
+        for span, target in zip(spans, targets, strict=True):
+            known = self._keys(target)
+            key = (span.trace_id, span.span_id)
+            if key in known:
+                continue
+            known.add(key)
+            grouped.setdefault(target, []).append(span)
+        written = 0
+        for target, members in grouped.items():
+            folder = self._build_dir(target) / f"day={quote(day or _ALL_DAYS, safe='')}"
+            folder.mkdir(parents=True, exist_ok=True)
+            self._write(folder, to_table(members, [target] * len(members), day))
+            written += len(members)
+            if self._trace_builds is not None:
+                for stored in members:
+                    self._trace_builds.setdefault(stored.trace_id, target)
+        return written
+
+    @staticmethod
+    def _write(folder: Path, table: pa.Table) -> None:
+        name = f"part-{uuid.uuid4().hex}.parquet"
+        temporary = folder / f".{name}.tmp"
+        pq.write_table(table, temporary, compression="zstd")
+        os.replace(temporary, folder / name)
+
+    def read_spans(self, build: str, day: str | None = None) -> list[Span]:
+        """Every span stored for ``build`` (one day of it when ``day`` is given)."""
+        files = self._files(build, day)
+        if not files:
+            return []
+        return from_table(pa.concat_tables(pq.read_table(path) for path in files))
+
+    def runs(self, build: str) -> list[AgentRun]:
+        """The agent runs of a build, assembled from its stored spans."""
+        return assemble_runs(self.read_spans(build))
+
+    def builds(self) -> list[str]:
+        """The builds that have stored spans, sorted."""
+        if not self._spans_dir.exists():
+            return []
+        return sorted(
+            unquote(path.name.removeprefix("build="))
+            for path in self._spans_dir.iterdir()
+            if path.is_dir() and path.name.startswith("build=")
+        )
+
+    def find_trace(self, trace_id: str) -> tuple[str, list[Span]] | None:
+        """``(build, spans)`` of a stored trace, or None when no build holds it."""
+        wanted = trace_id.lower()
+        for build in self.builds():
+            matches = [
+                pq.read_table(path, filters=[("trace_id", "=", wanted)])
+                for path in self._files(build)
+            ]
+            table = pa.concat_tables(matches) if matches else None
+            if table is not None and table.num_rows:
+                return build, from_table(table)
+        return None

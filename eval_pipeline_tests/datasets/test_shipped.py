@@ -1,0 +1,51 @@
+"""The shipped datasets are reproducible and fit the sample agent.
+
+The datasets shipped in data/datasets are exactly what the curation code rebuilds from the
+committed fixtures; the golden refunds set matches the sample agent's task subset and carries
+expected calls, check-before-write ordering, order ids and intent/language/tool slices.
+"""
+
+import json
+from pathlib import Path
+
+from eval_pipeline.datasets.curation import banking_injection_set, retail_refunds_golden
+from eval_pipeline.datasets.item import OrderingConstraint
+from eval_pipeline.datasets.store import default_dataset_store
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def test_shipped_datasets_are_reproducible_from_fixtures() -> None:
+    store = default_dataset_store()
+    for rebuilt in (retail_refunds_golden(), banking_injection_set()):
+        shipped = store.load(rebuilt.name, rebuilt.version)
+        assert shipped.content_hash == rebuilt.content_hash, rebuilt.ref
+
+
+def test_golden_refunds_match_the_sample_agent_tasks() -> None:
+    golden = default_dataset_store().load("golden/retail-refunds", "v1")
+    tasks = json.loads((DATA / "retail_db/tasks.json").read_text())["tasks"]
+    assert list(golden.item_ids) == [t["task_id"] for t in tasks]
+    schema_tools = {s["name"] for s in golden.tool_schemas}
+    for item in golden.items:
+        writes = {c.name for c in item.expected_tool_calls} & {
+            "return_delivered_order_items",
+            "cancel_pending_order",
+        }
+        assert writes and writes <= schema_tools
+        assert item.required_entities and all(e.startswith("#W") for e in item.required_entities)
+        assert {"intent", "language", "tool"} <= set(item.slices)
+        looked_up = any(c.name == "get_order_details" for c in item.expected_tool_calls)
+        if "return_delivered_order_items" in writes and looked_up:
+            assert OrderingConstraint("get_order_details", "return_delivered_order_items") in (
+                item.ordering
+            )
+
+
+def test_banking_injection_set_covers_every_injection_task() -> None:
+    dataset = default_dataset_store().load("adversarial/banking-injection", "v1")
+    assert dataset.kind == "adversarial"
+    assert len(dataset.items) == 21
+    injections = {i.provenance["injection_task_id"] for i in dataset.items}
+    assert len(injections) == 9
+    assert all(i.forbidden_calls for i in dataset.items)

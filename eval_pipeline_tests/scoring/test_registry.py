@@ -1,0 +1,138 @@
+"""The registry and ``score_run``.
+
+Every documented metric id is registered, and every built-in scorer declares identity,
+direction and requirements and rebuilds from its recorded arguments. ``score_run`` stamps
+build / item / run / slices / trace id on every row and turns one scorer's exception into an
+``error`` row without stopping the others. Deterministic scorers give identical rows on replay.
+"""
+
+import pytest
+
+from eval_pipeline.scoring.protocol import Direction, Scorer
+from eval_pipeline.scoring.registry import (
+    DETERMINISTIC_METRICS,
+    JUDGE_METRICS,
+    build_scorer,
+    register,
+    registered_metric_ids,
+    score_run,
+)
+from eval_pipeline.scoring.score import Score
+from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
+from eval_pipeline_tests.scoring.judges_for_tests import OverlapJudge
+
+DOCUMENTED = {
+    "tool_correctness",
+    "argument_correctness",
+    "tool_call_f1",
+    "trajectory_match",
+    "step_efficiency",
+    "hallucinated_actions",
+    "handoff_quality",
+    "injection_resistance",
+    "trace_completeness",
+    "task_success",
+    "faithfulness",
+    "answer_relevancy",
+    "task_completion",
+    "plan_quality",
+    "plan_adherence",
+    "deepeval.tool_correctness",
+    "deepeval.argument_correctness",
+    "deepeval.task_completion",
+    "deepeval.plan_adherence",
+    "deepeval.plan_quality",
+    "deepeval.step_efficiency",
+    "deepeval.faithfulness",
+    "ragas.tool_call_accuracy",
+    "ragas.tool_call_f1",
+    "ragas.agent_goal_accuracy",
+    "ragas.faithfulness",
+}
+
+
+def test_documented_ids_are_registered() -> None:
+    assert registered_metric_ids() >= DOCUMENTED
+
+
+@pytest.mark.parametrize("metric", sorted(DETERMINISTIC_METRICS | JUDGE_METRICS))
+def test_builtin_scorers_declare_themselves(metric: str) -> None:
+    kwargs = {"judge": OverlapJudge()} if metric in JUDGE_METRICS else {}
+    scorer = build_scorer(metric, **kwargs)
+    assert isinstance(scorer, Scorer)
+    assert scorer.id == metric and scorer.version >= 1
+    assert scorer.direction == Direction.HIGHER_IS_BETTER
+    assert scorer.requires_run and isinstance(scorer.requires_item, frozenset)
+    doc = type(scorer).__doc__ or ""
+    assert "nscored" in doc or metric == "trace_completeness"
+
+
+def test_unknown_id_and_duplicate_registration_fail() -> None:
+    with pytest.raises(KeyError, match="unknown metric id"):
+        build_scorer("tool_corectness")
+    with pytest.raises(ValueError, match="already registered"):
+        register("tool_correctness", lambda: build_scorer("tool_correctness"))
+
+
+class _Exploding:
+    id = "exploding"
+    version = 1
+    direction = Direction.HIGHER_IS_BETTER
+    requires_run = frozenset({"tool_calls"})
+    requires_item = frozenset[str]()
+
+    def score(self, run, item) -> Score:  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+
+def test_score_run_stamps_context_and_contains_errors() -> None:
+    item = make_item("i9", expected_tool_calls=(expect("get_order"),), slices={"intent": "track"})
+    run = make_run([call("get_order")], run_index=3, trace_id="ab" * 16)
+    scorers = [_Exploding(), build_scorer("tool_correctness")]
+    rows = score_run(run, item, scorers, build="cand-1")  # type: ignore[list-item]
+    assert [r.status for r in rows] == ["error", "scored"]
+    assert rows[0].reason == "RuntimeError: boom"
+    for row in rows:
+        assert (row.build, row.item_id, row.run_index) == ("cand-1", "i9", 3)
+        assert row.slices == {"intent": "track"} and row.trace_id == "ab" * 16
+
+
+def test_deterministic_scorers_replay_identically() -> None:
+    item = make_item(
+        "i1",
+        expected_tool_calls=(expect("get_order", id=["W1"]), expect("cancel_order", id=["W1"])),
+        forbidden_calls=(),
+        canaries=("SECRET",),
+        expected_end_state=[{"name": "cancel_order", "arguments": {"id": "W1"}}],
+    )
+    run = make_run(
+        [call("get_order", {"id": "W1"}), call("cancel_order", {"id": "w1"})],
+        answer="I have cancelled W1 and refunded you.",
+    )
+    scorers = [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)]
+    first = score_run(run, item, scorers, build="b")
+    again = score_run(
+        run, item, [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)], build="b"
+    )
+    assert first == again
+    assert len({r.metric_id for r in first}) == len(DETERMINISTIC_METRICS)
+
+
+@pytest.mark.parametrize(
+    "metric, kwargs",
+    [
+        (
+            "hallucinated_actions",
+            {"verbs": {"escalate": {"words": ["escalated"], "tools": ["*t*"]}}},
+        ),
+        ("handoff_quality", {"read_prefixes": ["get", "peek"]}),
+        ("injection_resistance", {"count_failed_attempts": False}),
+        ("tool_correctness", {}),
+    ],
+)
+def test_recorded_arguments_rebuild_an_equivalent_scorer(metric: str, kwargs: dict) -> None:  # type: ignore[type-arg]
+    scorer = build_scorer(metric, **kwargs)
+    recorded = scorer.arguments  # type: ignore[attr-defined]
+    assert recorded == kwargs
+    rebuilt = build_scorer(metric, **recorded)
+    assert repr(rebuilt) == repr(scorer)

@@ -1,0 +1,123 @@
+"""CLI contract for ingest, traces list/show and bench ingest.
+
+CLI contract for `ingest`, `traces list`, `traces show` and `bench ingest`: every OTel
+sample ingests; a batch with bad files exits 2 naming file, span and field while the good
+data is stored; `traces list --format json` has the contract keys; `traces show` prints the
+tree.
+"""
+
+import json
+import shutil
+
+from click.testing import CliRunner
+
+from eval_pipeline.cli import cli
+from eval_pipeline_tests.traces.builders import AGENTS, OTEL, TAU, json_span, otlp_json
+
+DEMO_FILE = AGENTS / "test_agent_with_function_tool_spans.otlp.json"
+
+
+def _invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def _list(*args):
+    result = _invoke("traces", "list", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_every_otel_file_ingests():
+    result = _invoke("ingest", OTEL, "--redaction-policy", "keep-tools")
+    assert result.exit_code == 0, result.output
+    assert "0 rejected" in result.output
+    rows = _list()
+    agent_rows = [r for r in rows if r["root_agent"]]
+    assert len(agent_rows) == 8 + 4  # the eight OpenAI Agents scenarios + 4 synthetic runs
+    assert {r["dialect"] for r in rows} >= {"otel-genai", "openinference", "traceloop"}
+    weather = next(r for r in rows if r["root_agent"] == "WeatherAgent")
+    assert weather["tool_calls"] == ["get_weather"]
+    assert weather["final_answer"].startswith("The weather in London is currently cloudy")
+    triage = next(r for r in rows if r["root_agent"] == "TriageAgent")
+    assert triage["handoffs"] == ["AgentA"] and triage["complete"] is True
+    again = _invoke("ingest", OTEL)
+    assert again.exit_code == 0 and "0 span(s) stored" in again.output
+
+
+def test_demo_file_and_traces_show(tmp_path):
+    result = _invoke("ingest", DEMO_FILE, "--build", "demo", "--redaction-policy", "keep-tools")
+    assert result.exit_code == 0, result.output
+    (row,) = _list("--build", "demo")
+    assert set(row) == {
+        "trace_id",
+        "build",
+        "item_id",
+        "run_index",
+        "root_agent",
+        "tool_calls",
+        "handoffs",
+        "final_answer",
+        "complete",
+        "dialect",
+    }
+    assert (row["build"], row["tool_calls"]) == ("demo", ["get_weather"])
+    text = _invoke("traces", "show", row["trace_id"])
+    assert text.exit_code == 0
+    assert "execute_tool get_weather [execute_tool]" in text.output
+    assert "args: {'city': 'London'}" in text.output
+    tree = json.loads(_invoke("traces", "show", row["trace_id"], "--format", "json").output)
+    (top,) = tree["spans"]
+    assert top["name"] == "Agent workflow" and tree["tool_calls"] == ["get_weather"]
+    missing = _invoke("traces", "show", "ff" * 16)
+    assert missing.exit_code == 2 and "not in the trace store" in missing.output
+
+
+def test_default_policy_drops_tool_arguments():
+    assert _invoke("ingest", DEMO_FILE, "--build", "d").exit_code == 0
+    tree = json.loads(_invoke("traces", "show", _list()[0]["trace_id"], "--format", "json").output)
+    text = json.dumps(tree)
+    assert "get_weather" in text and '"tool_arguments"' not in text
+
+
+def test_bad_files_exit_2_and_good_data_is_stored(tmp_path):
+    shutil.copy(DEMO_FILE, tmp_path / "good.otlp.json")
+    (tmp_path / "broken.json").write_text('{"resourceSpans": [')
+    (tmp_path / "badid.json").write_bytes(
+        otlp_json([json_span("not-hex-span-id!"), json_span("00000000000000b2")])
+    )
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "broken.json: payload: field line 1 column 20: invalid JSON" in result.output
+    assert "badid.json: span not-hex-span-id!: field spanId" in result.output
+    assert "the good data was stored" in result.output
+    rows = _list()
+    assert {r["root_agent"] for r in rows} == {"WeatherAgent", None}
+    assert len(rows) == 2  # the weather run, and the valid span of badid.json
+
+
+def test_tau2_and_taubench_ingest_with_build():
+    result = _invoke(
+        "ingest", TAU / "tau2_gpt-4.1_airline_3sims.json", "--format", "tau2", "--build", "cand"
+    )
+    assert result.exit_code == 0, result.output
+    assert "imported 3 recorded score(s)" in result.output
+    assert _invoke("ingest", TAU / "taubench_airline_task0_2trials.json").exit_code == 0
+    rows = _list("--build", "cand")
+    assert sorted(r["item_id"] for r in rows) == ["13", "2", "6"]
+    assert {r["dialect"] for r in rows} == {"tau2-bench"}
+    assert any(r["build"].startswith("taubench:") for r in _list())
+
+
+def test_unknown_build_and_bfcl_seam():
+    assert _invoke("traces", "list", "--build", "nope", "--format", "json").exit_code == 2
+    result = CliRunner().invoke(cli, ["ingest", str(DEMO_FILE), "--format", "bfcl"])
+    assert result.exit_code in (0, 2)
+    if result.exit_code == 2:
+        assert "bfcl" in result.output
+
+
+def test_bench_ingest_reports_a_ratio():
+    result = _invoke("bench", "ingest", "--spans", "200", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["spans"] == 200 and report["ratio"] > 0

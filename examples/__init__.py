@@ -1,0 +1,1 @@
+"""Sample systems under test (importable as ``examples.*`` from the repository root)."""
