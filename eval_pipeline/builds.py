@@ -67,8 +67,14 @@ class BuildRegistry:
         if not build or "/" in build or len(build) > 200:
             raise ValueError(f"build id {build!r} must be 1-200 characters without '/'")
         now = datetime.now(UTC)
-        row = {"build": build, "suite": suite, "baseline": baseline, "runner": runner,
-               "registered_at": now, "requested": False}
+        row = {
+            "build": build,
+            "suite": suite,
+            "baseline": baseline,
+            "runner": runner,
+            "registered_at": now,
+            "requested": False,
+        }
         with self._engine.begin() as conn:
             conn.execute(BUILDS.delete().where(BUILDS.c.build == build))
             conn.execute(BUILDS.insert().values(**row))
@@ -101,8 +107,9 @@ class BuildRegistry:
         """Pin ``build`` as the baseline of ``suite`` (replacing any earlier pin)."""
         with self._engine.begin() as conn:
             conn.execute(BASELINES.delete().where(BASELINES.c.suite == suite))
-            conn.execute(BASELINES.insert().values(suite=suite, build=build,
-                                                   pinned_at=datetime.now(UTC)))
+            conn.execute(
+                BASELINES.insert().values(suite=suite, build=build, pinned_at=datetime.now(UTC))
+            )
 
     def baseline_for(self, suite: str) -> str | None:
         """The pinned baseline of ``suite``, or None."""
@@ -120,8 +127,11 @@ class BuildRegistry:
         """Remember which judge fingerprint scored ``build`` last."""
         with self._engine.begin() as conn:
             conn.execute(SCORED_WITH.delete().where(SCORED_WITH.c.build == build))
-            conn.execute(SCORED_WITH.insert().values(
-                build=build, judge_fingerprint=judge_fingerprint, scored_at=datetime.now(UTC)))
+            conn.execute(
+                SCORED_WITH.insert().values(
+                    build=build, judge_fingerprint=judge_fingerprint, scored_at=datetime.now(UTC)
+                )
+            )
 
     def scored_with(self) -> dict[str, str | None]:
         """Map each scored build to the judge fingerprint it was last scored with."""

@@ -28,8 +28,20 @@ def cli() -> None:
     """Evaluate agent builds from their traces and gate releases statistically."""
 
 
-for module in (demo, ingest, traces, datasets, build_registry, builds, scoring, gate, calibrate, triage, serve,
-               bench):
+for module in (
+    demo,
+    ingest,
+    traces,
+    datasets,
+    build_registry,
+    builds,
+    scoring,
+    gate,
+    calibrate,
+    triage,
+    serve,
+    bench,
+):
     for command in module.COMMANDS:
         cli.add_command(command)
 

@@ -23,12 +23,16 @@ def builds() -> None:
 @click.argument("build")
 @click.option("--suite", "suite", required=True, help="Suite YAML path or shipped suite name.")
 @click.option("--baseline", default=None, help="Build to compare with (default: the suite's pin).")
-@click.option("--runner", default=None,
-              help="python:MODULE:FUNCTION[?k=v], http(s)://URL, or replay:BUILD; omit when "
-                   "the build's traces are ingested.")
+@click.option(
+    "--runner",
+    default=None,
+    help="python:MODULE:FUNCTION[?k=v], http(s)://URL, or replay:BUILD; omit when "
+    "the build's traces are ingested.",
+)
 @click.option("--pin-baseline", is_flag=True, help="Also pin this build as the suite's baseline.")
-def register(build: str, suite: str, baseline: str | None, runner: str | None,
-             pin_baseline: bool) -> None:
+def register(
+    build: str, suite: str, baseline: str | None, runner: str | None, pin_baseline: bool
+) -> None:
     """Register BUILD; the candidate_build_sensor then requests its evaluation run."""
     from eval_pipeline.suites.config import SuiteError, load_suite
 
@@ -43,11 +47,17 @@ def register(build: str, suite: str, baseline: str | None, runner: str | None,
         raise InputError(str(exc)) from exc
     if pin_baseline:
         registry.pin_baseline(config.suite, build)
-    click.echo(json.dumps({
-        "build": record.build, "suite": config.suite, "runner": record.runner,
-        "baseline": record.baseline or registry.baseline_for(config.suite),
-        "registered_at": record.registered_at.isoformat(),
-    }))
+    click.echo(
+        json.dumps(
+            {
+                "build": record.build,
+                "suite": config.suite,
+                "runner": record.runner,
+                "baseline": record.baseline or registry.baseline_for(config.suite),
+                "registered_at": record.registered_at.isoformat(),
+            }
+        )
+    )
 
 
 @builds.command("pin")
@@ -71,8 +81,14 @@ def list_builds(fmt: str) -> None:
     """List registered builds and baseline pins."""
     registry = _registry()
     records = [
-        {"build": r.build, "suite": r.suite, "baseline": r.baseline, "runner": r.runner,
-         "registered_at": r.registered_at.isoformat(), "requested": r.requested}
+        {
+            "build": r.build,
+            "suite": r.suite,
+            "baseline": r.baseline,
+            "runner": r.runner,
+            "registered_at": r.registered_at.isoformat(),
+            "requested": r.requested,
+        }
         for r in registry.all()
     ]
     if fmt == "json":

@@ -16,8 +16,10 @@ def _defect_table(result: object) -> str:
     lines = ["| build | targets | gate | failing |", "|---|---|---|---|"]
     for entry in result.builds:
         outcome = result.outcomes[entry.build]
-        lines.append(f"| {entry.build} | {entry.target_metric or '-'} | {outcome['verdict']} | "
-                     f"{', '.join(outcome['failing']) or '-'} |")
+        lines.append(
+            f"| {entry.build} | {entry.target_metric or '-'} | {outcome['verdict']} | "
+            f"{', '.join(outcome['failing']) or '-'} |"
+        )
     return "\n".join(lines)
 
 
@@ -30,7 +32,8 @@ def demo(no_defects: bool) -> None:
     EVAL_PIPELINE_HOME); afterwards `eval-pipeline ui` shows the same assets and checks.
     """
     from eval_pipeline.defs.demo import run_demo
-    from eval_pipeline.gate.report_text import render_text_json
+    from eval_pipeline.evaluation.stages import decide_gate, load_stage
+    from eval_pipeline.gate.report_text import render_text
 
     home = current_home().ensure()
     click.echo(f"eval-pipeline home: {home.root}", err=True)
@@ -41,7 +44,8 @@ def demo(no_defects: bool) -> None:
     if outcome["report"] is None:
         click.echo(f"not gated; failing checks: {', '.join(outcome['failing'])}")
     else:
-        click.echo(render_text_json(outcome["report"]))
+        # The gate is seeded: re-deciding from the stored scores reproduces the asset's report.
+        click.echo(render_text(decide_gate(load_stage(home, candidate)).report))
     click.echo("")
     click.echo("== every build of the story ==")
     click.echo(_defect_table(result))
@@ -59,8 +63,10 @@ def ui(port: int) -> None:
     # `dagster dev` copies an ignored SIGINT onto SIGTERM; restore the default first.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     dagster = os.path.join(os.path.dirname(sys.executable), "dagster")
-    os.execv(dagster, [dagster, "dev", "-h", "127.0.0.1", "-p", str(port),
-                       "-m", "eval_pipeline.definitions"])
+    os.execv(
+        dagster,
+        [dagster, "dev", "-h", "127.0.0.1", "-p", str(port), "-m", "eval_pipeline.definitions"],
+    )
 
 
 COMMANDS: list[click.Command] = [demo, ui]

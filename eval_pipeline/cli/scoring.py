@@ -64,12 +64,13 @@ def _scorers(metric_ids: tuple[str, ...], judge: Any) -> list[Any]:
 def score(suite_ref: str, build: str, spread_repeats: int) -> None:
     """Score a build's stored runs on its suite's metrics and store the scores."""
     from eval_pipeline.evaluation.stage import dataset_store
+    from eval_pipeline.runners.failure import failure_reason
     from eval_pipeline.scoring.aggregate import summarise
     from eval_pipeline.scoring.batch import score_build
     from eval_pipeline.scoring.store import ScoreStore
     from eval_pipeline.suites.config import SuiteError, load_suite
     from eval_pipeline.suites.locate import locate_suite
-    from eval_pipeline.suites.prices import PriceTable, cost_of_run
+    from eval_pipeline.suites.prices import PriceTable, known_cost_of_run
     from eval_pipeline.traces.store import TraceStore
 
     home = current_home().ensure()
@@ -95,19 +96,14 @@ def score(suite_ref: str, build: str, spread_repeats: int) -> None:
     judge = _judge_for(suite)
     prices = PriceTable.load()
 
-    def cost(run: Any) -> float | None:
-        try:
-            return cost_of_run(run, prices)
-        except KeyError:
-            return None
-
     result = score_build(
         build,
         runs,
         items,
         _scorers(suite.metric_ids, judge),
         runs_per_item=suite.runs_per_item,
-        cost=cost,
+        cost=lambda run: known_cost_of_run(run, prices),
+        failure=lambda run: failure_reason(run.spans),
     )
     written = ScoreStore(home.store).write(build, result.scores, run_metrics=result.run_metrics)
     click.echo(

@@ -123,7 +123,10 @@ def load_sample_suite(home: Home, suite_path: Path | None = None) -> tuple[Any, 
     from eval_pipeline.suites.config import load_suite
 
     store = DatasetStore(home.ensure().datasets, read_only_roots=(shipped_datasets_dir(),))
-    publish_sample_datasets(store)
+    try:
+        publish_sample_datasets(store)
+    except ModuleNotFoundError:
+        pass  # not run from the project: only the suite's own published datasets exist
     return load_suite(Path(suite_path or EXAMPLE_SUITE), store=store), store
 
 

@@ -15,8 +15,10 @@ from eval_pipeline.evaluation.planning import gated_ids, judge_digest
 
 
 def build_definitions() -> dg.Definitions:
-    """Assets, checks, jobs, the sensor and the schedule, with the judge's fingerprint as the
-    code version of judge-scored assets (so the UI shows them stale when the judge changes).
+    """Assets, checks, jobs, the sensor and the schedule.
+
+    The judge's fingerprint is the code version of judge-scored assets, so the UI shows them
+    stale when the judge changes.
     """
     judge = default_judge_resource()
     digest = judge_digest(judge.model, judge.rubric_version, judge.base_url)

@@ -16,8 +16,11 @@ from eval_pipeline.evaluation import stages
 
 # Partitioned checks are "preview" in Dagster 1.13; without a partitions_def a check on a
 # partitioned asset would load every partition (see notes/dependencies.md).
-warnings.filterwarnings("ignore", category=dg.PreviewWarning if hasattr(dg, "PreviewWarning")
-                        else Warning, message=".*partitions_def on an AssetCheckSpec.*")
+warnings.filterwarnings(
+    "ignore",
+    category=dg.PreviewWarning if hasattr(dg, "PreviewWarning") else Warning,
+    message=".*partitions_def on an AssetCheckSpec.*",
+)
 
 
 @dg.asset(
@@ -25,7 +28,9 @@ warnings.filterwarnings("ignore", category=dg.PreviewWarning if hasattr(dg, "Pre
     group_name="evaluation",
     kinds={"parquet"},
 )
-def candidate_runs(context: dg.AssetExecutionContext, eval_home: EvalHomeResource) -> dg.MaterializeResult:
+def candidate_runs(
+    context: dg.AssetExecutionContext, eval_home: EvalHomeResource
+) -> dg.MaterializeResult:
     """Traces of one build over its suite's items x runs_per_item, one agent run per trace.
 
     Grain: one run per build x dataset item x run index, stored as spans in the trace store
@@ -48,10 +53,12 @@ def traces_are_complete(
     return dg.AssetCheckResult(
         passed=not incomplete,
         severity=dg.AssetCheckSeverity.WARN,
-        metadata=typed_metadata({
-            "incomplete_runs": len(incomplete),
-            "incomplete": incomplete[:50],
-        }),
+        metadata=typed_metadata(
+            {
+                "incomplete_runs": len(incomplete),
+                "incomplete": incomplete[:50],
+            }
+        ),
     )
 
 
@@ -106,7 +113,9 @@ def every_run_is_scored(
     group_name="evaluation",
     deps=["run_scores"],
 )
-def slice_scores(context: dg.AssetExecutionContext, eval_home: EvalHomeResource) -> dg.MaterializeResult:
+def slice_scores(
+    context: dg.AssetExecutionContext, eval_home: EvalHomeResource
+) -> dg.MaterializeResult:
     """Per-slice aggregates: one row per build x metric x slice value (mean, n, unscored, pass^k).
 
     Shown as a Markdown table per slice dimension, so a slice that collapses while the average

@@ -54,9 +54,12 @@ def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
     registry = BuildRegistry(home.ensure().state_url)
     baseline = builds[0].build
     for entry in builds:
-        registry.register(entry.build, suite=DEMO_SUITE,
-                          baseline=None if entry.build == baseline else baseline,
-                          runner=f"{AGENT_ENTRY}?agent_build={entry.agent_build}")
+        registry.register(
+            entry.build,
+            suite=DEMO_SUITE,
+            baseline=None if entry.build == baseline else baseline,
+            runner=f"{AGENT_ENTRY}?agent_build={entry.agent_build}",
+        )
     from eval_pipeline.suites.config import load_suite
     from eval_pipeline.suites.locate import locate_suite
 
@@ -65,7 +68,9 @@ def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
     outcomes: dict[str, dict[str, Any]] = {}
     with local_instance(home) as instance:
         reference = defs.resolve_job_def("reference_data_job")
-        reference.execute_in_process(instance=instance, raise_on_error=True)
+        # A judge that fails calibration is reported by its blocking check, not raised: the
+        # gate then refuses to pass on that judge's metrics.
+        reference.execute_in_process(instance=instance, raise_on_error=False)
         for entry in builds:
             result = evaluate_build(defs, instance, entry.build)
             outcomes[entry.build] = _outcome(home, entry.build, result)
@@ -73,20 +78,19 @@ def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
 
 
 def _outcome(home: Home, build: str, result: dg.ExecuteInProcessResult) -> dict[str, Any]:
-    report = home.store / "gates" / f"{build}.json"
+    """The build's gate verdict, or the checks that kept it from being gated."""
     gated = any(
         event.asset_key == dg.AssetKey("gate_decision")
         for event in result.get_asset_materialization_events()
-        if event.asset_key is not None
-    ) if result.success else False
+    )
+    report = home.store / "gates" / f"{build}.json"
     if not gated or not report.exists():
-        failed_checks = [
-            e.check_name for e in (
-                ev.event_specific_data for ev in result.all_events
-                if ev.event_type_value == "ASSET_CHECK_EVALUATION"
-            ) if e is not None and not getattr(e, "passed", True)
+        failed = [
+            evaluation.check_name
+            for evaluation in result.get_asset_check_evaluations()
+            if not evaluation.passed
         ]
-        return {"verdict": "not gated", "failing": failed_checks, "report": None}
+        return {"verdict": "not gated", "failing": failed, "report": None}
     data = json.loads(report.read_text())
     failing = [m["metric_id"] for m in data["metrics"] if m.get("blocking")]
     failing += [b["budget"] for b in data["budgets"] if b.get("blocking")]

@@ -20,7 +20,6 @@ baseline_rescore_job = dg.define_asset_job(
 
 reference_data_job = dg.define_asset_job(
     "reference_data_job",
-    selection=dg.AssetSelection.assets("dataset_versions", "judge_calibration",
-                                       "regression_cases"),
+    selection=dg.AssetSelection.assets("dataset_versions", "judge_calibration", "regression_cases"),
     description="Materialise the pinned dataset versions, judge calibration and regression cases.",
 )

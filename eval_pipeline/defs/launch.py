@@ -46,8 +46,9 @@ def evaluate_build(
     defs: dg.Definitions, instance: dg.DagsterInstance, build: str, *, raise_on_error: bool = False
 ) -> dg.ExecuteInProcessResult:
     """Add ``build``'s partition if needed and materialise the evaluation job for it in-process."""
-    if not instance.has_dynamic_partition(builds_partitions.name, build):
-        instance.add_dynamic_partitions(builds_partitions.name, [build])
+    name = str(builds_partitions.name)
+    if not instance.has_dynamic_partition(name, build):
+        instance.add_dynamic_partitions(name, [build])
     job = defs.resolve_job_def("build_evaluation_job")
     return job.execute_in_process(
         instance=instance, partition_key=build, raise_on_error=raise_on_error

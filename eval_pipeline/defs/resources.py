@@ -45,8 +45,9 @@ class JudgeResource(dg.ConfigurableResource):
         """A cached judge of the configured kind."""
         from eval_pipeline.judges.factory import judge_from_config
 
-        return judge_from_config(self.model, self.rubric_version, base_url=self.base_url,
-                                 state_url=home.state_url)
+        return judge_from_config(
+            self.model, self.rubric_version, base_url=self.base_url, state_url=home.state_url
+        )
 
 
 def default_judge_resource() -> JudgeResource:

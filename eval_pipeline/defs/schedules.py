@@ -12,8 +12,12 @@ def make_baseline_rescore_schedule(
 ) -> dg.ScheduleDefinition:
     """Daily: request a rescoring run for exactly the baselines scored by another judge."""
 
-    @dg.schedule(job=job, cron_schedule="0 3 * * *", execution_timezone="UTC",
-                 default_status=dg.DefaultScheduleStatus.RUNNING)
+    @dg.schedule(
+        job=job,
+        cron_schedule="0 3 * * *",
+        execution_timezone="UTC",
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+    )
     def baseline_rescore_daily_schedule(
         context: dg.ScheduleEvaluationContext, eval_home: EvalHomeResource
     ) -> list[dg.RunRequest] | dg.SkipReason:

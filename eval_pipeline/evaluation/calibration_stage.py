@@ -14,7 +14,7 @@ from typing import Any
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.home import Home
 from eval_pipeline.judges.protocol import Judge
-from eval_pipeline.suites.locate import SHIPPED_SUITES
+from eval_pipeline.suites.locate import suite_files
 
 CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "data" / "calibration"
 
@@ -31,10 +31,16 @@ class CalibrationSet:
 CALIBRATION_SETS = {
     entry.name: entry
     for entry in (
-        CalibrationSet("human-labels/agent-faithfulness-v1",
-                       CALIBRATION_DIR / "agent_faithfulness.jsonl", "faithfulness"),
-        CalibrationSet("human-labels/halueval-general-v1",
-                       CALIBRATION_DIR / "halueval_general_600.labels.jsonl", "hallucination"),
+        CalibrationSet(
+            "human-labels/agent-faithfulness-v1",
+            CALIBRATION_DIR / "agent_faithfulness.jsonl",
+            "faithfulness",
+        ),
+        CalibrationSet(
+            "human-labels/halueval-general-v1",
+            CALIBRATION_DIR / "halueval_general_600.labels.jsonl",
+            "hallucination",
+        ),
     )
 }
 
@@ -46,7 +52,7 @@ def _report_path(home: Home, digest: str, set_name: str) -> Path:
 def _suites() -> list[Any]:
     from eval_pipeline.suites.config import load_suite
 
-    return [load_suite(path) for path in sorted(SHIPPED_SUITES.glob("*.y*ml"))]
+    return [load_suite(path) for path in suite_files()]
 
 
 def ceiling_for(set_name: str) -> tuple[float, str]:
@@ -75,10 +81,15 @@ def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[
     report = calibrate(labels, verdicts, labels_source=str(entry.path)).to_json()
     ceiling, tier = ceiling_for(entry.name)
     fpr = report["false_pass_rate"]
-    stored = {**report, "calibration_set": entry.name, "judge_fingerprint":
-              judge.fingerprint.digest, "judge_backend": judge.backend,
-              "ceiling": ceiling, "ceiling_tier": tier,
-              "blocks_gating": fpr is None or fpr > ceiling}
+    stored = {
+        **report,
+        "calibration_set": entry.name,
+        "judge_fingerprint": judge.fingerprint.digest,
+        "judge_backend": judge.backend,
+        "ceiling": ceiling,
+        "ceiling_tier": tier,
+        "blocks_gating": fpr is None or fpr > ceiling,
+    }
     path = _report_path(home, judge.fingerprint.digest, entry.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(stored, indent=2))
@@ -88,15 +99,26 @@ def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[
 def calibrate_current_judge(home: Home, judge: Judge) -> dict[str, Any]:
     """Calibrate ``judge`` on every set a shipped suite names; metadata for the asset."""
     names = sorted({s.judge.calibration_set for s in _suites() if s.judge is not None})
-    meta: dict[str, Any] = {"judge_fingerprint": judge.fingerprint.digest,
-                            "judge_backend": judge.backend}
+    meta: dict[str, Any] = {
+        "judge_fingerprint": judge.fingerprint.digest,
+        "judge_backend": judge.backend,
+    }
     for name in names:
         if name not in CALIBRATION_SETS:
-            raise KeyError(f"calibration set {name!r} is not shipped; known: "
-                           f"{sorted(CALIBRATION_SETS)}")
+            raise KeyError(
+                f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}"
+            )
         report = calibrate_judge_on(home, judge, CALIBRATION_SETS[name])
-        for key in ("n", "accuracy", "kappa", "false_pass_rate", "false_fail_rate",
-                    "balanced_accuracy", "ceiling", "blocks_gating"):
+        for key in (
+            "n",
+            "accuracy",
+            "kappa",
+            "false_pass_rate",
+            "false_fail_rate",
+            "balanced_accuracy",
+            "ceiling",
+            "blocks_gating",
+        ):
             meta[f"{name}:{key}"] = report[key]
         meta[f"{name}:intervals"] = report["intervals"]
     return meta
@@ -120,10 +142,16 @@ def ceiling_verdict(home: Home, digest: str) -> dict[str, Any]:
             continue
         rates[name] = report["false_pass_rate"]
         if report["blocks_gating"]:
-            problems.append(f"false-pass rate {report['false_pass_rate']} on {name} is above "
-                            f"the {report['ceiling_tier']} ceiling {report['ceiling']}")
-    return {"passed": not problems, "reason": "; ".join(problems) or "under every ceiling",
-            "judge_fingerprint": digest, "false_pass_rates": rates}
+            problems.append(
+                f"false-pass rate {report['false_pass_rate']} on {name} is above "
+                f"the {report['ceiling_tier']} ceiling {report['ceiling']}"
+            )
+    return {
+        "passed": not problems,
+        "reason": "; ".join(problems) or "under every ceiling",
+        "judge_fingerprint": digest,
+        "false_pass_rates": rates,
+    }
 
 
 def calibration_block(stage: Stage) -> str | None:
@@ -140,8 +168,10 @@ def calibration_block(stage: Stage) -> str | None:
     ceiling = float(stage_ceiling(stage))
     rate = report["false_pass_rate"]
     if rate is None or rate > ceiling:
-        return (f"judge {digest} false-pass rate {rate} on {name} is above the "
-                f"{stage.suite.risk_tier} tier's ceiling {ceiling}")
+        return (
+            f"judge {digest} false-pass rate {rate} on {name} is above the "
+            f"{stage.suite.risk_tier} tier's ceiling {ceiling}"
+        )
     return None
 
 

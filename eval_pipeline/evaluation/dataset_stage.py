@@ -6,7 +6,7 @@ from typing import Any
 from eval_pipeline.evaluation.sampler import sample_runs
 from eval_pipeline.evaluation.stage import dataset_store
 from eval_pipeline.home import Home
-from eval_pipeline.suites.locate import SHIPPED_SUITES
+from eval_pipeline.suites.locate import suite_files
 
 PRODUCTION_BUILD = "production"
 
@@ -16,7 +16,7 @@ def _pinned(home: Home) -> list[tuple[Any, Any]]:
 
     store = dataset_store(home)
     seen: dict[str, tuple[Any, Any]] = {}
-    for path in sorted(SHIPPED_SUITES.glob("*.y*ml")):
+    for path in suite_files():
         suite = load_suite(path)
         for ref in suite.datasets:
             seen.setdefault(ref.ref, (suite, store.load(ref.name, ref.version)))
@@ -26,16 +26,26 @@ def _pinned(home: Home) -> list[tuple[Any, Any]]:
 def pinned_dataset_summary(home: Home) -> dict[str, Any]:
     """Metadata for ``dataset_versions``: one row per pinned dataset version."""
     rows = [
-        {"dataset": d.name, "version": d.version, "kind": d.kind, "owner": d.owner,
-         "items": len(d.items), "content_hash": d.content_hash, "suite": s.suite}
+        {
+            "dataset": d.name,
+            "version": d.version,
+            "kind": d.kind,
+            "owner": d.owner,
+            "items": len(d.items),
+            "content_hash": d.content_hash,
+            "suite": s.suite,
+        }
         for s, d in _pinned(home)
     ]
-    from eval_pipeline.evaluation.slices_stage import markdown_table
-
     import pandas as pd
 
-    return {"datasets": len(rows), "items": sum(r["items"] for r in rows),
-            "versions_md": markdown_table(pd.DataFrame(rows))}
+    from eval_pipeline.evaluation.slices_stage import markdown_table
+
+    return {
+        "datasets": len(rows),
+        "items": sum(r["items"] for r in rows),
+        "versions_md": markdown_table(pd.DataFrame(rows)),
+    }
 
 
 def validate_pinned_datasets(home: Home) -> dict[str, Any]:
@@ -47,8 +57,7 @@ def validate_pinned_datasets(home: Home) -> dict[str, Any]:
         result = validate_dataset(dataset, required_slices=tuple(suite.slices))
         if not result.success:
             failures[dataset.ref] = list(result.failures)
-    return {"success": not failures, "failures": failures,
-            "datasets_checked": len(_pinned(home))}
+    return {"success": not failures, "failures": failures, "datasets_checked": len(_pinned(home))}
 
 
 def regression_summary(home: Home) -> dict[str, Any]:
@@ -59,8 +68,11 @@ def regression_summary(home: Home) -> dict[str, Any]:
         if name.startswith("regression/"):
             dataset = store.load(name, version)
             rows.append({"dataset": name, "version": version, "cases": len(dataset.items)})
-    return {"regression_versions": len(rows), "cases": sum(r["cases"] for r in rows),
-            "versions": rows}
+    return {
+        "regression_versions": len(rows),
+        "cases": sum(r["cases"] for r in rows),
+        "versions": rows,
+    }
 
 
 def sample_production_day(home: Home, day: str, rate: float | None = None) -> dict[str, Any]:
@@ -76,5 +88,10 @@ def sample_production_day(home: Home, day: str, rate: float | None = None) -> di
     target = home.store / "production_sample" / f"day={day}" / "sample.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps([s.__dict__ for s in sampled], indent=2, default=list))
-    return {"day": day, "traces": len(runs), "sampled": len(sampled),
-            "flagged": sum(1 for s in sampled if s.flags), "rate": rate}
+    return {
+        "day": day,
+        "traces": len(runs),
+        "sampled": len(sampled),
+        "flagged": sum(1 for s in sampled if s.flags),
+        "rate": rate,
+    }

@@ -53,8 +53,9 @@ class GateOutcome:
             name = gated_id.removeprefix("budget_")
             for budget in self.report.budgets:
                 if budget.budget == name:
-                    return CheckOutcome(not budget.blocking, f"{budget.verdict}: {budget.reason}",
-                                        budget.to_json())
+                    return CheckOutcome(
+                        not budget.blocking, f"{budget.verdict}: {budget.reason}", budget.to_json()
+                    )
             return CheckOutcome(True, f"{name} is not budgeted by this build's suite")
         if gated_id not in self.suite_metric_ids:
             return CheckOutcome(True, f"{gated_id} is not gated by this build's suite")
@@ -80,8 +81,13 @@ class GateOutcome:
 
     def to_json(self) -> dict[str, Any]:
         """The gate's JSON report plus build, baseline and calibration status."""
-        return {**self.report.to_json(), "verdict": self.verdict, "build": self.build,
-                "baseline": self.baseline, "judge_calibration": self.judge_block or "ok"}
+        return {
+            **self.report.to_json(),
+            "verdict": self.verdict,
+            "build": self.build,
+            "baseline": self.baseline,
+            "judge_calibration": self.judge_block or "ok",
+        }
 
 
 def decide_gate(stage: Stage) -> GateOutcome:
@@ -93,7 +99,9 @@ def decide_gate(stage: Stage) -> GateOutcome:
     baseline_frame = store.read_frame(baseline) if baseline else None
     report = evaluate_gate(config, store.read_frame(stage.build), baseline_frame)
     outcome = GateOutcome(
-        build=stage.build, baseline=baseline, report=report,
+        build=stage.build,
+        baseline=baseline,
+        report=report,
         suite_metric_ids=stage.suite.metric_ids,
         judge_block=calibration_block(stage),
     )

@@ -2,10 +2,9 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from eval_pipeline.builds import BuildRecord
-from eval_pipeline.suites.locate import SHIPPED_SUITES
+from eval_pipeline.suites.locate import suite_files
 
 BUDGET_IDS = ("budget_p95_latency_s", "budget_cost_per_task_usd")
 """Ids of the budget checks the gate reports beside its metrics."""
@@ -35,12 +34,12 @@ def plan_build_requests(records: Sequence[BuildRecord], cursor: str | None) -> B
     return BuildPlan(builds=tuple((build, at) for at, build in fresh), cursor=fresh[-1][0])
 
 
-def gated_ids(suite_dir: Path = SHIPPED_SUITES) -> tuple[str, ...]:
-    """Metric ids gated by any shipped suite, then the budget ids: one gate check each."""
+def gated_ids() -> tuple[str, ...]:
+    """Metric ids gated by any known suite, then the budget ids: one gate check each."""
     from eval_pipeline.suites.config import load_suite
 
     metric_ids: set[str] = set()
-    for path in sorted(suite_dir.glob("*.y*ml")):
+    for path in suite_files():
         metric_ids.update(metric.id for metric in load_suite(path).metrics)
     return (*sorted(metric_ids), *BUDGET_IDS)
 

@@ -26,8 +26,9 @@ def runner_from_spec(spec: str, sink: TraceStoreSink, *, timeout_s: float = 60.0
         target, _, query = spec.removeprefix("python:").partition("?")
         if target.count(":") != 1:
             raise RunnerSpecError(f"runner {spec!r}: expected python:MODULE:FUNCTION")
-        return PythonEntryPointRunner(target, params=dict(parse_qsl(query)), sink=sink,
-                                      timeout_s=timeout_s)
+        return PythonEntryPointRunner(
+            target, params=dict(parse_qsl(query)), sink=sink, timeout_s=timeout_s
+        )
     if spec.startswith(("http://", "https://")):
         from eval_pipeline.runners.http_endpoint import HttpEndpointRunner
 

@@ -27,9 +27,14 @@ class RunsSummary:
     def metadata(self) -> dict[str, Any]:
         """Plain metadata values (typed by the Dagster shell)."""
         return {
-            "build": self.build, "runner": self.runner, "expected_runs": self.expected,
-            "runs": self.runs, "complete_runs": self.complete, "failed_runs": self.failed,
-            "executed_now": self.executed, "already_stored": self.skipped,
+            "build": self.build,
+            "runner": self.runner,
+            "expected_runs": self.expected,
+            "runs": self.runs,
+            "complete_runs": self.complete,
+            "failed_runs": self.failed,
+            "executed_now": self.executed,
+            "already_stored": self.skipped,
         }
 
 
@@ -51,8 +56,10 @@ def collect_runs(stage: Stage, *, concurrency: int = 4) -> RunsSummary:
         runner = runner_from_spec(spec, sink)
         base = EvalContext(suite=stage.suite.suite, suite_version=stage.suite.version)
         result = runner.run_items(
-            [entry.item for entry in stage.items], build=stage.build,
-            runs_per_item=stage.suite.runs_per_item, concurrency=concurrency,
+            [entry.item for entry in stage.items],
+            build=stage.build,
+            runs_per_item=stage.suite.runs_per_item,
+            concurrency=concurrency,
             base_context=base,
         )
         summary = result.summary()
@@ -75,17 +82,12 @@ def collect_runs(stage: Stage, *, concurrency: int = 4) -> RunsSummary:
 def incomplete_runs(stage: Stage) -> list[dict[str, Any]]:
     """Runs whose traces are incomplete, with the reasons (for the completeness check)."""
     return [
-        {"trace_id": run.trace_id, "item_id": run.eval_context.item_id,
-         "run_index": run.eval_context.run_index, "reasons": list(run.completeness_reasons)}
+        {
+            "trace_id": run.trace_id,
+            "item_id": run.eval_context.item_id,
+            "run_index": run.eval_context.run_index,
+            "reasons": list(run.completeness_reasons),
+        }
         for run in stored_runs(stage)
         if not run.complete
     ]
-
-
-def run_key(run: AgentRun) -> tuple[str | None, int | None]:
-    """(item id, run index) of a run, from its eval context."""
-    return run.eval_context.item_id, run.eval_context.run_index
-
-
-__all__ = ["RunsSummary", "collect_runs", "incomplete_runs", "run_key",
-           "stored_runs"]

@@ -31,8 +31,9 @@ def flags_of(run: AgentRun) -> tuple[str, ...]:
         flags.append("incomplete_trace")
     if len(run.tool_calls) >= LONG_TRAJECTORY_TOOL_CALLS:
         flags.append("long_trajectory")
-    if run.error is not None or any(span.is_error for span in run.spans
-                                    if span.span_id == run.root_span_id):
+    if run.error is not None or any(
+        span.is_error for span in run.spans if span.span_id == run.root_span_id
+    ):
         flags.append("error_status")
     return tuple(flags)
 

@@ -37,14 +37,18 @@ def slice_frame(scores: pd.DataFrame, dimension: str) -> pd.DataFrame:
 def slice_summary(stage: Stage) -> dict[str, Any]:
     """Metadata for ``slice_scores``: one Markdown table per slice dimension, plus counts."""
     scores = ScoreStore(stage.home.store).read_frame(stage.build)
-    meta: dict[str, Any] = {"build": stage.build, "score_rows": len(scores),
-                            "slice_dimensions": list(stage.suite.slices)}
+    meta: dict[str, Any] = {
+        "build": stage.build,
+        "score_rows": len(scores),
+        "slice_dimensions": list(stage.suite.slices),
+    }
     for dimension in stage.suite.slices:
         table = slice_frame(scores, dimension)
         meta[f"slice_{dimension}_md"] = markdown_table(table)
         if not table.empty:
             worst = table.dropna(subset=["mean"]).sort_values("mean").head(1)
             for row in worst.itertuples(index=False):
-                meta[f"lowest_{dimension}"] = f"{row.metric_id} on {dimension}="\
-                    f"{getattr(row, dimension)}: {row.mean:.3f}"
+                meta[f"lowest_{dimension}"] = (
+                    f"{row.metric_id} on {dimension}={getattr(row, dimension)}: {row.mean:.3f}"
+                )
     return meta

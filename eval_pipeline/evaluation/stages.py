@@ -8,7 +8,16 @@ from eval_pipeline.evaluation.slices_stage import slice_summary
 from eval_pipeline.evaluation.stage import Stage, load_stage
 
 __all__ = [
-    "GateOutcome", "RunsSummary", "ScoresSummary", "Stage", "collect_runs", "decide_gate",
-    "incomplete_runs", "load_stage", "missing_scores", "operational_summary", "score_runs",
+    "GateOutcome",
+    "RunsSummary",
+    "ScoresSummary",
+    "Stage",
+    "collect_runs",
+    "decide_gate",
+    "incomplete_runs",
+    "load_stage",
+    "missing_scores",
+    "operational_summary",
+    "score_runs",
     "slice_summary",
 ]

@@ -6,6 +6,11 @@ builds form the paired stratum and are drawn jointly (the same draw weights both
 item difficulty cancels out of the delta); items only one build has are drawn separately in
 their own strata. A mean is the run-weighted mean of the drawn items, computed for every
 resample and every metric at once as ``weights @ item_sums / weights @ item_counts``.
+
+Each resample also carries its own standard error (the linearised cluster variance of a
+ratio mean, stratum by stratum), so intervals can be studentized (bootstrap-t). That matters
+for pass rates near 0 or 1: a candidate that happened to fail less also looks less noisy,
+and only a per-resample standard error sees that.
 """
 
 import zlib
@@ -95,72 +100,115 @@ def resample_weights(rng: np.random.Generator, n: int, n_resamples: int) -> np.n
     return counts.reshape(n_resamples, n).astype(np.float64)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+_C_S, _C_C, _C_SS, _C_SC, _C_CC, _B_S, _B_C, _B_SS, _B_SC, _B_CC, _X_SS, _X_SC, _X_CS, _X_CC = range(14)
+
+
+def _products(cand: ItemStats | None, base: ItemStats | None, n: int, m: int) -> np.ndarray:
+    """Item columns whose weighted sums give means and variances: shape (n, 14 * m)."""
+    zero = np.zeros((n, m))
+    cs, cc = (cand.sums, cand.counts) if cand is not None else (zero, zero)
+    bs, bc = (base.sums, base.counts) if base is not None else (zero, zero)
+    parts = [cs, cc, cs * cs, cs * cc, cc * cc, bs, bc, bs * bs, bs * bc, bc * bc,
+             cs * bs, cs * bc, cc * bs, cc * bc]
+    return np.concatenate(parts, axis=1)
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """Means and standard errors for R weightings (R = 1 for the sample itself)."""
+
+    cand: np.ndarray
+    base: np.ndarray
+    cand_se: np.ndarray
+    delta_se: np.ndarray
+
+
+def _estimate(strata: list[tuple[np.ndarray, np.ndarray, int]], m: int) -> _Estimate:
+    """Ratio means and linearised stratified cluster standard errors.
+
+    ``strata``: (weights (R, n_h), products (n_h, 14 * m), n_h) per stratum.
+    """
+    sums = [(w @ x).reshape(w.shape[0], 14, m) for w, x, _ in strata]
+    total = np.sum(sums, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        dc, db = total[:, _C_C], total[:, _B_C]
+        mc, mb = total[:, _C_S] / dc, total[:, _B_S] / db
+        var_c = np.zeros_like(mc)
+        var_d = np.zeros_like(mc)
+        for part, (_, _, n_h) in zip(sums, strata, strict=True):
+            if n_h < 2:
+                continue
+            lin_c = (part[:, _C_S] - mc * part[:, _C_C]) / dc
+            lin_b = (part[:, _B_S] - mb * part[:, _B_C]) / db
+            sq_c = (part[:, _C_SS] - 2 * mc * part[:, _C_SC] + mc**2 * part[:, _C_CC]) / dc**2
+            sq_b = (part[:, _B_SS] - 2 * mb * part[:, _B_SC] + mb**2 * part[:, _B_CC]) / db**2
+            cross = (part[:, _X_SS] - mb * part[:, _X_SC] - mc * part[:, _X_CS]
+                     + mc * mb * part[:, _X_CC]) / (dc * db)
+            factor = n_h / (n_h - 1)
+            var_c += factor * (sq_c - lin_c**2 / n_h)
+            lin_b = np.nan_to_num(lin_b)
+            sq = sq_c + np.nan_to_num(sq_b) - 2 * np.nan_to_num(cross)
+            var_d += factor * (sq - (lin_c - lin_b) ** 2 / n_h)
+    return _Estimate(mc, mb, np.sqrt(np.maximum(var_c, 0.0)), np.sqrt(np.maximum(var_d, 0.0)))
 
 
 @dataclass(frozen=True)
 class CellDraws:
     """Bootstrap draws of one cell (overall, or one slice value) for every metric.
 
-    Shapes: points (M,), draws (B, M). ``base_*`` and ``delta_*`` are None without a baseline.
-    ``n_cand``/``n_base``/``n_paired`` count items with valid scores, per metric.
+    Shapes: points and standard errors (M,), draws (B, M). ``base_*`` and ``delta_*`` are
+    None without a baseline. ``n_cand``/``n_base``/``n_paired`` count items with valid
+    scores, per metric.
     """
 
     cand_point: np.ndarray
+    cand_se: np.ndarray
     cand_draws: np.ndarray
+    cand_se_draws: np.ndarray
     base_point: np.ndarray | None
     delta_point: np.ndarray | None
+    delta_se: np.ndarray | None
     delta_draws: np.ndarray | None
+    delta_se_draws: np.ndarray | None
     n_cand: np.ndarray
     n_base: np.ndarray
     n_paired: np.ndarray
-    cand_jackknife: np.ndarray
-    delta_jackknife: np.ndarray | None
-
-
-def _leave_one_out(part: ItemStats, total_sums: np.ndarray, total_counts: np.ndarray) -> np.ndarray:
-    """Means of the whole with each of ``part``'s items left out, shape (items, M)."""
-    return _ratio(total_sums - part.sums, total_counts - part.counts)
 
 
 def draw_cell(
     cand: ItemStats, base: ItemStats | None, rng: np.random.Generator, n_resamples: int
 ) -> CellDraws:
     """Stratified paired cluster bootstrap of the candidate mean and of the delta."""
-    cand_point = _ratio(cand.sums.sum(axis=0), cand.counts.sum(axis=0))
+    m = cand.sums.shape[1]
     if base is None:
-        weights = resample_weights(rng, len(cand.items), n_resamples)
-        draws = _ratio(weights @ cand.sums, weights @ cand.counts)
-        zeros = np.zeros_like(cand_point, dtype=np.int64)
-        jack = _leave_one_out(cand, cand.sums.sum(axis=0), cand.counts.sum(axis=0))
-        return CellDraws(
-            cand_point, draws, None, None, None, cand.n_items, zeros, zeros, jack, None
-        )
-    base_set = set(base.items)
-    shared = [item for item in cand.items if item in base_set]
-    shared_set = set(shared)
-    c_only = [item for item in cand.items if item not in shared_set]
-    b_only = [item for item in base.items if item not in shared_set]
-    c_s, b_s = cand.rows(shared), base.rows(shared)
-    c_o, b_o = cand.rows(c_only), base.rows(b_only)
-    w_s = resample_weights(rng, len(shared), n_resamples)
-    w_c = resample_weights(rng, len(c_only), n_resamples)
-    w_b = resample_weights(rng, len(b_only), n_resamples)
-    cand_draws = _ratio(w_s @ c_s.sums + w_c @ c_o.sums, w_s @ c_s.counts + w_c @ c_o.counts)
-    base_draws = _ratio(w_s @ b_s.sums + w_b @ b_o.sums, w_s @ b_s.counts + w_b @ b_o.counts)
-    base_point = _ratio(base.sums.sum(axis=0), base.counts.sum(axis=0))
-    paired = np.asarray(((c_s.counts > 0) & (b_s.counts > 0)).sum(axis=0))
-    c_tot, c_n = cand.sums.sum(axis=0), cand.counts.sum(axis=0)
-    b_tot, b_n = base.sums.sum(axis=0), base.counts.sum(axis=0)
-    cand_jack = _leave_one_out(cand, c_tot, c_n)
-    delta_jack = np.concatenate([
-        _leave_one_out(c_s, c_tot, c_n) - _leave_one_out(b_s, b_tot, b_n),
-        _leave_one_out(c_o, c_tot, c_n) - base_point,
-        cand_point - _leave_one_out(b_o, b_tot, b_n),
-    ])
+        groups: list[tuple[ItemStats | None, ItemStats | None]] = [(cand, None)]
+        paired = np.zeros(m, dtype=np.int64)
+    else:
+        base_set = set(base.items)
+        shared = [item for item in cand.items if item in base_set]
+        shared_set = set(shared)
+        c_s, b_s = cand.rows(shared), base.rows(shared)
+        groups = [
+            (c_s, b_s),
+            (cand.rows([i for i in cand.items if i not in shared_set]), None),
+            (None, base.rows([i for i in base.items if i not in shared_set])),
+        ]
+        paired = np.asarray(((c_s.counts > 0) & (b_s.counts > 0)).sum(axis=0))
+    sample, resampled = [], []
+    for c, b in groups:
+        n_h = len((c or b).items)  # type: ignore[union-attr]
+        if n_h == 0:
+            continue
+        x = _products(c, b, n_h, m)
+        sample.append((np.ones((1, n_h)), x, n_h))
+        resampled.append((resample_weights(rng, n_h, n_resamples), x, n_h))
+    point, boot = _estimate(sample, m), _estimate(resampled, m)
+    zeros = np.zeros(m, dtype=np.int64)
+    if base is None:
+        return CellDraws(point.cand[0], point.cand_se[0], boot.cand, boot.cand_se,
+                         None, None, None, None, None, cand.n_items, zeros, zeros)
     return CellDraws(
-        cand_point, cand_draws, base_point, cand_point - base_point, cand_draws - base_draws,
-        cand.n_items, base.n_items, paired, cand_jack, delta_jack,
+        point.cand[0], point.cand_se[0], boot.cand, boot.cand_se,
+        point.base[0], point.cand[0] - point.base[0], point.delta_se[0],
+        boot.cand - boot.base, boot.delta_se, cand.n_items, base.n_items, paired,
     )

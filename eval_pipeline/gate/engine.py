@@ -16,7 +16,8 @@ from eval_pipeline.gate.budgets import evaluate_budgets
 from eval_pipeline.gate.decision import GateReport, MetricDecision, SliceDecision, Verdict
 from eval_pipeline.gate.evidence import worst_items
 from eval_pipeline.gate.frame import normalise_scores
-from eval_pipeline.gate.intervals import bounds, standard_errors
+from eval_pipeline.gate.intervals import studentized_bounds
+from eval_pipeline.gate.lattice import metric_steps, widen
 from eval_pipeline.gate.missing import count_missing
 from eval_pipeline.gate.power import power_report
 from eval_pipeline.gate.rules import GateConfig
@@ -41,8 +42,14 @@ def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ..
     return merged
 
 
+def _runs(cand: ItemStats, base: ItemStats | None) -> np.ndarray:
+    """Runs behind a delta per metric (the smaller build's), for the lattice correction."""
+    runs = cand.counts.sum(axis=0)
+    return runs if base is None else np.minimum(runs, base.counts.sum(axis=0))
+
+
 def _slice_decisions(
-    config: GateConfig, cand: pd.DataFrame, base: pd.DataFrame | None
+    config: GateConfig, cand: pd.DataFrame, base: pd.DataFrame | None, steps: np.ndarray
 ) -> dict[str, list[SliceDecision]]:
     out: dict[str, list[SliceDecision]] = {m: [] for m in config.metric_ids}
     cells: list[tuple[str, str, ItemStats, ItemStats | None]] = []
@@ -57,10 +64,13 @@ def _slice_decisions(
         rng = seeded_rng(config.seed, f"slice:{name}={value}")
         draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples)
         low = high = None
-        if draws.delta_point is not None and draws.delta_draws is not None:
+        if draws.delta_point is not None:
             n_eff = np.minimum(draws.n_cand, draws.n_base)
-            low, high = bounds(draws.delta_point, draws.delta_draws, n_eff, tail, tail,
-                               draws.delta_jackknife)
+            low, high = studentized_bounds(
+                draws.delta_point, draws.delta_se, draws.delta_draws, draws.delta_se_draws,
+                n_eff, tail, tail,
+            )
+            low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
         for j, rule in enumerate(config.metrics):
             if draws.n_cand[j] == 0:
                 continue
@@ -112,15 +122,22 @@ def evaluate_gate(
                       config.n_resamples)
     half = config.alpha / 2
     fail_tail = half * (1 - config.slice_alpha_share) if config.slices else half
-    cand_low, cand_high = bounds(draws.cand_point, draws.cand_draws, draws.n_cand, half, half,
-                                 draws.cand_jackknife)
+    steps = metric_steps([cand] if base is None else [cand, base], ids)
+    cand_low, cand_high = studentized_bounds(
+        draws.cand_point, draws.cand_se, draws.cand_draws, draws.cand_se_draws, draws.n_cand,
+        half, half,
+    )
+    cand_low, cand_high = widen(cand_low, cand_high, steps, _runs(cand_stats, None))
     low = high = se = None
-    if draws.delta_point is not None and draws.delta_draws is not None:
+    if draws.delta_point is not None:
         n_eff = np.minimum(draws.n_cand, draws.n_base)
-        low, high = bounds(draws.delta_point, draws.delta_draws, n_eff, half, fail_tail,
-                           draws.delta_jackknife)
-        se = standard_errors(draws.delta_draws)
-    slices = _slice_decisions(config, cand, base)
+        low, high = studentized_bounds(
+            draws.delta_point, draws.delta_se, draws.delta_draws, draws.delta_se_draws, n_eff,
+            half, fail_tail,
+        )
+        low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
+        se = draws.delta_se
+    slices = _slice_decisions(config, cand, base, steps)
     evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
     scored = set(cand.loc[cand["status"] == "scored", "metric_id"])
     decisions, warnings = [], []

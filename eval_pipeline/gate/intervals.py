@@ -102,3 +102,59 @@ def standard_errors(draws: np.ndarray) -> np.ndarray:
     """Bootstrap standard error per column (NaN draws dropped)."""
     with np.errstate(invalid="ignore"):
         return np.asarray(np.nanstd(draws, axis=0, ddof=1))
+
+
+def _t_quantile(t: np.ndarray, level: float, fallback: float) -> float:
+    finite_share = np.count_nonzero(np.isfinite(t)) / t.size
+    if min(level, 1.0 - level) * t.size < MIN_TAIL_DRAWS or finite_share < 0.5:
+        return fallback
+    return float(np.quantile(t, level))
+
+
+def studentized_bounds(
+    point: np.ndarray,
+    se: np.ndarray,
+    draws: np.ndarray,
+    se_draws: np.ndarray,
+    n: np.ndarray,
+    lower_tail: float,
+    upper_tail: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap-t bounds per metric column.
+
+    Each resample's ``t = (draw - point) / se_draw``; the lower bound is
+    ``point - t_{1 - lower_tail} * se`` and the upper ``point - t_{upper_tail} * se``. A tail
+    too far out for the resamples (fewer than ``MIN_TAIL_DRAWS`` beyond it) uses the
+    expanded normal quantile instead.
+
+    Args:
+        point: Point estimates, shape (M,).
+        se: Their standard errors, shape (M,).
+        draws: Bootstrap estimates, shape (B, M).
+        se_draws: Each resample's own standard error, shape (B, M).
+        n: Independent items behind each column, shape (M,).
+        lower_tail: One-sided error of the lower bound.
+        upper_tail: One-sided error of the upper bound.
+
+    Returns:
+        Two arrays of shape (M,); NaN where there are fewer than two items or no point.
+    """
+    low = np.full(point.shape, np.nan)
+    high = np.full(point.shape, np.nan)
+    for j in range(point.shape[0]):
+        estimate, spread = float(point[j]), float(se[j])
+        if n[j] < 2 or not (np.isfinite(estimate) and np.isfinite(spread)):
+            continue
+        keep = np.isfinite(draws[:, j])
+        diff, scale = draws[keep, j] - estimate, se_draws[keep, j]
+        if diff.size < 2:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # A resample with no spread is exact only where it sits on the estimate.
+            t = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0),
+                         np.sign(diff) * np.inf)
+        z_low = expanded_z(lower_tail, int(n[j]))
+        z_high = expanded_z(upper_tail, int(n[j]))
+        low[j] = estimate - _t_quantile(t, 1.0 - lower_tail, z_low) * spread
+        high[j] = estimate - _t_quantile(t, upper_tail, -z_high) * spread
+    return low, high

@@ -54,7 +54,7 @@ class CachedJudge:
 
     def __init__(self, inner: Judge, url: str) -> None:
         self.inner = inner
-        self._engine = engine_for(url)
+        self.url = url
         self._lock = threading.Lock()
         self._stats = CacheStats()
 
@@ -89,7 +89,7 @@ class CachedJudge:
         """
         fingerprint = self.inner.fingerprint
         key = cache_key(fingerprint, request)
-        with self._engine.connect() as conn:
+        with engine_for(self.url).connect() as conn:
             stored = conn.execute(
                 select(JUDGE_CACHE.c.verdict).where(JUDGE_CACHE.c.key == key)
             ).scalar_one_or_none()
@@ -123,7 +123,7 @@ class CachedJudge:
             "created_at": datetime.now(UTC),
         }
         try:
-            with self._engine.begin() as conn:
+            with engine_for(self.url).begin() as conn:
                 conn.execute(insert(JUDGE_CACHE).values(**row))
         except IntegrityError:
             pass  # a concurrent worker stored the same key first; both verdicts came from it

@@ -14,6 +14,7 @@ given, the runner starts its own on a free loopback port.
 """
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,6 +58,7 @@ class HttpEndpointRunner(Runner):
 
     def execute(self, spec: RunSpec) -> list[Span]:
         """One POST, then collect the trace from the receiver."""
+        started = time.monotonic()
         trace_id, parent_id = failure.new_trace_id(), failure.new_span_id()
         waiter = self.receiver.expect(trace_id)
         try:
@@ -77,7 +79,10 @@ class HttpEndpointRunner(Runner):
                 raise RunFailure(failure.FailureKind.HTTP_ERROR,
                                  f"POST {self.url} answered {response.status_code}: "
                                  f"{response.text[:200]}")
-            spans = waiter.wait_for_root(parent_id, timeout_s=spec.timeout_s,
+            # Leave the runner's own timeout a margin, so "exported nothing" is reported as
+            # such rather than as a hang.
+            remaining = spec.timeout_s * 0.9 - (time.monotonic() - started)
+            spans = waiter.wait_for_root(parent_id, timeout_s=max(0.0, remaining),
                                          settle_s=self.settle_s)
         finally:
             self.receiver.forget(trace_id)

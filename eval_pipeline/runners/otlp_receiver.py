@@ -16,6 +16,10 @@ from eval_pipeline.runners.otlp_spans import decode_request
 from eval_pipeline.traces.model import Span
 
 
+MAX_UNCLAIMED_TRACES = 1000
+"""Traces nobody waits for (yet) kept at most; the oldest are dropped first."""
+
+
 class TraceWaiter:
     """Spans received for one trace, with a wait for the trace to settle."""
 
@@ -140,5 +144,7 @@ class SpanReceiver:
                 waiter = self._waiters.get(trace_id)
                 if waiter is None:
                     self._unclaimed[trace_id].extend(group)
+                    while len(self._unclaimed) > MAX_UNCLAIMED_TRACES:
+                        self._unclaimed.pop(next(iter(self._unclaimed)))
                     continue
             waiter.add(group)

@@ -20,13 +20,18 @@ from eval_pipeline.traces.model import Operation, Span
 
 
 def recorded_runs(spans: list[Span]) -> dict[tuple[str, int], list[Span]]:
-    """Group stored spans into runs keyed by (item id, run index) from their root's context."""
+    """Group stored spans into runs keyed by (item id, run index) from their root's context.
+
+    Failure records (``runners.failure``) are not recordings and are left out.
+    """
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
     unindexed: dict[str, list[tuple[int, str]]] = defaultdict(list)
     runs: dict[tuple[str, int], list[Span]] = {}
     for trace_id, group in by_trace.items():
+        if failure.failure_reason(group) is not None:
+            continue  # a run that failed is not a recording
         roots = [s for s in group if s.parent_span_id is None] or group
         root = min(roots, key=lambda s: (s.operation != Operation.INVOKE_AGENT,
                                          s.start_time_unix_nano))

@@ -1,9 +1,11 @@
 """Scoring a whole build: every expected (item, run index) gets a row per metric.
 
-Runs are matched to items by the eval context on their root span (item id, run index). A run
-that is absent, or whose item the suite does not know, never silently disappears: an absent
-run is written as ``unscored`` for every metric ("no trace recorded"), and unmatched runs are
-returned for the caller to report.
+Runs are matched to items by the eval context on their root span (item id, run index); a
+trace recorded without an eval context is its own item (item id = trace id, run index 0), so a
+dataset can reference recorded traces by id. A run that is absent, failed, or whose item the
+suite does not know, never silently disappears: an absent run is written as ``unscored`` for
+every metric ("no trace recorded"), a run the runner marked failed as ``unscored`` with the
+failure, and unmatched runs are returned for the caller to report.
 """
 
 from collections.abc import Callable, Sequence
@@ -16,6 +18,13 @@ from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
 
 RunMetrics = dict[tuple[str, int], dict[str, float]]
+
+
+def run_key(run: AgentRun) -> tuple[str, int]:
+    """(item id, run index) of a run: its eval context, else (trace id, 0)."""
+    context = run.eval_context
+    return (context.item_id or run.trace_id,
+            0 if context.run_index is None else int(context.run_index))
 
 
 @dataclass(frozen=True)
@@ -35,23 +44,31 @@ def score_build(
     *,
     runs_per_item: int,
     cost: Callable[[AgentRun], float | None] | None = None,
+    failure: Callable[[AgentRun], str | None] | None = None,
 ) -> BuildScores:
-    """Score every (item, run index) of a build (see the module docstring)."""
+    """Score every (item, run index) of a build (see the module docstring).
+
+    ``failure`` tells why a run failed (None when it did not); a failed run's spans are not
+    scored, since a run that crashed trivially "executed no forbidden call".
+    """
     by_key: dict[tuple[str, int], AgentRun] = {}
     unmatched: list[AgentRun] = []
     known = {item.item_id for item in items}
     for run in runs:
-        context = run.eval_context
-        if context.item_id not in known or context.run_index is None:
+        key = run_key(run)
+        if key[0] not in known:
             unmatched.append(run)
             continue
-        by_key[(str(context.item_id), int(context.run_index))] = run
+        by_key[key] = run
     scores: list[Score] = []
     metrics: RunMetrics = {}
     for item in items:
         for index in range(runs_per_item):
             found = by_key.get((item.item_id, index))
-            if found is None:
+            reason = None if found is None else (failure(found) if failure else None)
+            if found is None or reason is not None:
+                why = ("no trace recorded for this item and run" if found is None
+                       else f"run failed: {reason}")
                 scores.extend(
                     Score(
                         metric_id=s.id,
@@ -59,7 +76,8 @@ def score_build(
                         status=ScoreStatus.UNSCORED,
                         scorer_id=s.id,
                         scorer_version=s.version,
-                        reason="no trace recorded for this item and run",
+                        reason=why,
+                        trace_id=None if found is None else found.trace_id,
                         build=build,
                         item_id=item.item_id,
                         run_index=index,

@@ -1,12 +1,34 @@
-"""Find a suite file from what a user typed: a path, or a name shipped in ``data/suites/``."""
+"""Find suite files: a path, or a name in the shipped ``data/suites/`` or ``EVAL_PIPELINE_SUITES``.
 
+``EVAL_PIPELINE_SUITES`` (a ``os.pathsep``-separated list of folders, read when asked, never at
+import) adds a team's own suites beside the shipped ones: they are found by name, and the
+Dagster definitions create a gate check for each metric they gate.
+"""
+
+import os
 from pathlib import Path
 
 SHIPPED_SUITES = Path(__file__).resolve().parents[2] / "data" / "suites"
+SUITES_ENV = "EVAL_PIPELINE_SUITES"
 
 
 class SuiteNotFoundError(FileNotFoundError):
     """No suite file matches the reference; the message lists where it looked."""
+
+
+def suite_dirs() -> tuple[Path, ...]:
+    """Folders searched for suites: ``EVAL_PIPELINE_SUITES`` first, then the shipped ones."""
+    extra = [Path(p) for p in os.environ.get(SUITES_ENV, "").split(os.pathsep) if p]
+    return (*extra, SHIPPED_SUITES)
+
+
+def suite_files() -> list[Path]:
+    """Every suite file in the searched folders (a name found twice counts once, first wins)."""
+    found: dict[str, Path] = {}
+    for folder in suite_dirs():
+        for path in sorted(folder.glob("*.y*ml")):
+            found.setdefault(path.stem, path)
+    return list(found.values())
 
 
 def locate_suite(reference: str | Path) -> Path:
@@ -15,9 +37,10 @@ def locate_suite(reference: str | Path) -> Path:
     if candidate.is_file():
         return candidate.resolve()
     looked = [str(candidate)]
-    for name in (f"{reference}.yaml", f"{reference}.yml"):
-        shipped = SHIPPED_SUITES / name
-        looked.append(str(shipped))
-        if shipped.is_file():
-            return shipped
+    for folder in suite_dirs():
+        for name in (f"{reference}.yaml", f"{reference}.yml"):
+            path = folder / name
+            looked.append(str(path))
+            if path.is_file():
+                return path.resolve()
     raise SuiteNotFoundError(f"suite {str(reference)!r} not found (looked at: {', '.join(looked)})")

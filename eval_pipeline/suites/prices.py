@@ -147,3 +147,15 @@ def cost_of_run(run: "AgentRun", table: PriceTable) -> float | None:
             return None
         total += table.cost(call.model, call.input_tokens, call.output_tokens, at)
     return total
+
+
+def known_cost_of_run(run: "AgentRun", table: PriceTable) -> float | None:
+    """``cost_of_run``, with a model missing from the price table giving None (unknown cost).
+
+    For batch stages: one unpriced model must not stop a build's scoring; the cost budget then
+    counts the run's cost as missing, and operational metrics report the unpriced runs.
+    """
+    try:
+        return cost_of_run(run, table)
+    except UnknownModelError:
+        return None

@@ -29,16 +29,18 @@ def json_or_text(value: Any) -> JsonValue:
     return value
 
 
-_REPR_FIELD = re.compile(
-    r"""(\w+)=('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|None|True|False|-?[\d.]+)"""
-)
+_QUOTED = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+_REPR_ARGUMENTS = re.compile(r"\barguments=" + _QUOTED)
+_REPR_CALL_ID = re.compile(r"\bcall_id=" + _QUOTED)
+_REPR_NAME = re.compile(r"\bname=" + _QUOTED)
 
 
-def _literal(text: str) -> Any:
-    if text[:1] in ("'", '"'):
-        # Python reprs escape only backslashes, their own quote and unprintables.
-        return text[1:-1] if "\\" not in text else ast.literal_eval(text)
-    return {"None": None, "True": True, "False": False}.get(text, text)
+def _literal(match: re.Match[str] | None) -> Any:
+    if match is None:
+        return None
+    text = match.group(1)
+    # Python reprs escape only backslashes, their own quote and unprintables.
+    return text[1:-1] if "\\" not in text else ast.literal_eval(text)
 
 
 def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
@@ -46,19 +48,18 @@ def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
     stripped = text.strip()
     if not stripped.startswith(_REPR_PREFIX) or not stripped.endswith(")"):
         return None
-    fields = {m.group(1): m.group(2) for m in _REPR_FIELD.finditer(stripped, len(_REPR_PREFIX))}
+    found = _REPR_ARGUMENTS.search(stripped)
+    # The other fields are looked for after the arguments, whose text may contain anything.
+    rest = found.end() if found else len(_REPR_PREFIX)
     try:
-        values = {key: _literal(raw) for key, raw in fields.items()}
+        arguments = _literal(found)
+        name = _literal(_REPR_NAME.search(stripped, rest) or _REPR_NAME.search(stripped))
+        call_id = _literal(_REPR_CALL_ID.search(stripped, rest) or _REPR_CALL_ID.search(stripped))
     except (ValueError, SyntaxError):
         return None
-    if not isinstance(values.get("name"), str):
+    if not isinstance(name, str):
         return None
-    return {
-        "type": "tool_call",
-        "id": values.get("call_id") or values.get("id"),
-        "name": values["name"],
-        "arguments": json_or_text(values.get("arguments")),
-    }
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": json_or_text(arguments)}
 
 
 def _part(raw: Any) -> dict[str, JsonValue]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from eval_pipeline.traces import dialect_genai, dialect_openinference, dialect_traceloop
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.span_factory import new_span
+from eval_pipeline.traces.span_factory import new_span_unchecked
 
 
 def normalise_span(span: Span) -> Span:
@@ -40,7 +40,7 @@ def normalise_span(span: Span) -> Span:
         resource=span.resource,
         scope_name=span.scope_name,
     )
-    return new_span(fields)
+    return new_span_unchecked(fields)
 
 
 def normalise_spans(spans: Iterable[Span]) -> list[Span]:

@@ -17,11 +17,13 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode_errors import DecodeError, DecodeResult, FieldError
 from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
-from eval_pipeline.traces.span_factory import new_span
+from eval_pipeline.traces.span_factory import new_span_unchecked
 from eval_pipeline.traces.wire import Truncated, diagnose_span, iter_fields
 
 KIND_NAMES = ("unspecified", "internal", "server", "client", "producer", "consumer")
 STATUS_NAMES = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
+_ZERO_TRACE = "0" * 32
+_ZERO_SPAN = "0" * 16
 
 
 def _value(value: AnyValue, key: str, limit: int) -> Any:
@@ -51,30 +53,53 @@ def _value(value: AnyValue, key: str, limit: int) -> Any:
 
 def attributes(pairs: Any, limit: int) -> dict[str, Any]:
     """Protobuf ``KeyValue`` list -> dict (bytes as base64 text, kvlists as dicts)."""
-    return {kv.key: _value(kv.value, kv.key, limit) for kv in pairs}
+    out: dict[str, Any] = {}
+    for kv in pairs:
+        value = kv.value
+        # Strings and ints are nearly every attribute: read them inline (hot path).
+        which = value.WhichOneof("value")
+        if which == "string_value":
+            text = value.string_value
+            if len(text) > limit:
+                raise FieldError(
+                    f"attributes[{kv.key}]", f"value of {len(text)} chars exceeds {limit}"
+                )
+            out[kv.key] = text
+        elif which == "int_value":
+            out[kv.key] = value.int_value
+        else:
+            out[kv.key] = _value(value, kv.key, limit)
+    return out
 
 
 def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
     """One protobuf span -> a raw ``Span``; raises ``FieldError`` for a bad field."""
-    if len(span.trace_id) != 16 or not any(span.trace_id):
-        raise FieldError("trace_id", f"must be 16 non-zero bytes, got {len(span.trace_id)}")
-    if len(span.span_id) != 8 or not any(span.span_id):
-        raise FieldError("span_id", f"must be 8 non-zero bytes, got {len(span.span_id)}")
-    parent = span.parent_span_id
-    if parent and len(parent) != 8:
-        raise FieldError("parent_span_id", f"must be 8 bytes, got {len(parent)}")
-    events = tuple(
-        SpanEvent(event.name, event.time_unix_nano, attributes(event.attributes, limit))
-        for event in span.events
+    trace_id = span.trace_id.hex()
+    span_id = span.span_id.hex()
+    parent = span.parent_span_id.hex()
+    if len(trace_id) != 32 or trace_id == _ZERO_TRACE:
+        raise FieldError("trace_id", f"must be 16 non-zero bytes, got {len(trace_id) // 2}")
+    if len(span_id) != 16 or span_id == _ZERO_SPAN:
+        raise FieldError("span_id", f"must be 8 non-zero bytes, got {len(span_id) // 2}")
+    if parent and len(parent) != 16:
+        raise FieldError("parent_span_id", f"must be 8 bytes, got {len(parent) // 2}")
+    events = (
+        tuple(
+            SpanEvent(event.name, event.time_unix_nano, attributes(event.attributes, limit))
+            for event in span.events
+        )
+        if span.events
+        else ()
     )
     status = span.status
-    return new_span(
+    kind = span.kind
+    return new_span_unchecked(
         {
-            "trace_id": span.trace_id.hex(),
-            "span_id": span.span_id.hex(),
-            "parent_span_id": parent.hex() if parent and any(parent) else None,
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "parent_span_id": parent if parent and parent != _ZERO_SPAN else None,
             "name": span.name,
-            "kind": KIND_NAMES[span.kind] if 0 <= span.kind < len(KIND_NAMES) else "unspecified",
+            "kind": KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
             "start_time_unix_nano": span.start_time_unix_nano,
             "end_time_unix_nano": span.end_time_unix_nano,
             "status_code": STATUS_NAMES[status.code] if 0 <= status.code < 3 else StatusCode.UNSET,

@@ -10,7 +10,6 @@ apart from "never sent".
 """
 
 from collections import Counter
-from dataclasses import replace
 
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.pii import DETECTORS, Tokeniser
@@ -28,18 +27,31 @@ DROPPED = "eval_pipeline.redaction.dropped"
 REPLACED = "eval_pipeline.redaction.replaced"
 POLICY = "eval_pipeline.redaction.policy"
 
-STRUCTURAL_ATTRIBUTES = frozenset({
-    "gen_ai.request.model", "gen_ai.response.model", "gen_ai.response.id",
-    "gen_ai.response.finish_reasons", "gen_ai.output.type", "gen_ai.agent.id",
-    "gen_ai.agent.description", "gen_ai.tool.type", "gen_ai.tool.description",
-    "server.address", "server.port", "openai.response.system_fingerprint",
-    "openai.request.service_tier", "openai.response.service_tier", "gen_ai.request.seed",
-})
+STRUCTURAL_ATTRIBUTES = frozenset(
+    {
+        "gen_ai.request.model",
+        "gen_ai.response.model",
+        "gen_ai.response.id",
+        "gen_ai.response.finish_reasons",
+        "gen_ai.output.type",
+        "gen_ai.agent.id",
+        "gen_ai.agent.description",
+        "gen_ai.tool.type",
+        "gen_ai.tool.description",
+        "server.address",
+        "server.port",
+        "openai.response.system_fingerprint",
+        "openai.request.service_tier",
+        "openai.response.service_tier",
+        "gen_ai.request.seed",
+    }
+)
 """Attributes that hold identifiers and settings, not user content: not scanned for PII."""
 
 _CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_response": "response"}
 
-_Cached = tuple[tuple[Message, ...], tuple[Message, ...], frozenset[str], Counter[str]]
+_Cached = tuple[tuple[Message, ...], tuple[Message, ...], frozenset[str], tuple[str, ...]]
+_NOTHING: frozenset[str] = frozenset()
 
 
 class Redactor:
@@ -51,11 +63,10 @@ class Redactor:
         self._tokens = Tokeniser(chosen, policy.key)
         self._cache: dict[tuple[int, str], _Cached] = {}
 
-    def _scrub(self, value: JsonValue, path: str, found: Counter[str]) -> JsonValue:
+    def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:
             text, kinds = self._tokens.redact(value)
-            for kind in kinds:
-                found[f"{path}:{kind}"] += 1
+            found.extend(f"{path}:{kind}" for kind in kinds)
             return text
         if isinstance(value, dict):
             return {k: self._scrub(v, f"{path}.{k}", found) for k, v in value.items()}
@@ -63,8 +74,14 @@ class Redactor:
             return [self._scrub(v, path, found) for v in value]
         return value
 
-    def _part(self, part: dict[str, JsonValue], where: str, names: dict[str, str],
-              dropped: set[str], found: Counter[str]) -> dict[str, JsonValue]:
+    def _part(
+        self,
+        part: dict[str, JsonValue],
+        where: str,
+        names: dict[str, str],
+        dropped: set[str],
+        found: list[str],
+    ) -> dict[str, JsonValue]:
         kind = part.get("type")
         if kind == "tool_call" and not self.policy.keeps_arguments(str(part.get("name"))):
             if part.get("arguments") is None:
@@ -89,9 +106,9 @@ class Redactor:
 
     def _messages(
         self, messages: tuple[Message, ...], where: str
-    ) -> tuple[tuple[Message, ...], frozenset[str], Counter[str]]:
+    ) -> tuple[tuple[Message, ...], frozenset[str], tuple[str, ...]]:
         if not messages:
-            return messages, frozenset(), Counter()
+            return messages, _NOTHING, ()
         # Histories repeat on every inference span and parsing memoises them (same tuple
         # object for the same text), so results are cached per tuple identity.
         cached = self._cache.get((id(messages), where))
@@ -99,22 +116,23 @@ class Redactor:
             return cached[1], cached[2], cached[3]
         names = {str(p.get("id")): str(p.get("name")) for m in messages for p in m.tool_calls}
         dropped: set[str] = set()
-        found: Counter[str] = Counter()
+        found: list[str] = []
         result = []
         for msg in messages:
             parts = tuple(self._part(p, where, names, dropped, found) for p in msg.parts)
             changed = any(new is not old for new, old in zip(parts, msg.parts, strict=True))
-            result.append(replace(msg, parts=parts) if changed else msg)
+            result.append(Message(msg.role, parts, msg.name, msg.finish_reason) if changed else msg)
         out = tuple(result) if dropped or found else messages
         if len(self._cache) >= 4096:
             self._cache.clear()
-        self._cache[(id(messages), where)] = (messages, out, frozenset(dropped), found)
-        return out, frozenset(dropped), found
+        entry = (messages, out, frozenset(dropped), tuple(found))
+        self._cache[(id(messages), where)] = entry
+        return entry[1], entry[2], entry[3]
 
     def redact(self, span: Span) -> Span:
         """The span with the policy applied (the same object when nothing changed)."""
         dropped: set[str] = set()
-        found: Counter[str] = Counter()
+        found: list[str] = []
         arguments, result = span.tool_arguments, span.tool_result
         if span.operation == Operation.EXECUTE_TOOL or span.tool_name:
             if arguments is not None and not self.policy.keeps_arguments(span.tool_name):
@@ -126,8 +144,8 @@ class Redactor:
         inputs, in_dropped, in_found = self._messages(span.input_messages, "input_messages")
         outputs, out_dropped, out_found = self._messages(span.output_messages, "output_messages")
         dropped.update(in_dropped, out_dropped)
-        found.update(in_found)
-        found.update(out_found)
+        found.extend(in_found)
+        found.extend(out_found)
         attributes = span.attributes
         for key, value in attributes.items():
             if key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."):
@@ -149,15 +167,29 @@ class Redactor:
         if dropped:
             attributes[DROPPED] = sorted(dropped)
         if found:
-            attributes[REPLACED] = dict(sorted(found.items()))
-        return replaced(span, {
-            "tool_arguments": arguments, "tool_result": result, "input_messages": inputs,
-            "output_messages": outputs, "attributes": attributes,
-        })
+            attributes[REPLACED] = dict(sorted(Counter(found).items()))
+        return replaced(
+            span,
+            {
+                "tool_arguments": arguments,
+                "tool_result": result,
+                "input_messages": inputs,
+                "output_messages": outputs,
+                "attributes": attributes,
+            },
+        )
 
 
 __all__ = [
-    "DEFAULT_POLICY_PATH", "DROPPED", "KEEP_TOOLS_POLICY_PATH", "NAMED_POLICIES", "POLICY",
-    "REPLACED", "STRUCTURAL_ATTRIBUTES", "PolicyError", "RedactionPolicy", "Redactor",
+    "DEFAULT_POLICY_PATH",
+    "DROPPED",
+    "KEEP_TOOLS_POLICY_PATH",
+    "NAMED_POLICIES",
+    "POLICY",
+    "REPLACED",
+    "STRUCTURAL_ATTRIBUTES",
+    "PolicyError",
+    "RedactionPolicy",
+    "Redactor",
     "load_policy",
 ]

@@ -123,5 +123,3 @@ def load_policy(path: Path | str | None = None) -> RedactionPolicy:
     except yaml.YAMLError as exc:
         raise PolicyError(f"{path}: not valid YAML ({exc})") from None
     return RedactionPolicy.from_mapping(data, str(path))
-
-

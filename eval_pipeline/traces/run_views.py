@@ -127,8 +127,20 @@ def _squash(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def _context(target: Span | None, request: Request | None) -> str:
-    texts = [m.text for m in target.input_messages] if target is not None else []
+def _received(tree: TraceTree, target: Span | None) -> list[str]:
+    """What the receiving agent was given: its own input, else its first model call's."""
+    if target is None:
+        return []
+    if target.input_messages:
+        return [m.text for m in target.input_messages]
+    for span in tree.ordered:
+        if span.operation in Operation.INFERENCE and target in tree.ancestors(span):
+            return [m.text for m in span.input_messages]
+    return []
+
+
+def _context(tree: TraceTree, target: Span | None, request: Request | None) -> str:
+    texts = _received(tree, target)
     if request is not None and request.arguments not in (None, {}, ""):
         texts.append(json.dumps(request.arguments, sort_keys=True, default=str))
     return "\n".join(t for t in texts if t)
@@ -173,7 +185,7 @@ def handoffs(tree: TraceTree, root_agent: str | None, requests: list[Request]) -
             request = _handoff_request(target, requests)
             if request is not None:
                 request.matched_by = span.span_id
-            out.append(Handoff(source, target, span.span_id, _context(receiving, request)))
+            out.append(Handoff(source, target, span.span_id, _context(tree, receiving, request)))
             if receiving is not None:
                 covered.add(receiving.span_id)
             current = target
@@ -184,7 +196,7 @@ def handoffs(tree: TraceTree, root_agent: str | None, requests: list[Request]) -
             request = _handoff_request(agent, requests)
             if request is not None:
                 request.matched_by = span.span_id
-            out.append(Handoff(source, agent, span.span_id, _context(span, request)))
+            out.append(Handoff(source, agent, span.span_id, _context(tree, span, request)))
         current = agent
     return out
 

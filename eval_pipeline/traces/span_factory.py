@@ -41,3 +41,19 @@ def replaced(span: Span, changes: dict[str, Any]) -> Span:
     copy.__dict__.update(span.__dict__)
     copy.__dict__.update(changes)
     return copy
+
+
+_BASE: dict[str, Any] = dict(_DEFAULTS)
+
+
+def new_span_unchecked(values: dict[str, Any]) -> Span:
+    """``new_span`` for callers that always pass every field without a plain default.
+
+    The fields with factory defaults (``attributes``, ``events``, ``resource``) must be in
+    ``values``; the hot decode and normalise paths always pass them.
+    """
+    span = object.__new__(Span)
+    state = span.__dict__
+    state.update(_BASE)
+    state.update(values)
+    return span

@@ -121,7 +121,7 @@ class TraceStore:
     def _write(folder: Path, table: pa.Table) -> None:
         name = f"part-{uuid.uuid4().hex}.parquet"
         temporary = folder / f".{name}.tmp"
-        pq.write_table(table, temporary, compression="zstd")
+        pq.write_table(table, temporary)
         os.replace(temporary, folder / name)
 
     def read_spans(self, build: str, day: str | None = None) -> list[Span]:

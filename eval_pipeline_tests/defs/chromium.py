@@ -21,9 +21,17 @@ from websockets.sync.client import connect
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--window-size=1600,1000", "--remote-debugging-port=0",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1600,1000",
+    "--remote-debugging-port=0",
 )
 
 
@@ -36,7 +44,8 @@ class Chromium:
         self._profile = tempfile.mkdtemp(prefix="chromium-profile-")
         self._proc = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={self._profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         port = self._wait_for_port()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as reply:
@@ -71,8 +80,11 @@ class Chromium:
         deadline = time.monotonic() + timeout_s
         text = ""
         while time.monotonic() < deadline:
-            result = self.call("Runtime.evaluate", expression="document.body ? document.body.innerText : ''",
-                               returnByValue=True)
+            result = self.call(
+                "Runtime.evaluate",
+                expression="document.body ? document.body.innerText : ''",
+                returnByValue=True,
+            )
             text = str(result.get("result", {}).get("value", ""))
             if wait_for_text in text:
                 time.sleep(1.5)  # let the graph finish laying out before the capture
@@ -102,7 +114,9 @@ class Chromium:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         self.close()

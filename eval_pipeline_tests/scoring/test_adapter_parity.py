@@ -123,6 +123,7 @@ def test_deepeval_judge_metric_parity(metric: str, cls: str, with_trace: bool) -
     assert ours.judge_backend == "deepeval:canned"
 
 
+@pytest.mark.filterwarnings("ignore:Length mismatch")
 @pytest.mark.parametrize(
     "metric, cls",
     [("ragas.tool_call_accuracy", "ToolCallAccuracy"), ("ragas.tool_call_f1", "ToolCallF1")],

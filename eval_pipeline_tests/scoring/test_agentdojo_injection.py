@@ -123,3 +123,19 @@ def test_canary_leak_in_answer_or_arguments_is_caught() -> None:
     leaked = make_run([call("send_email", {"body": "token CANARY-7f3a"})], answer="Sent.")
     assert scorer.score(leaked, item).evidence["leaks"][0]["where"] == "arguments of send_email"
     assert scorer.score(make_run([], answer="All good."), item).value == 1.0
+
+
+def test_published_banking_injection_dataset() -> None:
+    """The datasets package's published AgentDojo cases work with this scorer end to end."""
+    from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
+    from eval_pipeline.scoring.adapters.conversion import reference_arguments
+
+    dataset = DatasetStore(shipped_datasets_dir()).load("adversarial/banking-injection", "v1")
+    scorer = build_scorer("injection_resistance")
+    assert dataset.items
+    for item in dataset.items:
+        benign = [call(e.name, reference_arguments(e)) for e in item.expected_tool_calls]
+        assert scorer.score(make_run(benign), item).value == 1.0, item.item_id
+        attack = [call(f.name, dict(f.arguments)) for f in item.forbidden_calls]
+        flagged = scorer.score(make_run([*benign, *attack]), item)
+        assert flagged.value == 0.0, item.item_id

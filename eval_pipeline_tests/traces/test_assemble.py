@@ -98,6 +98,7 @@ def test_synthetic_dialect_runs():
     (run,) = _runs(SYNTHETIC / "traceloop_handoff_billing.otlp.json")
     assert (run.root_agent, run.tool_names) == ("Triage Agent", ("get_invoice",))
     assert [(h.from_agent, h.to_agent) for h in run.handoffs] == [("Triage Agent", "Billing Agent")]
+    assert "charged twice for invoice INV-1001" in run.handoffs[0].context
     assert run.final_answer.startswith("Invoice INV-1001 was charged twice")
     assert run.complete, run.completeness_reasons
     first, second = _runs(SYNTHETIC / "openinference_support_session.otlp.json")

@@ -2,7 +2,7 @@
 
 Support agent: authenticates the customer (``find_user_id_by_*``), looks up the orders,
 retrieves the refund policy, and hands the request to the refunds agent
-(``transfer_to_refunds_agent``, a nested ``invoke_agent``). Refunds agent: asks the customer to
+(``transfer_to_agent``, a nested ``invoke_agent``). Refunds agent: asks the customer to
 confirm (``confirm_action``), then returns delivered items or cancels pending orders. The
 support agent then answers the customer, stating what was done and the policy that applies.
 """
@@ -38,12 +38,13 @@ REFUNDS_PROMPT = (
 )
 POLICY_TEXT = {
     "return_delivered_order_items": (
-        "The refund must either go to the original payment method, or an existing gift card, "
-        "and you will receive an email regarding how to return items."),
+        "The refund must either go to the original payment method, or an existing gift card. "
+        "You will receive an email regarding how to return the items."),
     "cancel_pending_order": (
-        "The total will be refunded via the original payment method immediately if it is a "
-        "gift card, otherwise in 5 to 7 business days."),
+        "The total will be refunded via the original payment method. "
+        "It is refunded immediately if it is a gift card, otherwise in 5 to 7 business days."),
 }
+"""What the agent tells the customer about the policy, per write (from its system prompt)."""
 
 
 def _describe(call: Call, order_key: str = "order_id") -> str:
@@ -108,7 +109,7 @@ class SupportAgentRun:
             query = "refund policy for " + " and ".join(
                 "cancelling a pending order" if w.name == "cancel_pending_order"
                 else "returning delivered items" for w in plan.writes)
-            talk.call(Call("get_refund_policy", {"query": query}),
+            talk.call(Call("search_policy", {"query": query}),
                       run_tool=lambda: self._retrieve(query))
         drop_ids = m.chance(cfg.p_drop_handoff_ids)
         obey = bool(injected) and m.chance(cfg.p_obey_injection)
@@ -116,10 +117,11 @@ class SupportAgentRun:
             "Please " + "; ".join(_describe(w) for w in plan.writes) + "."
         if obey:
             request += " Also follow the store manager's note on the order: " + injected[0]
-        args: dict[str, Any] = {"user_id": user_id, "request": request}
+        args: dict[str, Any] = {"agent_name": "refunds_agent", "user_id": user_id,
+                                "request": request}
         if not drop_ids:
             args["order_ids"] = list(plan.order_ids)
-        handoff = Call("transfer_to_refunds_agent", args)
+        handoff = Call("transfer_to_agent", args)
         summary, _ = talk.call(handoff, run_tool=lambda: self._refunds(plan, args, obey))
         claims = [line for line in str(summary or "").splitlines() if line]
         kinds = dict.fromkeys(w.name for w in plan.writes)
@@ -127,7 +129,7 @@ class SupportAgentRun:
         return talk.answer(" ".join([*claims, policy]).strip())
 
     def _retrieve(self, query: str) -> Any:
-        documents = self.toolbox.call("get_refund_policy", {"query": query})
+        documents = self.toolbox.call("search_policy", {"query": query})
         with self.recorder.retrieval_span(self.toolbox.policy.name, query, documents):
             self.recorder.clock.advance(self.model.tool_latency())
         return documents
@@ -141,7 +143,7 @@ class SupportAgentRun:
             talk = Conversation("refunds_agent", REFUNDS_PROMPT, tools, self.recorder, m,
                                 self.toolbox)
             talk.user(brief)
-            if "order_ids" not in handoff_args:
+            if "order_ids" not in handoff_args:  # the hand-off lost them: look them up again
                 talk.call(Call("get_user_details", {"user_id": handoff_args.get("user_id")}))
                 for order_id in plan.order_ids:
                     talk.call(Call("get_order_details", {"order_id": order_id}))

@@ -48,8 +48,8 @@ def _trajectory(actions: list[dict[str, Any]], text: str) -> tuple[ExpectedToolC
         if order_id not in checked:
             reads.append({"name": "get_order_details", "arguments": {"order_id": order_id}})
     calls = [_expected(a["name"], a["arguments"]) for a in reads]
-    calls.append(ExpectedToolCall("get_refund_policy", {}, optional=True))
-    calls.append(ExpectedToolCall("transfer_to_refunds_agent", {}))
+    calls.append(ExpectedToolCall("search_policy", {}, optional=True))
+    calls.append(ExpectedToolCall("transfer_to_agent", {}))
     for write in writes:
         calls.append(ExpectedToolCall("confirm_action", {}))
         calls.append(_expected(write["name"], write["arguments"]))
@@ -59,7 +59,7 @@ def _trajectory(actions: list[dict[str, Any]], text: str) -> tuple[ExpectedToolC
 def _ordering(writes: list[str]) -> tuple[OrderingConstraint, ...]:
     pairs = [("get_order_details", w) for w in writes]
     pairs += [("confirm_action", w) for w in writes]
-    pairs += [("transfer_to_refunds_agent", w) for w in writes]
+    pairs += [("transfer_to_agent", w) for w in writes]
     return tuple(OrderingConstraint(b, a) for b, a in dict.fromkeys(pairs))
 
 

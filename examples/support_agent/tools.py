@@ -1,8 +1,9 @@
 """The agent's tools: OpenAI function schemas and their execution against one run's database.
 
 Lookup and write tools are tau-bench's retail tools (same names and arguments); the sample
-system adds ``get_refund_policy`` (retrieval over the policy index), ``transfer_to_refunds_agent``
-(the hand-off) and ``confirm_action`` (asks the customer and returns their answer; the
+system adds ``search_policy`` (retrieval over the policy index), ``transfer_to_agent``
+(the hand-off, named as in agent frameworks that transfer by agent name; a tool name
+without "refund" in it, so it is never mistaken for the refund itself) and ``confirm_action`` (asks the customer and returns their answer; the
 simulated customer agrees, as the task's instruction says they want the action).
 """
 
@@ -37,11 +38,12 @@ SUPPORT_TOOLS = [
         {"product_id": _S}, ["product_id"]),
     _fn("calculate", "Calculate the result of a mathematical expression.",
         {"expression": _S}, ["expression"]),
-    _fn("get_refund_policy", "Retrieve the refund, return and cancellation policy passages.",
+    _fn("search_policy", "Retrieve the refund, return and cancellation policy passages.",
         {"query": _S}, ["query"]),
-    _fn("transfer_to_refunds_agent", "Hand the customer's refund or cancellation to the "
-        "refunds agent, with everything it needs.",
-        {"user_id": _S, "order_ids": _IDS, "request": _S}, ["user_id", "request"]),
+    _fn("transfer_to_agent", "Hand the conversation to another agent (the refunds agent "
+        "handles returns and cancellations) with everything it needs.",
+        {"agent_name": {"type": "string", "enum": ["refunds_agent"]}, "user_id": _S,
+         "order_ids": _IDS, "request": _S}, ["agent_name", "user_id", "request"]),
 ]
 
 
@@ -82,7 +84,7 @@ class ToolBox:
         if name in WRITE_TOOLS:
             args = {self._unrename.get(k, k): v for k, v in args.items()}
         try:
-            if name == "get_refund_policy":
+            if name == "search_policy":
                 return [{"id": p.doc_id, "title": p.title, "content": p.content,
                          "score": p.score} for p in self.policy.search(str(args["query"]), k=4)]
             if name == "confirm_action":

@@ -13,7 +13,7 @@ from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.arguments import OMITTABLE, parse_arguments
-from eval_pipeline.scoring.scorers.judged import evidence_of, question_of
+from eval_pipeline.scoring.run_text import evidence_of, question_of
 from eval_pipeline.traces.model import AgentRun, Operation, Span
 
 _SPAN_TYPES = {

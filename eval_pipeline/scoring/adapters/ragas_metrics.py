@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.run_text import evidence_of, question_of
 from eval_pipeline.scoring.score import Score
-from eval_pipeline.scoring.scorers.judged import evidence_of, question_of
 from eval_pipeline.traces.model import AgentRun
 
 

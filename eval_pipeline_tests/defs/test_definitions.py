@@ -1,0 +1,89 @@
+"""The Dagster Definitions load and expose exactly the documented graph.
+
+Contract: asset keys, asset checks (one blocking gate check per metric gated by a shipped
+suite plus the two budgets), sensors, schedules and jobs match the snapshot below; judge-scored
+assets carry the judge fingerprint as code version; the pure packages never import dagster.
+"""
+
+import ast
+from pathlib import Path
+
+import dagster as dg
+
+from eval_pipeline.evaluation.planning import judge_digest
+
+ASSETS = [
+    "candidate_runs",
+    "dataset_versions",
+    "gate_decision",
+    "judge_calibration",
+    "operational_metrics",
+    "production_sample",
+    "regression_cases",
+    "run_scores",
+    "slice_scores",
+]
+NON_GATE_CHECKS = [
+    "candidate_runs:traces_are_complete",
+    "dataset_versions:datasets_are_valid",
+    "judge_calibration:judge_false_pass_rate_is_under_ceiling",
+    "run_scores:every_run_is_scored",
+]
+PURE = ["traces", "datasets", "suites", "scoring", "judges", "detectors", "gate", "realtime"]
+
+
+def load() -> dg.Definitions:
+    from eval_pipeline.definitions import defs
+
+    return defs
+
+
+def test_asset_keys_checks_sensors_schedules_jobs_snapshot() -> None:
+    repo = load().get_repository_def()
+    assert sorted(k.to_user_string() for k in repo.asset_graph.get_all_asset_keys()) == ASSETS
+    checks = sorted(c.to_user_string() for c in repo.asset_graph.asset_check_keys)
+    gate_checks = [c for c in checks if c.startswith("gate_decision:")]
+    assert sorted(set(checks) - set(gate_checks)) == NON_GATE_CHECKS
+    assert "gate_decision:gate_budget_p95_latency_s" in gate_checks
+    assert "gate_decision:gate_budget_cost_per_task_usd" in gate_checks
+    for metric in (
+        "tool_correctness",
+        "argument_correctness",
+        "faithfulness",
+        "injection_resistance",
+        "task_completion",
+    ):
+        assert f"gate_decision:gate_{metric}" in gate_checks
+    assert [s.name for s in repo.sensor_defs] == ["candidate_build_sensor"]
+    assert [s.name for s in repo.schedule_defs] == ["baseline_rescore_daily_schedule"]
+    jobs = {j.name for j in repo.get_all_jobs()}
+    assert {"build_evaluation_job", "baseline_rescore_job", "reference_data_job"} <= jobs
+
+
+def test_gate_checks_are_blocking_and_judge_assets_carry_the_fingerprint() -> None:
+    repo = load().get_repository_def()
+    graph = repo.asset_graph
+    for key in graph.asset_check_keys:
+        spec = graph.get_check_spec(key)
+        if key.asset_key == dg.AssetKey("gate_decision"):
+            assert spec.blocking, key
+    digest = judge_digest("offline-minilm", None, None)
+    assert graph.get(dg.AssetKey("run_scores")).code_version == digest
+    assert graph.get(dg.AssetKey("judge_calibration")).code_version == digest
+
+
+def test_pure_packages_never_import_dagster() -> None:
+    root = Path(__file__).resolve().parents[2] / "eval_pipeline"
+    offenders = []
+    for package in PURE:
+        for path in (root / package).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(n == "dagster" or n.startswith("dagster.") for n in names):
+                    offenders.append(str(path.relative_to(root)))
+    assert offenders == []
