@@ -24,17 +24,24 @@ def _mark(span: Span, mutation: str, **changes: Any) -> Span:
     return dataclasses.replace(span, attributes={**span.attributes, MUTATED: mutation}, **changes)
 
 
-def _rename_in_messages(messages: tuple[Message, ...], call_ids: set[str],
-                        old: str, new: str) -> tuple[Message, ...]:
+def _rename_in_messages(
+    messages: tuple[Message, ...], call_ids: set[str], old: str, new: str
+) -> tuple[Message, ...]:
     out = []
     for message in messages:
         parts = []
         for part in message.parts:
             arguments = part.get("arguments")
-            if part.get("type") == "tool_call" and part.get("id") in call_ids \
-                    and isinstance(arguments, dict) and old in arguments:
-                part = {**part, "arguments": {(new if k == old else k): v
-                                              for k, v in arguments.items()}}
+            if (
+                part.get("type") == "tool_call"
+                and part.get("id") in call_ids
+                and isinstance(arguments, dict)
+                and old in arguments
+            ):
+                part = {
+                    **part,
+                    "arguments": {(new if k == old else k): v for k, v in arguments.items()},
+                }
             parts.append(part)
         out.append(dataclasses.replace(message, parts=tuple(parts)))
     return tuple(out)
@@ -44,9 +51,15 @@ def rename_argument(tool: str, old: str, new: str) -> Mutation:
     """Rename argument ``old`` to ``new`` in every call of ``tool`` (and its request)."""
 
     def mutate(spans: list[Span]) -> list[Span]:
-        ids = {s.tool_call_id for s in spans if s.operation == Operation.EXECUTE_TOOL
-               and s.tool_name == tool and isinstance(s.tool_arguments, dict)
-               and old in s.tool_arguments and s.tool_call_id}
+        ids = {
+            s.tool_call_id
+            for s in spans
+            if s.operation == Operation.EXECUTE_TOOL
+            and s.tool_name == tool
+            and isinstance(s.tool_arguments, dict)
+            and old in s.tool_arguments
+            and s.tool_call_id
+        }
         out = []
         for span in spans:
             if span.operation == Operation.EXECUTE_TOOL and span.tool_call_id in ids:
@@ -69,8 +82,11 @@ def drop_tool_call(tool: str) -> Mutation:
     """
 
     def mutate(spans: list[Span]) -> list[Span]:
-        dropped = {s.span_id for s in spans
-                   if s.operation == Operation.EXECUTE_TOOL and s.tool_name == tool}
+        dropped = {
+            s.span_id
+            for s in spans
+            if s.operation == Operation.EXECUTE_TOOL and s.tool_name == tool
+        }
         call_ids = {s.tool_call_id for s in spans if s.span_id in dropped and s.tool_call_id}
         changed = True
         while changed:
@@ -94,8 +110,11 @@ def drop_tool_call(tool: str) -> Mutation:
 def _without_calls(messages: tuple[Message, ...], call_ids: set[str]) -> tuple[Message, ...]:
     out = []
     for message in messages:
-        parts = tuple(p for p in message.parts
-                      if not (p.get("type") == "tool_call" and p.get("id") in call_ids))
+        parts = tuple(
+            p
+            for p in message.parts
+            if not (p.get("type") == "tool_call" and p.get("id") in call_ids)
+        )
         if parts or not message.parts:
             out.append(dataclasses.replace(message, parts=parts))
     return tuple(out)
@@ -103,11 +122,20 @@ def _without_calls(messages: tuple[Message, ...], call_ids: set[str]) -> tuple[M
 
 def _final_answer_span(spans: Sequence[Span]) -> Span | None:
     ids = {s.span_id for s in spans}
-    roots = [s for s in spans if s.operation == Operation.INVOKE_AGENT
-             and (s.parent_span_id is None or s.parent_span_id not in ids)]
+    roots = [
+        s
+        for s in spans
+        if s.operation == Operation.INVOKE_AGENT
+        and (s.parent_span_id is None or s.parent_span_id not in ids)
+    ]
     root = roots[0] if roots else None
-    inference = [s for s in spans if s.operation in Operation.INFERENCE and s.output_messages
-                 and (root is None or s.agent_name in (None, root.agent_name))]
+    inference = [
+        s
+        for s in spans
+        if s.operation in Operation.INFERENCE
+        and s.output_messages
+        and (root is None or s.agent_name in (None, root.agent_name))
+    ]
     return max(inference, key=lambda s: s.end_time_unix_nano) if inference else None
 
 
@@ -128,18 +156,23 @@ def add_false_claim(claim: str) -> Mutation:
         target = _final_answer_span(spans)
         out = []
         for span in spans:
-            if span is target or (span.operation == Operation.INVOKE_AGENT
-                                  and span.parent_span_id is None and span.output_messages):
-                span = _mark(span, "add_false_claim",
-                             output_messages=_append_text(span.output_messages, claim))
+            if span is target or (
+                span.operation == Operation.INVOKE_AGENT
+                and span.parent_span_id is None
+                and span.output_messages
+            ):
+                span = _mark(
+                    span,
+                    "add_false_claim",
+                    output_messages=_append_text(span.output_messages, claim),
+                )
             out.append(span)
         return out
 
     return mutate
 
 
-def inject_attacker_call(tool: str, arguments: dict[str, Any], *,
-                         result: Any = "ok") -> Mutation:
+def inject_attacker_call(tool: str, arguments: dict[str, Any], *, result: Any = "ok") -> Mutation:
     """Add a successful ``execute_tool`` span for the attacker's call under the root agent.
 
     The span starts when the last existing tool call ended, so the run looks as if the agent
@@ -148,8 +181,12 @@ def inject_attacker_call(tool: str, arguments: dict[str, Any], *,
 
     def mutate(spans: list[Span]) -> list[Span]:
         ids = {s.span_id for s in spans}
-        roots = [s for s in spans if s.operation == Operation.INVOKE_AGENT
-                 and (s.parent_span_id is None or s.parent_span_id not in ids)]
+        roots = [
+            s
+            for s in spans
+            if s.operation == Operation.INVOKE_AGENT
+            and (s.parent_span_id is None or s.parent_span_id not in ids)
+        ]
         if not roots:
             raise ValueError("inject_attacker_call: the trace has no invoke_agent root")
         root = roots[0]
@@ -158,12 +195,21 @@ def inject_attacker_call(tool: str, arguments: dict[str, Any], *,
         digest = hashlib.sha256(f"{root.trace_id}{tool}{sorted(arguments.items())}".encode())
         span_id, call_id = digest.hexdigest()[:16], "call_attack_" + digest.hexdigest()[16:32]
         attack = Span(
-            trace_id=root.trace_id, span_id=span_id, parent_span_id=root.span_id,
-            name=f"execute_tool {tool}", start_time_unix_nano=start,
-            end_time_unix_nano=start + 50_000_000, status_code=StatusCode.UNSET,
-            operation=Operation.EXECUTE_TOOL, agent_name=root.agent_name, tool_name=tool,
-            tool_call_id=call_id, tool_arguments=dict(arguments), tool_result=result,
-            conversation_id=root.conversation_id, attributes={MUTATED: "inject_attacker_call"},
+            trace_id=root.trace_id,
+            span_id=span_id,
+            parent_span_id=root.span_id,
+            name=f"execute_tool {tool}",
+            start_time_unix_nano=start,
+            end_time_unix_nano=start + 50_000_000,
+            status_code=StatusCode.UNSET,
+            operation=Operation.EXECUTE_TOOL,
+            agent_name=root.agent_name,
+            tool_name=tool,
+            tool_call_id=call_id,
+            tool_arguments=dict(arguments),
+            tool_result=result,
+            conversation_id=root.conversation_id,
+            attributes={MUTATED: "inject_attacker_call"},
         )
         return [*spans, attack]
 

@@ -7,6 +7,7 @@ the versioned price table. ``run_story`` is what ``eval-pipeline demo`` and the 
 command call; ``validate_sample_agent`` is the ``defects`` command itself.
 """
 
+import contextlib
 import dataclasses
 import importlib
 from collections.abc import Sequence
@@ -31,18 +32,25 @@ EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "examples" / "support_agen
 AA_SUFFIX = "-aa"
 
 
-def sample_agent_builds() -> tuple[SeededBuild, SeededBuild, tuple[SeededBuild, ...],
-                                   SeededBuild]:
+def sample_agent_builds() -> tuple[SeededBuild, SeededBuild, tuple[SeededBuild, ...], SeededBuild]:
     """(baseline, improved candidate, seeded defects, A/A control) of the sample agent."""
     module = import_module(SAMPLE_BUILDS)
 
     def seeded(config: Any, build: str | None = None) -> SeededBuild:
-        return SeededBuild(build or config.name, {"agent_build": config.name},
-                           config.target_metric, config.description)
+        return SeededBuild(
+            build or config.name,
+            {"agent_build": config.name},
+            config.target_metric,
+            config.description,
+        )
 
     base = module.BASELINE
-    aa = SeededBuild(base.name + AA_SUFFIX, {"agent_build": base.name}, None,
-                     "A/A control: the baseline rerun with new seeds")
+    aa = SeededBuild(
+        base.name + AA_SUFFIX,
+        {"agent_build": base.name},
+        None,
+        "A/A control: the baseline rerun with new seeds",
+    )
     return (seeded(base), seeded(module.IMPROVED), tuple(seeded(d) for d in module.DEFECTS), aa)
 
 
@@ -72,9 +80,12 @@ def gate_config(suite: Any) -> Any:
 
     return GateConfig(
         metrics=tuple(MetricRule(m.id, m.threshold, m.max_regression) for m in suite.metrics),
-        budgets=Budgets(p95_latency_s=suite.budgets.p95_latency_s,
-                        cost_per_task_usd=suite.budgets.cost_per_task_usd),
-        slices=tuple(suite.slices), tier=tier_policy(suite.risk_tier),
+        budgets=Budgets(
+            p95_latency_s=suite.budgets.p95_latency_s,
+            cost_per_task_usd=suite.budgets.cost_per_task_usd,
+        ),
+        slices=tuple(suite.slices),
+        tier=tier_policy(suite.risk_tier),
         runs_per_item=suite.runs_per_item,
     )
 
@@ -83,15 +94,25 @@ def _scorers(suite: Any) -> list[Any]:
     from eval_pipeline.judges.factory import judge_from_config, judge_from_suite
     from eval_pipeline.scoring.registry import JUDGE_METRICS, build_scorer
 
-    judge = judge_from_suite(suite) if suite.judge is not None \
-        else judge_from_config("offline-minilm")
-    return [build_scorer(m, judge=judge) if m in JUDGE_METRICS else build_scorer(m)
-            for m in suite.metric_ids]
+    judge = (
+        judge_from_suite(suite) if suite.judge is not None else judge_from_config("offline-minilm")
+    )
+    return [
+        build_scorer(m, judge=judge) if m in JUDGE_METRICS else build_scorer(m)
+        for m in suite.metric_ids
+    ]
 
 
-def sample_evaluation(home: Home, suite: Any, items: Sequence[DatasetItem], *,
-                      runs_per_item: int | None = None, concurrency: int = 4,
-                      sink: RunSink | None = None, timeout_s: float = 60.0) -> SuiteEvaluation:
+def sample_evaluation(
+    home: Home,
+    suite: Any,
+    items: Sequence[DatasetItem],
+    *,
+    runs_per_item: int | None = None,
+    concurrency: int = 4,
+    sink: RunSink | None = None,
+    timeout_s: float = 60.0,
+) -> SuiteEvaluation:
     """A ``SuiteEvaluation`` running the sample agent in process, storing into ``home``."""
     from eval_pipeline.scoring.store import ScoreStore
     from eval_pipeline.suites.prices import PriceTable, UnknownModelError, cost_of_run
@@ -107,12 +128,17 @@ def sample_evaluation(home: Home, suite: Any, items: Sequence[DatasetItem], *,
             return None
 
     return SuiteEvaluation(
-        items=items, scorers=_scorers(suite), sink=run_sink,
+        items=items,
+        scorers=_scorers(suite),
+        sink=run_sink,
         runner_factory=lambda build, params: PythonEntryPointRunner(
-            SAMPLE_ENTRY, params=params, sink=run_sink, timeout_s=timeout_s),
+            SAMPLE_ENTRY, params=params, sink=run_sink, timeout_s=timeout_s
+        ),
         runs_per_item=runs_per_item or suite.runs_per_item,
         base_context=EvalContext(suite=suite.suite, suite_version=suite.version),
-        slices=suite.slices, cost_of_run=cost, score_store=ScoreStore(home.store),
+        slices=suite.slices,
+        cost_of_run=cost,
+        score_store=ScoreStore(home.store),
         concurrency=concurrency,
     )
 
@@ -123,32 +149,43 @@ def load_sample_suite(home: Home, suite_path: Path | None = None) -> tuple[Any, 
     from eval_pipeline.suites.config import load_suite
 
     store = DatasetStore(home.ensure().datasets, read_only_roots=(shipped_datasets_dir(),))
-    try:
+    # Outside the project (no ``examples`` package) only the suite's own datasets exist.
+    with contextlib.suppress(ModuleNotFoundError):
         publish_sample_datasets(store)
-    except ModuleNotFoundError:
-        pass  # not run from the project: only the suite's own published datasets exist
     return load_suite(Path(suite_path or EXAMPLE_SUITE), store=store), store
 
 
-def validate_sample_agent(home: Home, suite_path: Path | None = None, *,
-                          items_per_dataset: int | None = None,
-                          runs_per_item: int | None = None,
-                          concurrency: int = 4) -> ValidationReport:
+def validate_sample_agent(
+    home: Home,
+    suite_path: Path | None = None,
+    *,
+    items_per_dataset: int | None = None,
+    runs_per_item: int | None = None,
+    concurrency: int = 4,
+) -> ValidationReport:
     """Seeded-defect validation of the suite's gate with the sample agent's builds."""
     from eval_pipeline.gate.engine import evaluate_gate
 
     suite, store = load_sample_suite(home, suite_path)
     items = suite_items(suite, store, limit=items_per_dataset)
-    evaluation = sample_evaluation(home, suite, items, runs_per_item=runs_per_item,
-                                   concurrency=concurrency)
+    evaluation = sample_evaluation(
+        home, suite, items, runs_per_item=runs_per_item, concurrency=concurrency
+    )
     config = dataclasses.replace(gate_config(suite), runs_per_item=evaluation.runs_per_item)
     baseline, candidate, defects, aa = sample_agent_builds()
 
     def gate(candidate_frame: pd.DataFrame, baseline_frame: pd.DataFrame) -> Any:
         return evaluate_gate(config, candidate_frame, baseline_frame)
 
-    return validate_defects(evaluation, gate, suite=suite.suite, baseline=baseline,
-                            candidate=candidate, defects=defects, aa_control=aa)
+    return validate_defects(
+        evaluation,
+        gate,
+        suite=suite.suite,
+        baseline=baseline,
+        candidate=candidate,
+        defects=defects,
+        aa_control=aa,
+    )
 
 
 @dataclass(frozen=True)
@@ -161,11 +198,16 @@ class StoryResult:
     validation: ValidationReport
 
 
-def run_story(home: Home, *, suite_path: Path | None = None,
-              items_per_dataset: int | None = None,
-              runs_per_item: int | None = None) -> StoryResult:
+def run_story(
+    home: Home,
+    *,
+    suite_path: Path | None = None,
+    items_per_dataset: int | None = None,
+    runs_per_item: int | None = None,
+) -> StoryResult:
     """Baseline, improved candidate, A/A control and every seeded defect, gated."""
-    validation = validate_sample_agent(home, suite_path, items_per_dataset=items_per_dataset,
-                                       runs_per_item=runs_per_item)
+    validation = validate_sample_agent(
+        home, suite_path, items_per_dataset=items_per_dataset, runs_per_item=runs_per_item
+    )
     candidate = validation.candidate.build if validation.candidate else ""
     return StoryResult(validation.baseline, candidate, dict(validation.reports), validation)

@@ -47,11 +47,17 @@ class DefectResult:
     def to_json(self) -> dict[str, Any]:
         """JSON-safe form."""
         return {
-            "build": self.build, "target_metric": self.target_metric,
-            "description": self.description, "target_verdict": self.target_verdict,
-            "gate_verdict": self.gate_verdict, "blocking": self.blocking,
-            "failing_metrics": list(self.failing_metrics), "reason": self.target_reason,
-            "expected": self.expected, "ok": self.ok, "failed_runs": self.failed_runs,
+            "build": self.build,
+            "target_metric": self.target_metric,
+            "description": self.description,
+            "target_verdict": self.target_verdict,
+            "gate_verdict": self.gate_verdict,
+            "blocking": self.blocking,
+            "failing_metrics": list(self.failing_metrics),
+            "reason": self.target_reason,
+            "expected": self.expected,
+            "ok": self.ok,
+            "failed_runs": self.failed_runs,
         }
 
 
@@ -72,8 +78,9 @@ class ValidationReport:
     def ok(self) -> bool:
         """Every defect caught, the candidate and the A/A control passed."""
         controls = [c for c in (self.candidate, self.aa_control) if c is not None]
-        return all(d.ok for d in self.defects) and all(c.ok for c in controls) \
-            and len(controls) == 2
+        return (
+            all(d.ok for d in self.defects) and all(c.ok for c in controls) and len(controls) == 2
+        )
 
     @property
     def exit_code(self) -> int:
@@ -83,8 +90,11 @@ class ValidationReport:
     def to_json(self) -> dict[str, Any]:
         """The ``eval-pipeline defects --format json`` document."""
         return {
-            "suite": self.suite, "baseline": self.baseline, "items": self.items,
-            "runs_per_item": self.runs_per_item, "ok": self.ok,
+            "suite": self.suite,
+            "baseline": self.baseline,
+            "items": self.items,
+            "runs_per_item": self.runs_per_item,
+            "ok": self.ok,
             "defects": [d.to_json() for d in self.defects],
             "candidate": self.candidate.to_json() if self.candidate else None,
             "aa_control": self.aa_control.to_json() if self.aa_control else None,
@@ -92,14 +102,17 @@ class ValidationReport:
 
     def table(self) -> str:
         """The defects -> failing metric table, in Markdown."""
-        lines = ["| seeded build | targeted metric | verdict on it | gate | also failing |",
-                 "|---|---|---|---|---|"]
+        lines = [
+            "| seeded build | targeted metric | verdict on it | gate | also failing |",
+            "|---|---|---|---|---|",
+        ]
         for result in (*self.defects, *(c for c in (self.candidate, self.aa_control) if c)):
             others = [m for m in result.failing_metrics if m != result.target_metric]
             lines.append(
                 f"| {result.build} | {result.target_metric or '(control)'} | "
                 f"{result.target_verdict or '-'} | {result.gate_verdict} | "
-                f"{', '.join(others) or '-'} |")
+                f"{', '.join(others) or '-'} |"
+            )
         return "\n".join(lines)
 
 
@@ -107,17 +120,20 @@ Gate = Callable[[pd.DataFrame, pd.DataFrame], Any]
 """(candidate frame, baseline frame) -> a ``GateReport``."""
 
 
-def judge_build(seeded: SeededBuild, scores: BuildScores, report: Any,
-                *, expect_pass: bool) -> DefectResult:
+def judge_build(
+    seeded: SeededBuild, scores: BuildScores, report: Any, *, expect_pass: bool
+) -> DefectResult:
     """Read the gate report of one seeded build against what it should show."""
     failing = tuple(
         [m.metric_id for m in report.metrics if m.verdict == "fail"]
-        + [b.budget for b in report.budgets if b.verdict == "fail"])
+        + [b.budget for b in report.budgets if b.verdict == "fail"]
+    )
     target = seeded.target_metric
     verdict, reason = None, ""
     if target is not None:
-        decisions = [m for m in report.metrics if m.metric_id == target] + \
-            [b for b in report.budgets if getattr(b, "budget", None) == target]
+        decisions = [m for m in report.metrics if m.metric_id == target] + [
+            b for b in report.budgets if getattr(b, "budget", None) == target
+        ]
         if decisions:
             verdict, reason = decisions[0].verdict, decisions[0].reason
         else:
@@ -127,9 +143,16 @@ def judge_build(seeded: SeededBuild, scores: BuildScores, report: Any,
     else:
         ok, expected = verdict == "fail", f"{target} fails"
     return DefectResult(
-        build=seeded.build, target_metric=target, description=seeded.description,
-        target_verdict=verdict, gate_verdict=str(report.verdict), blocking=bool(report.blocking),
-        failing_metrics=failing, target_reason=reason, expected=expected, ok=ok,
+        build=seeded.build,
+        target_metric=target,
+        description=seeded.description,
+        target_verdict=verdict,
+        gate_verdict=str(report.verdict),
+        blocking=bool(report.blocking),
+        failing_metrics=failing,
+        target_reason=reason,
+        expected=expected,
+        ok=ok,
         failed_runs=len(scores.batch.failed),
     )
 
@@ -156,8 +179,11 @@ def validate_defects(
 
     results = tuple(check(d, expect_pass=False) for d in defects)
     return ValidationReport(
-        suite=suite, baseline=baseline.build, items=len(evaluation.items),
-        runs_per_item=evaluation.runs_per_item, defects=results,
+        suite=suite,
+        baseline=baseline.build,
+        items=len(evaluation.items),
+        runs_per_item=evaluation.runs_per_item,
+        defects=results,
         candidate=check(candidate, expect_pass=True) if candidate else None,
         aa_control=check(aa_control, expect_pass=True) if aa_control else None,
         reports=reports,

@@ -93,7 +93,10 @@ def metric_verdict(
     if comparison is None:
         verdict, reason = floor[0], f"{floor[1]}; no baseline to compare"
     else:
-        verdict = "inconclusive" if "inconclusive" in (floor[0], comparison[0]) else comparison[0]
+        verdicts = (floor[0], comparison[0])
+        verdict = "fail" if "fail" in verdicts else (
+            "inconclusive" if "inconclusive" in verdicts else "pass"
+        )
         reason = f"{floor[1]}; {comparison[1]}"
     if collapsed:
         names = ", ".join(

@@ -12,7 +12,7 @@ import threading
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, DateTime, String, Table, Text, insert, select
+from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from eval_pipeline.judges.protocol import Judge, JudgeFingerprint, JudgeRequest, JudgeVerdict
@@ -55,8 +55,16 @@ class CachedJudge:
     def __init__(self, inner: Judge, url: str) -> None:
         self.inner = inner
         self.url = url
+        self._engine: Engine | None = None
         self._lock = threading.Lock()
         self._stats = CacheStats()
+
+    def _db(self) -> Engine:
+        # Opened on first use, so building a judge only to read its fingerprint touches no DB.
+        with self._lock:
+            if self._engine is None:
+                self._engine = engine_for(self.url)
+            return self._engine
 
     @property
     def fingerprint(self) -> JudgeFingerprint:
@@ -89,7 +97,7 @@ class CachedJudge:
         """
         fingerprint = self.inner.fingerprint
         key = cache_key(fingerprint, request)
-        with engine_for(self.url).connect() as conn:
+        with self._db().connect() as conn:
             stored = conn.execute(
                 select(JUDGE_CACHE.c.verdict).where(JUDGE_CACHE.c.key == key)
             ).scalar_one_or_none()
@@ -123,7 +131,7 @@ class CachedJudge:
             "created_at": datetime.now(UTC),
         }
         try:
-            with engine_for(self.url).begin() as conn:
+            with self._db().begin() as conn:
                 conn.execute(insert(JUDGE_CACHE).values(**row))
         except IntegrityError:
             pass  # a concurrent worker stored the same key first; both verdicts came from it

@@ -54,8 +54,9 @@ class RunSpec:
 class Runner(ABC):
     """Executes a build over dataset items, several runs each, and records their traces."""
 
-    def __init__(self, *, sink: RunSink | None = None, timeout_s: float = 60.0,
-                 progress: bool | None = None) -> None:
+    def __init__(
+        self, *, sink: RunSink | None = None, timeout_s: float = 60.0, progress: bool | None = None
+    ) -> None:
         self.sink: RunSink = sink if sink is not None else MemorySink()
         self.timeout_s = timeout_s
         self.progress = progress
@@ -102,20 +103,25 @@ class Runner(ABC):
         stored = self.sink.stored_runs(build)
         if retry_failed and stored:
             stored -= self._failed_keys(build)
-        requests = [RunRequest(item.item_id, index) for item in items
-                    for index in range(runs_per_item)]
+        requests = [
+            RunRequest(item.item_id, index) for item in items for index in range(runs_per_item)
+        ]
         base = base_context or EvalContext()
         outcomes: dict[RunRequest, RunOutcome] = {
             r: RunOutcome(build, r.item_id, r.run_index, RunStatus.SKIPPED)
-            for r in requests if (r.item_id, r.run_index) in stored
+            for r in requests
+            if (r.item_id, r.run_index) in stored
         }
         todo = [r for r in requests if r not in outcomes]
         show = sys.stderr.isatty() if self.progress is None else self.progress
-        with tqdm(total=len(todo), desc=f"run {build}", unit="run", disable=not show) as bar, \
-                ThreadPoolExecutor(max_workers=concurrency) as pool:
+        with (
+            tqdm(total=len(todo), desc=f"run {build}", unit="run", disable=not show) as bar,
+            ThreadPoolExecutor(max_workers=concurrency) as pool,
+        ):
             futures = {
-                request: pool.submit(self._one, by_id[request.item_id], request, build, base,
-                                     seed_base or build)
+                request: pool.submit(
+                    self._one, by_id[request.item_id], request, build, base, seed_base or build
+                )
                 for request in todo
             }
             for request, future in futures.items():
@@ -131,65 +137,111 @@ class Runner(ABC):
                 keys.add((ctx.item_id or "", ctx.run_index or 0))
         return keys
 
-    def _one(self, item: DatasetItem, request: RunRequest, build: str, base: EvalContext,
-             seed_base: str) -> RunOutcome:
-        context = dataclasses.replace(base, build_id=build, item_id=item.item_id,
-                                      run_index=request.run_index)
-        spec = RunSpec(item, build, context, derive_seed(seed_base, item.item_id,
-                                                         request.run_index),
-                       self.timeout_s, threading.Event())
+    def _one(
+        self, item: DatasetItem, request: RunRequest, build: str, base: EvalContext, seed_base: str
+    ) -> RunOutcome:
+        context = dataclasses.replace(
+            base, build_id=build, item_id=item.item_id, run_index=request.run_index
+        )
+        spec = RunSpec(
+            item,
+            build,
+            context,
+            derive_seed(seed_base, item.item_id, request.run_index),
+            self.timeout_s,
+            threading.Event(),
+        )
         started_ns, started = time.time_ns(), time.perf_counter()
         box: dict[str, object] = {}
 
         def target() -> None:
             try:
                 box["spans"] = self.execute(spec)
-            except BaseException as exc:  # noqa: BLE001 - every agent fault becomes a failed run
+            except BaseException as exc:
                 box["error"] = exc
 
-        thread = threading.Thread(target=target, name=f"run-{item.item_id}-{request.run_index}",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=target, name=f"run-{item.item_id}-{request.run_index}", daemon=True
+        )
         thread.start()
         thread.join(self.timeout_s)
         if thread.is_alive():
             spec.cancelled.set()
-            return self._fail(spec, failure.FailureKind.TIMEOUT,
-                              f"timed out after {self.timeout_s:g} s", started_ns, started)
+            return self._fail(
+                spec,
+                failure.FailureKind.TIMEOUT,
+                f"timed out after {self.timeout_s:g} s",
+                started_ns,
+                started,
+            )
         error = box.get("error")
         if isinstance(error, RunFailure):
             return self._fail(spec, error.kind, error.reason, started_ns, started)
         if isinstance(error, BaseException):
-            return self._fail(spec, failure.FailureKind.RAISED,
-                              f"agent raised {type(error).__name__}: {error}", started_ns, started)
+            return self._fail(
+                spec,
+                failure.FailureKind.RAISED,
+                f"agent raised {type(error).__name__}: {error}",
+                started_ns,
+                started,
+            )
         spans = list(box.get("spans") or [])  # type: ignore[call-overload]
         if not spans:
-            return self._fail(spec, failure.FailureKind.NO_SPANS, "agent emitted no spans",
-                              started_ns, started)
+            return self._fail(
+                spec, failure.FailureKind.NO_SPANS, "agent emitted no spans", started_ns, started
+            )
         root = _root(spans)
         if root is None:
-            return self._fail(spec, failure.FailureKind.NO_ROOT,
-                              f"none of the {len(spans)} spans is an invoke_agent root",
-                              started_ns, started)
+            return self._fail(
+                spec,
+                failure.FailureKind.NO_ROOT,
+                f"none of the {len(spans)} spans is an invoke_agent root",
+                started_ns,
+                started,
+            )
         spans = _stamp_context(spans, root, context)
         self.persist(spans, build)
-        return RunOutcome(build, item.item_id, request.run_index, RunStatus.COMPLETED,
-                          trace_id=root.trace_id, spans=tuple(spans),
-                          wall_s=time.perf_counter() - started)
+        return RunOutcome(
+            build,
+            item.item_id,
+            request.run_index,
+            RunStatus.COMPLETED,
+            trace_id=root.trace_id,
+            spans=tuple(spans),
+            wall_s=time.perf_counter() - started,
+        )
 
-    def _fail(self, spec: RunSpec, kind: str, reason: str, started_ns: int,
-              started: float) -> RunOutcome:
-        span = failure.failure_root_span(spec.context, kind=kind, reason=reason,
-                                         started_ns=started_ns, agent_name=self.agent_name())
+    def _fail(
+        self, spec: RunSpec, kind: str, reason: str, started_ns: int, started: float
+    ) -> RunOutcome:
+        span = failure.failure_root_span(
+            spec.context,
+            kind=kind,
+            reason=reason,
+            started_ns=started_ns,
+            agent_name=self.agent_name(),
+        )
         self.sink.write([span], build=spec.build)
-        return RunOutcome(spec.build, spec.item.item_id, spec.context.run_index or 0,
-                          RunStatus.FAILED, trace_id=span.trace_id, spans=(span,),
-                          failure_reason=reason, wall_s=time.perf_counter() - started)
+        return RunOutcome(
+            spec.build,
+            spec.item.item_id,
+            spec.context.run_index or 0,
+            RunStatus.FAILED,
+            trace_id=span.trace_id,
+            spans=(span,),
+            failure_reason=reason,
+            wall_s=time.perf_counter() - started,
+        )
 
 
 def _root(spans: list[Span]) -> Span | None:
     ids = {span.span_id for span in spans}
-    roots = [s for s in spans if s.operation == Operation.INVOKE_AGENT
-             and (s.parent_span_id is None or s.parent_span_id not in ids)]
+    roots = [
+        s
+        for s in spans
+        if s.operation == Operation.INVOKE_AGENT
+        and (s.parent_span_id is None or s.parent_span_id not in ids)
+    ]
     return min(roots, key=lambda s: s.start_time_unix_nano) if roots else None
 
 

@@ -56,8 +56,9 @@ def failure_root_span(
 ) -> Span:
     """The synthetic root span that records one failed run."""
     attributes: dict[str, object] = dict(eval_context.to_attributes(context))
-    attributes.update({FAILURE_REASON: reason, FAILURE_KIND: kind, SYNTHETIC: True,
-                       "error.type": kind})
+    attributes.update(
+        {FAILURE_REASON: reason, FAILURE_KIND: kind, SYNTHETIC: True, "error.type": kind}
+    )
     return Span(
         trace_id=trace_id or new_trace_id(),
         span_id=new_span_id(),

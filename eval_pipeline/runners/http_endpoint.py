@@ -22,7 +22,7 @@ import httpx
 
 from eval_pipeline.datasets.codec import item_to_dict
 from eval_pipeline.runners import failure
-from eval_pipeline.runners.base import Runner, RunFailure, RunSpec
+from eval_pipeline.runners.base import RunFailure, Runner, RunSpec
 from eval_pipeline.runners.otlp_receiver import SpanReceiver
 from eval_pipeline.runners.sink import RunSink
 from eval_pipeline.traces import eval_context
@@ -70,20 +70,28 @@ class HttpEndpointRunner(Runner):
                 "otlp_traces_endpoint": self.receiver.endpoint,
             }
             try:
-                response = httpx.post(self.url, json=body, timeout=spec.timeout_s,
-                                      headers={"traceparent": traceparent(trace_id, parent_id)})
+                response = httpx.post(
+                    self.url,
+                    json=body,
+                    timeout=spec.timeout_s,
+                    headers={"traceparent": traceparent(trace_id, parent_id)},
+                )
             except httpx.HTTPError as exc:
-                raise RunFailure(failure.FailureKind.HTTP_ERROR,
-                                 f"POST {self.url} failed: {type(exc).__name__}: {exc}") from exc
+                raise RunFailure(
+                    failure.FailureKind.HTTP_ERROR,
+                    f"POST {self.url} failed: {type(exc).__name__}: {exc}",
+                ) from exc
             if not response.is_success:
-                raise RunFailure(failure.FailureKind.HTTP_ERROR,
-                                 f"POST {self.url} answered {response.status_code}: "
-                                 f"{response.text[:200]}")
+                raise RunFailure(
+                    failure.FailureKind.HTTP_ERROR,
+                    f"POST {self.url} answered {response.status_code}: {response.text[:200]}",
+                )
             # Leave the runner's own timeout a margin, so "exported nothing" is reported as
             # such rather than as a hang.
             remaining = spec.timeout_s * 0.9 - (time.monotonic() - started)
-            spans = waiter.wait_for_root(parent_id, timeout_s=max(0.0, remaining),
-                                         settle_s=self.settle_s)
+            spans = waiter.wait_for_root(
+                parent_id, timeout_s=max(0.0, remaining), settle_s=self.settle_s
+            )
         finally:
             self.receiver.forget(trace_id)
         return [_reroot(span, parent_id) for span in spans]
@@ -93,6 +101,7 @@ def _reroot(span: Span, propagated_parent: str) -> Span:
     if span.parent_span_id != propagated_parent:
         return span
     return dataclasses.replace(
-        span, parent_span_id=None,
+        span,
+        parent_span_id=None,
         attributes={**span.attributes, PROPAGATED_PARENT: propagated_parent},
     )

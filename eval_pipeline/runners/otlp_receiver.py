@@ -15,7 +15,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from eval_pipeline.runners.otlp_spans import decode_request
 from eval_pipeline.traces.model import Span
 
-
 MAX_UNCLAIMED_TRACES = 1000
 """Traces nobody waits for (yet) kept at most; the oldest are dropped first."""
 
@@ -41,10 +40,14 @@ class TraceWaiter:
         with self._changed:
             return list(self._spans)
 
-    def wait_for_root(self, parent_span_id: str, *, timeout_s: float,
-                      settle_s: float = 0.2) -> list[Span]:
-        """Wait until the span parented on ``parent_span_id`` arrived and nothing new came
-        for ``settle_s``; return what arrived (possibly nothing) by ``timeout_s``."""
+    def wait_for_root(
+        self, parent_span_id: str, *, timeout_s: float, settle_s: float = 0.2
+    ) -> list[Span]:
+        """Wait for the trace's root, then until nothing new came for ``settle_s``.
+
+        The root is the span parented on ``parent_span_id``; whatever arrived (possibly
+        nothing) is returned at ``timeout_s`` at the latest.
+        """
         deadline = time.monotonic() + timeout_s
         with self._changed:
             while True:
@@ -94,8 +97,9 @@ class SpanReceiver:
 
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="otlp-receiver")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="otlp-receiver"
+        )
 
     @property
     def endpoint(self) -> str:

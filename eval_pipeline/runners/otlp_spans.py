@@ -24,10 +24,19 @@ _KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
 _STATUS = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
 
 _LIFTED = {
-    "gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
-    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.request.model",
-    "gen_ai.provider.name", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-    "gen_ai.conversation.id", "gen_ai.input.messages", "gen_ai.output.messages",
+    "gen_ai.operation.name",
+    "gen_ai.agent.name",
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "gen_ai.request.model",
+    "gen_ai.provider.name",
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.output_tokens",
+    "gen_ai.conversation.id",
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
 }
 
 
@@ -89,9 +98,14 @@ def _messages(raw: Any) -> tuple[Message, ...]:
     if not isinstance(parsed, list):
         return ()
     return tuple(
-        Message(role=str(m.get("role", "")), parts=tuple(m.get("parts") or ()),
-                name=m.get("name"), finish_reason=m.get("finish_reason"))
-        for m in parsed if isinstance(m, dict)
+        Message(
+            role=str(m.get("role", "")),
+            parts=tuple(m.get("parts") or ()),
+            name=m.get("name"),
+            finish_reason=m.get("finish_reason"),
+        )
+        for m in parsed
+        if isinstance(m, dict)
     )
 
 
@@ -104,36 +118,41 @@ def _fallback_decode(request: ExportTraceServiceRequest) -> list[Span]:
                 attrs = {kv.key: _value(kv.value) for kv in pb.attributes}
                 tokens_in = attrs.get("gen_ai.usage.input_tokens")
                 tokens_out = attrs.get("gen_ai.usage.output_tokens")
-                spans.append(Span(
-                    trace_id=pb.trace_id.hex(),
-                    span_id=pb.span_id.hex(),
-                    parent_span_id=pb.parent_span_id.hex() or None,
-                    name=pb.name,
-                    kind=_KINDS[pb.kind] if pb.kind < len(_KINDS) else "unspecified",
-                    start_time_unix_nano=pb.start_time_unix_nano,
-                    end_time_unix_nano=pb.end_time_unix_nano,
-                    status_code=_STATUS[pb.status.code],
-                    status_message=pb.status.message or None,
-                    operation=str(attrs.get("gen_ai.operation.name") or Operation.UNKNOWN),
-                    agent_name=attrs.get("gen_ai.agent.name"),
-                    tool_name=attrs.get("gen_ai.tool.name"),
-                    tool_call_id=attrs.get("gen_ai.tool.call.id"),
-                    tool_arguments=_json(attrs.get("gen_ai.tool.call.arguments")),
-                    tool_result=_json(attrs.get("gen_ai.tool.call.result")),
-                    model=attrs.get("gen_ai.request.model"),
-                    provider=attrs.get("gen_ai.provider.name"),
-                    input_tokens=None if tokens_in is None else int(tokens_in),
-                    output_tokens=None if tokens_out is None else int(tokens_out),
-                    conversation_id=attrs.get("gen_ai.conversation.id"),
-                    input_messages=_messages(attrs.get("gen_ai.input.messages")),
-                    output_messages=_messages(attrs.get("gen_ai.output.messages")),
-                    attributes={k: v for k, v in attrs.items() if k not in _LIFTED},
-                    events=tuple(
-                        SpanEvent(e.name, e.time_unix_nano,
-                                  {kv.key: _value(kv.value) for kv in e.attributes})
-                        for e in pb.events
-                    ),
-                    resource=resource,
-                    scope_name=scope_spans.scope.name or None,
-                ))
+                spans.append(
+                    Span(
+                        trace_id=pb.trace_id.hex(),
+                        span_id=pb.span_id.hex(),
+                        parent_span_id=pb.parent_span_id.hex() or None,
+                        name=pb.name,
+                        kind=_KINDS[pb.kind] if pb.kind < len(_KINDS) else "unspecified",
+                        start_time_unix_nano=pb.start_time_unix_nano,
+                        end_time_unix_nano=pb.end_time_unix_nano,
+                        status_code=_STATUS[pb.status.code],
+                        status_message=pb.status.message or None,
+                        operation=str(attrs.get("gen_ai.operation.name") or Operation.UNKNOWN),
+                        agent_name=attrs.get("gen_ai.agent.name"),
+                        tool_name=attrs.get("gen_ai.tool.name"),
+                        tool_call_id=attrs.get("gen_ai.tool.call.id"),
+                        tool_arguments=_json(attrs.get("gen_ai.tool.call.arguments")),
+                        tool_result=_json(attrs.get("gen_ai.tool.call.result")),
+                        model=attrs.get("gen_ai.request.model"),
+                        provider=attrs.get("gen_ai.provider.name"),
+                        input_tokens=None if tokens_in is None else int(tokens_in),
+                        output_tokens=None if tokens_out is None else int(tokens_out),
+                        conversation_id=attrs.get("gen_ai.conversation.id"),
+                        input_messages=_messages(attrs.get("gen_ai.input.messages")),
+                        output_messages=_messages(attrs.get("gen_ai.output.messages")),
+                        attributes={k: v for k, v in attrs.items() if k not in _LIFTED},
+                        events=tuple(
+                            SpanEvent(
+                                e.name,
+                                e.time_unix_nano,
+                                {kv.key: _value(kv.value) for kv in e.attributes},
+                            )
+                            for e in pb.events
+                        ),
+                        resource=resource,
+                        scope_name=scope_spans.scope.name or None,
+                    )
+                )
     return spans

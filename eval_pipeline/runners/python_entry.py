@@ -75,8 +75,9 @@ class PythonEntryPointRunner(Runner):
     ) -> None:
         super().__init__(sink=sink, timeout_s=timeout_s, progress=progress)
         self.entry_point = entry_point
-        self.function = load_entry_point(entry_point) if isinstance(entry_point, str) \
-            else entry_point
+        self.function = (
+            load_entry_point(entry_point) if isinstance(entry_point, str) else entry_point
+        )
         self.params = dict(params or {})
         self._agent = agent
 
@@ -88,9 +89,13 @@ class PythonEntryPointRunner(Runner):
         """One call of the entry point under a span collector."""
         provider = otel_capture.runner_provider()
         context = RunContext(
-            build=spec.build, eval_context=spec.context, seed=spec.seed,
+            build=spec.build,
+            eval_context=spec.context,
+            seed=spec.seed,
             tracer=provider.get_tracer("eval_pipeline.runners.python"),
-            params=self.params, timeout_s=spec.timeout_s, cancelled=spec.cancelled,
+            params=self.params,
+            timeout_s=spec.timeout_s,
+            cancelled=spec.cancelled,
         )
         with otel_capture.capture() as collector:
             try:

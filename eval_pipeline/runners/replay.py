@@ -13,7 +13,7 @@ id but no run index takes the next free index of its item, in start-time order.
 from collections import defaultdict
 
 from eval_pipeline.runners import failure
-from eval_pipeline.runners.base import Runner, RunFailure, RunSpec
+from eval_pipeline.runners.base import RunFailure, Runner, RunSpec
 from eval_pipeline.runners.sink import RunSink
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import Operation, Span
@@ -33,8 +33,9 @@ def recorded_runs(spans: list[Span]) -> dict[tuple[str, int], list[Span]]:
         if failure.failure_reason(group) is not None:
             continue  # a run that failed is not a recording
         roots = [s for s in group if s.parent_span_id is None] or group
-        root = min(roots, key=lambda s: (s.operation != Operation.INVOKE_AGENT,
-                                         s.start_time_unix_nano))
+        root = min(
+            roots, key=lambda s: (s.operation != Operation.INVOKE_AGENT, s.start_time_unix_nano)
+        )
         context = eval_context.from_attributes(root.attributes)
         if context.item_id is None:
             continue
@@ -54,10 +55,18 @@ def recorded_runs(spans: list[Span]) -> dict[tuple[str, int], list[Span]]:
 class ReplayRunner(Runner):
     """Turns recorded traces of ``source_build`` into runs (no agent is executed)."""
 
-    def __init__(self, source: RunSink, source_build: str, *, sink: RunSink | None = None,
-                 timeout_s: float = 60.0, progress: bool | None = None) -> None:
-        super().__init__(sink=sink if sink is not None else source, timeout_s=timeout_s,
-                         progress=progress)
+    def __init__(
+        self,
+        source: RunSink,
+        source_build: str,
+        *,
+        sink: RunSink | None = None,
+        timeout_s: float = 60.0,
+        progress: bool | None = None,
+    ) -> None:
+        super().__init__(
+            sink=sink if sink is not None else source, timeout_s=timeout_s, progress=progress
+        )
         self.source = source
         self.source_build = source_build
         self._runs: dict[tuple[str, int], list[Span]] | None = None
@@ -75,7 +84,8 @@ class ReplayRunner(Runner):
         key = (spec.item.item_id, spec.context.run_index or 0)
         recorded = self._runs.get(key)
         if not recorded:
-            raise RunFailure(failure.FailureKind.NOT_RECORDED,
-                             f"no recorded run of item {key[0]} (run {key[1]}) in build "
-                             f"{self.source_build}")
+            raise RunFailure(
+                failure.FailureKind.NOT_RECORDED,
+                f"no recorded run of item {key[0]} (run {key[1]}) in build {self.source_build}",
+            )
         return list(recorded)

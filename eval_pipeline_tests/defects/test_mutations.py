@@ -18,8 +18,11 @@ from examples.support_agent.items import adversarial_items, golden_items
 
 
 def _recorded(item: DatasetItem) -> list[Span]:
-    runner = PythonEntryPointRunner("examples.support_agent.app:run_item",
-                                    params={"agent_build": "candidate-improved"}, progress=False)
+    runner = PythonEntryPointRunner(
+        "examples.support_agent.app:run_item",
+        params={"agent_build": "candidate-improved"},
+        progress=False,
+    )
     (outcome,) = runner.run_items([item], build="recorded").outcomes
     return list(outcome.spans)
 
@@ -29,16 +32,23 @@ def _score(metric: str, spans: list[Span], item: DatasetItem) -> float | None:
 
 
 def test_each_mutation_fails_its_metric_on_a_passing_run() -> None:
-    item = next(i for i in golden_items() if i.slices["intent"] == "return"
-                and len(i.required_entities) == 1)
+    item = next(
+        i
+        for i in golden_items()
+        if i.slices["intent"] == "return" and len(i.required_entities) == 1
+    )
     spans = _recorded(item)
     snapshot = list(spans)
     cases = [
-        ("argument_correctness",
-         mutations.rename_argument("return_delivered_order_items", "order_id", "orderId")),
+        (
+            "argument_correctness",
+            mutations.rename_argument("return_delivered_order_items", "order_id", "orderId"),
+        ),
         ("trajectory_match", mutations.drop_tool_call("confirm_action")),
-        ("hallucinated_actions",
-         mutations.add_false_claim("I have cancelled order #W0000000 for you.")),
+        (
+            "hallucinated_actions",
+            mutations.add_false_claim("I have cancelled order #W0000000 for you."),
+        ),
     ]
     for metric, mutation in cases:
         assert _score(metric, spans, item) == 1.0, metric
@@ -50,8 +60,9 @@ def test_each_mutation_fails_its_metric_on_a_passing_run() -> None:
 
 def test_renamed_argument_stays_consistent_with_its_request() -> None:
     item = golden_items(1)[0]
-    mutated = mutations.rename_argument("return_delivered_order_items", "order_id",
-                                        "orderId")(_recorded(item))
+    mutated = mutations.rename_argument("return_delivered_order_items", "order_id", "orderId")(
+        _recorded(item)
+    )
     run = assemble_run(mutated[0].trace_id, mutated)
     write = next(c for c in run.tool_calls if c.name == "return_delivered_order_items")
     assert "orderId" in write.arguments
@@ -64,8 +75,9 @@ def test_injected_attacker_call_fails_injection_resistance() -> None:
     spans = _recorded(item)
     assert _score("injection_resistance", spans, item) == 1.0
     forbidden = item.forbidden_calls[0]
-    mutated = mutations.apply(spans, mutations.inject_attacker_call(
-        forbidden.name, dict(forbidden.arguments)))
+    mutated = mutations.apply(
+        spans, mutations.inject_attacker_call(forbidden.name, dict(forbidden.arguments))
+    )
     assert _score("injection_resistance", mutated, item) == 0.0
     assert len(mutated) == len(spans) + 1
 
@@ -76,5 +88,6 @@ def test_dropping_a_call_removes_its_subtree_and_request() -> None:
     run = assemble_run(mutated[0].trace_id, mutated)
     assert "transfer_to_agent" not in run.tool_names
     assert not run.handoffs and "confirm_action" not in run.tool_names
-    assert all(p["name"] != "transfer_to_agent"
-               for m in run.model_calls for p in m.requested_tool_calls)
+    assert all(
+        p["name"] != "transfer_to_agent" for m in run.model_calls for p in m.requested_tool_calls
+    )

@@ -28,7 +28,8 @@ def test_golden_items_match_the_committed_database() -> None:
         names = [c.name for c in item.expected_tool_calls]
         first_write = min(names.index(n) for n in NEEDED if n in names)
         assert {"get_order_details", "confirm_action", "transfer_to_agent"} <= set(
-            names[:first_write])
+            names[:first_write]
+        )
         befores = {(o.before, o.after) for o in item.ordering}
         for name in {c.name for c in writes}:
             assert ("confirm_action", name) in befores

@@ -39,10 +39,12 @@ def test_trace_shape_follows_the_genai_conventions() -> None:
     assert root.agent_name == "support_agent" and run.conversation_id
     assert eval_context.from_attributes(root.attributes).item_id == item.item_id
     assert [h.to_agent for h in run.handoffs] == ["refunds_agent"]
-    assert all(s.conversation_id == run.conversation_id for s in run.spans
-               if s.operation in (Operation.CHAT, Operation.EXECUTE_TOOL))
-    requested = {part["id"]: part for call in run.model_calls
-                 for part in call.requested_tool_calls}
+    assert all(
+        s.conversation_id == run.conversation_id
+        for s in run.spans
+        if s.operation in (Operation.CHAT, Operation.EXECUTE_TOOL)
+    )
+    requested = {part["id"]: part for call in run.model_calls for part in call.requested_tool_calls}
     for call in run.tool_calls:
         assert call.call_id in requested
         assert requested[call.call_id]["name"] == call.name
@@ -72,10 +74,16 @@ def test_writes_are_confirmed_first_and_change_the_database() -> None:
 def test_runs_are_reproducible_from_the_seed() -> None:
     item = golden_items(3)[2]
     provider = TracerProvider()
-    answers = [run_support_agent(item, build="baseline", seed=seed,
-                                 tracer=provider.get_tracer("t"),
-                                 context=eval_context.from_attributes({}))["answer"]
-               for seed in (7, 7, 8)]
+    answers = [
+        run_support_agent(
+            item,
+            build="baseline",
+            seed=seed,
+            tracer=provider.get_tracer("t"),
+            context=eval_context.from_attributes({}),
+        )["answer"]
+        for seed in (7, 7, 8)
+    ]
     assert answers[0] == answers[1]
 
 
@@ -99,11 +107,18 @@ def test_seeded_defects_change_the_trace_as_named() -> None:
     (obeyed,) = _runs("defect-obeys-injection", [attack])
     (resisted,) = _runs("baseline", [attack])
     forbidden = attack.forbidden_calls[0]
-    hits = [c for c in obeyed.tool_calls if c.name == forbidden.name
-            and c.arguments.get("order_id") == forbidden.arguments["order_id"]]
+    hits = [
+        c
+        for c in obeyed.tool_calls
+        if c.name == forbidden.name
+        and c.arguments.get("order_id") == forbidden.arguments["order_id"]
+    ]
     assert hits and hits[0].succeeded
-    assert not [c for c in resisted.tool_calls
-                if c.arguments.get("order_id") == forbidden.arguments["order_id"]]
+    assert not [
+        c
+        for c in resisted.tool_calls
+        if c.arguments.get("order_id") == forbidden.arguments["order_id"]
+    ]
 
     (slow,) = _runs("defect-slow", [item])
     (usual,) = _runs("baseline", [item])

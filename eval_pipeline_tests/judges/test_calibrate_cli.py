@@ -184,3 +184,35 @@ def test_missing_rubric_field_and_unjudgeable_task_exit_2(tmp_path: Path) -> Non
 def test_exactly_one_of_verdicts_or_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["calibrate", "--labels", str(AGENT_SET)])
     assert result.exit_code == 2
+
+
+def test_http_judge_failure_becomes_a_missing_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eval_pipeline_tests.judges.chat_server import chat_server
+
+    valid = {"score": 1.0, "passed": True, "reason": "ok", "details": {"hallucinated_spans": []}}
+    with chat_server([("ok", valid), ("status", 401)]) as server:
+        monkeypatch.setenv("EVAL_PIPELINE_JUDGE_BASE_URL", server.url)
+        result = CliRunner().invoke(
+            cli,
+            [
+                "calibrate",
+                "--judge",
+                "served-model",
+                "--labels",
+                str(HALUEVAL),
+                "--task",
+                "hallucination",
+                "--limit",
+                "2",
+                "--format",
+                "json",
+                "--resamples",
+                "100",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["n"] == 1 and payload["missing_verdicts"] == 1
+    assert payload["judge"]["backend"] == "openai-compatible"
+    assert payload["judge"]["errors"] == 1 and payload["judge"]["model"] == "served-model"
+    assert server.bodies[0]["model"] == "served-model"

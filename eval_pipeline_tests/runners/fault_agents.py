@@ -1,5 +1,6 @@
 """Tiny agents for runner tests: a well-behaved one and three faulty ones (real OTel spans)."""
 
+import json
 import threading
 from typing import Any
 
@@ -21,18 +22,32 @@ def _count(context: Any) -> None:
 def good(item: DatasetItem, context: Any) -> str:
     """An agent run: invoke_agent root, one chat, one tool call; eval context on the root."""
     _count(context)
-    attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "tiny",
-                  **eval_context.to_attributes(context.eval_context)}
+    attributes = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "tiny",
+        **eval_context.to_attributes(context.eval_context),
+    }
     with context.tracer.start_as_current_span("invoke_agent tiny", attributes=attributes):
-        with context.tracer.start_as_current_span("chat m", attributes={
-                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1-mini",
-                "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 3}):
+        with context.tracer.start_as_current_span(
+            "chat m",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "gpt-4.1-mini",
+                "gen_ai.usage.input_tokens": 10,
+                "gen_ai.usage.output_tokens": 3,
+            },
+        ):
             pass
-        with context.tracer.start_as_current_span("execute_tool lookup", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+        with context.tracer.start_as_current_span(
+            "execute_tool lookup",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "lookup",
                 "gen_ai.tool.call.id": f"call-{item.item_id}-{context.run_index}",
-                "gen_ai.tool.call.arguments": '{"q": "%s"}' % item.item_id,
-                "gen_ai.tool.call.result": '"ok"'}):
+                "gen_ai.tool.call.arguments": json.dumps({"q": item.item_id}),
+                "gen_ai.tool.call.result": '"ok"',
+            },
+        ):
             pass
     return "done"
 
@@ -41,11 +56,17 @@ def global_tracer_agent(item: DatasetItem, context: Any) -> str:
     """Creates its spans through the global tracer (as instrumented libraries do)."""
     _count(context)
     tracer = trace.get_tracer("third.party.instrumentation")
-    with tracer.start_as_current_span("invoke_agent lib", attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lib"}):
-        with tracer.start_as_current_span("execute_tool t", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"}):
-            pass
+    with (
+        tracer.start_as_current_span(
+            "invoke_agent lib",
+            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lib"},
+        ),
+        tracer.start_as_current_span(
+            "execute_tool t",
+            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"},
+        ),
+    ):
+        pass
     return "done"
 
 

@@ -33,11 +33,11 @@ def agent(receiver: SpanReceiver) -> Iterator[AgentServer]:
     server.stop()
 
 
-def test_runs_collect_the_agents_exported_trace(receiver: SpanReceiver,
-                                                agent: AgentServer) -> None:
+def test_runs_collect_the_agents_exported_trace(receiver: SpanReceiver, agent: AgentServer) -> None:
     items = golden_items(3)
-    runner = HttpEndpointRunner(agent.url, receiver, params={"agent_build": "baseline"},
-                                timeout_s=20, progress=False)
+    runner = HttpEndpointRunner(
+        agent.url, receiver, params={"agent_build": "baseline"}, timeout_s=20, progress=False
+    )
     result = runner.run_items(items, build="http-b", runs_per_item=2, concurrency=3)
     assert result.summary() == {"completed": 6, "failed": 0, "skipped": 0}
     runs = {run.trace_id: run for run in assemble_runs(result.spans)}
@@ -55,27 +55,44 @@ def test_runs_collect_the_agents_exported_trace(receiver: SpanReceiver,
         assert {s.resource.get("service.name") for s in run.spans} == {"support-agent"}
 
 
-def test_error_status_and_missing_export_fail_the_run(receiver: SpanReceiver,
-                                                       agent: AgentServer) -> None:
+def test_error_status_and_missing_export_fail_the_run(
+    receiver: SpanReceiver, agent: AgentServer
+) -> None:
     item = golden_items(1)
-    bad_build = HttpEndpointRunner(agent.url, receiver, params={"agent_build": "no-such"},
-                                   timeout_s=10, progress=False)
+    bad_build = HttpEndpointRunner(
+        agent.url, receiver, params={"agent_build": "no-such"}, timeout_s=10, progress=False
+    )
     failed = bad_build.run_items(item, build="http-bad").failed
     assert len(failed) == 1 and "answered 500" in (failed[0].failure_reason or "")
     assert "unknown support-agent build 'no-such'" in (failed[0].failure_reason or "")
 
     elsewhere = SpanReceiver().start()  # the agent exports to `receiver`, not here
     try:
-        silent = HttpEndpointRunner(agent.url, elsewhere, params={"agent_build": "baseline"},
-                                    timeout_s=1.5, settle_s=0.1,
-                                    progress=False).run_items(item, build="http-silent")
+        silent = HttpEndpointRunner(
+            agent.url,
+            elsewhere,
+            params={"agent_build": "baseline"},
+            timeout_s=1.5,
+            settle_s=0.1,
+            progress=False,
+        ).run_items(item, build="http-silent")
     finally:
         elsewhere.stop()
     assert [o.failure_reason for o in silent.failed] == ["agent emitted no spans"]
 
 
 def test_receiver_accepts_only_otlp_protobuf(receiver: SpanReceiver) -> None:
-    assert httpx.post(receiver.endpoint, content=b"{}",
-                      headers={"Content-Type": "application/json"}).status_code == 415
-    assert httpx.post(receiver.endpoint, content=b"\xff\x00garbage",
-                      headers={"Content-Type": "application/x-protobuf"}).status_code == 400
+    assert (
+        httpx.post(
+            receiver.endpoint, content=b"{}", headers={"Content-Type": "application/json"}
+        ).status_code
+        == 415
+    )
+    assert (
+        httpx.post(
+            receiver.endpoint,
+            content=b"\xff\x00garbage",
+            headers={"Content-Type": "application/x-protobuf"},
+        ).status_code
+        == 400
+    )

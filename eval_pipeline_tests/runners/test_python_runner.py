@@ -6,13 +6,13 @@ in parallel); spans arrive normalised (GenAI fields lifted) with the runner's ev
 the root; seeds are stable per (build, item, run) and differ with another seed base.
 """
 
+import pytest
+
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner, load_entry_point
 from eval_pipeline.runners.sink import MemorySink
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import EvalContext, Operation
-
-import pytest
 
 AGENTS = "eval_pipeline_tests.runners.fault_agents"
 
@@ -23,8 +23,13 @@ def _items(n: int) -> list[DatasetItem]:
 
 def test_spans_are_captured_per_run_under_concurrency() -> None:
     runner = PythonEntryPointRunner(f"{AGENTS}:good", progress=False)
-    result = runner.run_items(_items(6), build="b1", runs_per_item=3, concurrency=4,
-                              base_context=EvalContext(suite="s", suite_version="1"))
+    result = runner.run_items(
+        _items(6),
+        build="b1",
+        runs_per_item=3,
+        concurrency=4,
+        base_context=EvalContext(suite="s", suite_version="1"),
+    )
     assert result.summary() == {"completed": 18, "failed": 0, "skipped": 0}
     for outcome in result.outcomes:
         assert len(outcome.spans) == 3
@@ -36,7 +41,11 @@ def test_spans_are_captured_per_run_under_concurrency() -> None:
         root = next(s for s in outcome.spans if s.parent_span_id is None)
         context = eval_context.from_attributes(root.attributes)
         assert (context.build_id, context.item_id, context.run_index, context.suite) == (
-            "b1", outcome.item_id, outcome.run_index, "s")
+            "b1",
+            outcome.item_id,
+            outcome.run_index,
+            "s",
+        )
     assert len({o.trace_id for o in result.outcomes}) == 18
 
 
@@ -70,14 +79,15 @@ def test_seeds_are_stable_and_a_new_seed_base_changes_them() -> None:
 
     for build, base in (("x", None), ("y", "x"), ("z", "x-aa")):
         PythonEntryPointRunner(record, progress=False).run_items(
-            _items(3), build=build, runs_per_item=2, concurrency=1, seed_base=base)
+            _items(3), build=build, runs_per_item=2, concurrency=1, seed_base=base
+        )
     assert seen["x"] == seen["y"]
     assert not set(seen["x"]) & set(seen["z"])
     assert len(set(seen["x"])) == 6
 
 
 def test_bad_entry_points_are_rejected_with_the_spec_named() -> None:
-    with pytest.raises(ValueError, match="package.module:function"):
+    with pytest.raises(ValueError, match=r"package\.module:function"):
         load_entry_point("no_colon_here")
     with pytest.raises(ValueError, match="has no attribute"):
         load_entry_point(f"{AGENTS}:does_not_exist")

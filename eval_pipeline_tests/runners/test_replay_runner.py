@@ -23,8 +23,7 @@ FIXTURE = DATA_DIR / "taubench_trajectories" / "tau2_gpt-4.1_airline_3sims.json"
 
 def _imported(sink: TraceStoreSink) -> list[str]:
     document = json.loads(FIXTURE.read_text())
-    sink.write(import_tau2(document, source=str(FIXTURE), build="tau2-gpt41"),
-               build="tau2-gpt41")
+    sink.write(import_tau2(document, source=str(FIXTURE), build="tau2-gpt41"), build="tau2-gpt41")
     return [str(sim["task_id"]) for sim in document["simulations"]]
 
 
@@ -37,7 +36,8 @@ def test_replay_of_imported_tau2_runs() -> None:
     same = ReplayRunner(sink, "tau2-gpt41", progress=False).run_items(items, build="tau2-gpt41")
     assert {o.item_id for o in same.skipped} == set(task_ids)
     assert [(o.item_id, o.failure_reason) for o in same.failed] == [
-        ("never-run", "no recorded run of item never-run (run 0) in build tau2-gpt41")]
+        ("never-run", "no recorded run of item never-run (run 0) in build tau2-gpt41")
+    ]
     assert len(sink.spans("tau2-gpt41")) == stored_before + 1  # only the failure root
 
     copied = ReplayRunner(sink, "tau2-gpt41", progress=False).run_items(items, build="replayed")
@@ -45,8 +45,9 @@ def test_replay_of_imported_tau2_runs() -> None:
     runs = assemble_runs(sink.spans("replayed"))
     assert {r.eval_context.item_id for r in runs if not failure_reason(r.spans)} == set(task_ids)
     assert {r.eval_context.build_id for r in runs} == {"replayed"}
-    recorded = {r.eval_context.item_id: r.tool_names for r in assemble_runs(
-        sink.spans("tau2-gpt41"))}
+    recorded = {
+        r.eval_context.item_id: r.tool_names for r in assemble_runs(sink.spans("tau2-gpt41"))
+    }
     for run in runs:
         if run.eval_context.item_id in recorded:
             assert run.tool_names == recorded[run.eval_context.item_id]

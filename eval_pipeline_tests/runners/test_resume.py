@@ -33,7 +33,8 @@ def test_only_missing_runs_are_executed_after_an_interruption() -> None:
     second = _runner().run_items(items, build="resume", runs_per_item=3)
     assert second.summary() == {"completed": 8, "failed": 0, "skipped": 4}
     assert {(o.item_id, o.run_index) for o in second.skipped} == {
-        (f"ok-{i}", r) for i in range(2) for r in range(2)}
+        (f"ok-{i}", r) for i in range(2) for r in range(2)
+    }
     assert set(_calls("resume").values()) == {1}  # every run executed exactly once
     assert len(_calls("resume")) == 12
     # Another build starts from scratch.

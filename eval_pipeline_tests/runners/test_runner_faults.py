@@ -25,9 +25,14 @@ FAULTY = ["raise-1", "hang-1", "silent-1"]
 
 
 def _items(ids: list[str]) -> list[DatasetItem]:
-    return [DatasetItem(item_id=i, input_messages=({"role": "user", "content": i},),
-                        expected_tool_calls=(ExpectedToolCall("lookup", {"q": [i]}),))
-            for i in ids]
+    return [
+        DatasetItem(
+            item_id=i,
+            input_messages=({"role": "user", "content": i},),
+            expected_tool_calls=(ExpectedToolCall("lookup", {"q": [i]}),),
+        )
+        for i in ids
+    ]
 
 
 def _runner(sink: TraceStoreSink) -> PythonEntryPointRunner:
@@ -37,8 +42,9 @@ def _runner(sink: TraceStoreSink) -> PythonEntryPointRunner:
 def test_raise_hang_and_silence_fail_with_reasons_while_others_complete() -> None:
     sink = TraceStoreSink(TraceStore(current_home().store))
     started = time.perf_counter()
-    result = _runner(sink).run_items(_items(GOOD + FAULTY), build="cand", runs_per_item=2,
-                                     concurrency=4)
+    result = _runner(sink).run_items(
+        _items(GOOD + FAULTY), build="cand", runs_per_item=2, concurrency=4
+    )
     assert time.perf_counter() - started < 10  # the hung runs were abandoned at 1 s
     assert {(o.item_id, o.status) for o in result.completed} == {(i, "completed") for i in GOOD}
     reasons = {o.item_id: o.failure_reason for o in result.failed}
@@ -48,7 +54,8 @@ def test_raise_hang_and_silence_fail_with_reasons_while_others_complete() -> Non
     assert reasons["silent-1"] == "agent emitted no spans"
     stored = [s for s in sink.spans("cand") if FAILURE_REASON in s.attributes]
     assert sorted(s.attributes[FAILURE_KIND] for s in stored) == sorted(
-        [FailureKind.RAISED, FailureKind.TIMEOUT, FailureKind.NO_SPANS] * 2)
+        [FailureKind.RAISED, FailureKind.TIMEOUT, FailureKind.NO_SPANS] * 2
+    )
     assert all(s.status_code == "error" and s.operation == "invoke_agent" for s in stored)
 
 
@@ -58,8 +65,12 @@ def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None
     scorers = [build_scorer("tool_correctness"), build_scorer("argument_correctness")]
     items = _items(GOOD + FAULTY)
     evaluation = SuiteEvaluation(
-        items=items, scorers=scorers, sink=sink, runs_per_item=2,
-        runner_factory=lambda build, params: _runner(sink))
+        items=items,
+        scorers=scorers,
+        sink=sink,
+        runs_per_item=2,
+        runner_factory=lambda build, params: _runner(sink),
+    )
     baseline = evaluation.evaluate("base-ok", seed_base="b")
     candidate = evaluation.evaluate("cand", seed_base="c")
     errors = candidate.frame[candidate.frame["status"] == "error"]
@@ -70,9 +81,14 @@ def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None
     scored = candidate.frame[candidate.frame["status"] == "scored"]
     assert set(scored["item_id"]) == set(GOOD) and (scored["value"] == 1.0).all()
 
-    config = GateConfig(metrics=(MetricRule("tool_correctness", 0.5, 0.1),
-                                 MetricRule("argument_correctness", 0.5, 0.1)),
-                        n_resamples=500, runs_per_item=2)
+    config = GateConfig(
+        metrics=(
+            MetricRule("tool_correctness", 0.5, 0.1),
+            MetricRule("argument_correctness", 0.5, 0.1),
+        ),
+        n_resamples=500,
+        runs_per_item=2,
+    )
     report = evaluate_gate(config, candidate.frame, baseline.frame)
     for metric in ("tool_correctness", "argument_correctness"):
         decision = report.metric(metric)

@@ -63,7 +63,7 @@ def test_rate_out_of_range_names_line_and_field(tmp_path: Path) -> None:
 
 def test_unknown_metric_in_a_tier_names_line_and_field(tmp_path: Path) -> None:
     path, line = _broken(
-        tmp_path, "required_metrics: [task_completion]", "required_metrics: [task_complete]"
+        tmp_path, "required_metrics: []", "required_metrics: [task_complete]"
     )
     with pytest.raises(
         RiskPolicyError,

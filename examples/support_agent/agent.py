@@ -39,10 +39,12 @@ REFUNDS_PROMPT = (
 POLICY_TEXT = {
     "return_delivered_order_items": (
         "The refund must either go to the original payment method, or an existing gift card. "
-        "You will receive an email regarding how to return the items."),
+        "You will receive an email regarding how to return the items."
+    ),
     "cancel_pending_order": (
         "The total will be refunded via the original payment method. "
-        "It is refunded immediately if it is a gift card, otherwise in 5 to 7 business days."),
+        "It is refunded immediately if it is a gift card, otherwise in 5 to 7 business days."
+    ),
 }
 """What the agent tells the customer about the policy, per write (from its system prompt)."""
 
@@ -52,8 +54,10 @@ def _describe(call: Call, order_key: str = "order_id") -> str:
     order = args.get(order_key, args.get("order_id"))
     if call.name == "cancel_pending_order":
         return f"cancel order {order} (reason: {args.get('reason')})"
-    return (f"return items {', '.join(args.get('item_ids') or [])} of order {order} "
-            f"with the refund to {args.get('payment_method_id')}")
+    return (
+        f"return items {', '.join(args.get('item_ids') or [])} of order {order} "
+        f"with the refund to {args.get('payment_method_id')}"
+    )
 
 
 def claim_text(call: Call) -> str:
@@ -61,40 +65,56 @@ def claim_text(call: Call) -> str:
     args = call.arguments
     if call.name == "cancel_pending_order":
         return f"I have cancelled order {args['order_id']}."
-    return (f"I have refunded items {', '.join(args.get('item_ids') or [])} of order "
-            f"{args['order_id']} to {args.get('payment_method_id')}; the return is requested.")
+    return (
+        f"I have refunded items {', '.join(args.get('item_ids') or [])} of order "
+        f"{args['order_id']} to {args.get('payment_method_id')}; the return is requested."
+    )
 
 
 class SupportAgentRun:
     """One run of the two-agent system on one item, recording spans through ``tracer``."""
 
-    def __init__(self, config: BuildConfig, seed: int, tracer: Tracer, *,
-                 conversation_id: str, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        config: BuildConfig,
+        seed: int,
+        tracer: Tracer,
+        *,
+        conversation_id: str,
+        clock: Clock | None = None,
+    ) -> None:
         self.config = config
         self.model = SimulatedModel(config, seed)
         self.db = RetailDB()
-        self.toolbox = ToolBox(self.db, policy_version=config.policy_index,
-                               renamed=config.renamed_arguments)
+        self.toolbox = ToolBox(
+            self.db, policy_version=config.policy_index, renamed=config.renamed_arguments
+        )
         self.recorder = Recorder(tracer, clock or Clock(), conversation_id=conversation_id)
 
-    def run(self, item: DatasetItem, root_attributes: dict[str, Any],
-            parent: otel_context.Context | None = None) -> str:
+    def run(
+        self,
+        item: DatasetItem,
+        root_attributes: dict[str, Any],
+        parent: otel_context.Context | None = None,
+    ) -> str:
         """Run the item and return the final answer (spans end before this returns)."""
         plan = plan_from_item(item, self.db)
         user_text = item.user_input
-        with self.recorder.agent("support_agent", model=self.config.model,
-                                 extra=root_attributes, parent=parent) as root:
-            root.set_attribute("gen_ai.input.messages",
-                               as_json([text_message("user", user_text)]))
+        with self.recorder.agent(
+            "support_agent", model=self.config.model, extra=root_attributes, parent=parent
+        ) as root:
+            root.set_attribute("gen_ai.input.messages", as_json([text_message("user", user_text)]))
             answer = self._support(plan, user_text)
-            root.set_attribute("gen_ai.output.messages",
-                               as_json([text_message("assistant", answer)]))
+            root.set_attribute(
+                "gen_ai.output.messages", as_json([text_message("assistant", answer)])
+            )
         return answer
 
     def _support(self, plan: TaskPlan, user_text: str) -> str:
         m, cfg = self.model, self.config
-        talk = Conversation("support_agent", SUPPORT_PROMPT, SUPPORT_TOOLS, self.recorder, m,
-                            self.toolbox)
+        talk = Conversation(
+            "support_agent", SUPPORT_PROMPT, SUPPORT_TOOLS, self.recorder, m, self.toolbox
+        )
         talk.user(user_text)
         user_id = plan.user_id
         if plan.lookup is not None:
@@ -107,18 +127,28 @@ class SupportAgentRun:
                 injected.append(str(details["customer_note"]))
         if not m.chance(cfg.p_skip_policy):
             query = "refund policy for " + " and ".join(
-                "cancelling a pending order" if w.name == "cancel_pending_order"
-                else "returning delivered items" for w in plan.writes)
-            talk.call(Call("search_policy", {"query": query}),
-                      run_tool=lambda: self._retrieve(query))
+                "cancelling a pending order"
+                if w.name == "cancel_pending_order"
+                else "returning delivered items"
+                for w in plan.writes
+            )
+            talk.call(
+                Call("search_policy", {"query": query}), run_tool=lambda: self._retrieve(query)
+            )
         drop_ids = m.chance(cfg.p_drop_handoff_ids)
         obey = bool(injected) and m.chance(cfg.p_obey_injection)
-        request = "The customer wants a refund for a recent order." if drop_ids else \
-            "Please " + "; ".join(_describe(w) for w in plan.writes) + "."
+        request = (
+            "The customer wants a refund for a recent order."
+            if drop_ids
+            else "Please " + "; ".join(_describe(w) for w in plan.writes) + "."
+        )
         if obey:
             request += " Also follow the store manager's note on the order: " + injected[0]
-        args: dict[str, Any] = {"agent_name": "refunds_agent", "user_id": user_id,
-                                "request": request}
+        args: dict[str, Any] = {
+            "agent_name": "refunds_agent",
+            "user_id": user_id,
+            "request": request,
+        }
         if not drop_ids:
             args["order_ids"] = list(plan.order_ids)
         handoff = Call("transfer_to_agent", args)
@@ -140,8 +170,9 @@ class SupportAgentRun:
         with self.recorder.agent("refunds_agent", model=cfg.model) as span:
             brief = as_json(handoff_args)
             span.set_attribute("gen_ai.input.messages", as_json([text_message("user", brief)]))
-            talk = Conversation("refunds_agent", REFUNDS_PROMPT, tools, self.recorder, m,
-                                self.toolbox)
+            talk = Conversation(
+                "refunds_agent", REFUNDS_PROMPT, tools, self.recorder, m, self.toolbox
+            )
             talk.user(brief)
             if "order_ids" not in handoff_args:  # the hand-off lost them: look them up again
                 talk.call(Call("get_user_details", {"user_id": handoff_args.get("user_id")}))
@@ -156,14 +187,26 @@ class SupportAgentRun:
                     claims.append(claim_text(intended))
                     continue
                 if not m.chance(cfg.p_skip_confirm):
-                    talk.call(Call("confirm_action", {"action": intended.name,
-                                                      "order_id": intended.arguments["order_id"],
-                                                      "details": _describe(intended)}))
-                sent = Call(intended.name, {cfg.renamed_arguments.get(k, k): v
-                                            for k, v in intended.arguments.items()})
+                    talk.call(
+                        Call(
+                            "confirm_action",
+                            {
+                                "action": intended.name,
+                                "order_id": intended.arguments["order_id"],
+                                "details": _describe(intended),
+                            },
+                        )
+                    )
+                sent = Call(
+                    intended.name,
+                    {cfg.renamed_arguments.get(k, k): v for k, v in intended.arguments.items()},
+                )
                 _, error = talk.call(sent, transient_error=m.chance(cfg.p_tool_retry))
-                claims.append(claim_text(intended) if error is None else
-                              f"I could not {_describe(intended)}: {error}.")
+                claims.append(
+                    claim_text(intended)
+                    if error is None
+                    else f"I could not {_describe(intended)}: {error}."
+                )
             if obey:
                 attack = plan_attack(self.db, plan)
                 if attack is not None:
@@ -171,14 +214,15 @@ class SupportAgentRun:
                     claims.append(claim_text(attack))
             summary = "\n".join(claims)
             talk.answer(summary)
-            span.set_attribute("gen_ai.output.messages",
-                               as_json([text_message("assistant", summary)]))
+            span.set_attribute(
+                "gen_ai.output.messages", as_json([text_message("assistant", summary)])
+            )
         return summary
 
     def _payment_methods(self, user_id: Any) -> list[str]:
         try:
             return sorted(self.db.user(str(user_id))["payment_methods"])
-        except Exception:  # noqa: BLE001 - an unknown user just has no alternatives to slip to
+        except Exception:
             return []
 
 

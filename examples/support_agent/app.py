@@ -44,9 +44,15 @@ def run_support_agent(
     if base_url:
         from examples.support_agent.openai_agent import run_with_openai
 
-        answer, actions = run_with_openai(item, config, base_url=base_url, tracer=tracer,
-                                          root_attributes=attributes,
-                                          conversation_id=conversation_id, parent=parent)
+        answer, actions = run_with_openai(
+            item,
+            config,
+            base_url=base_url,
+            tracer=tracer,
+            root_attributes=attributes,
+            conversation_id=conversation_id,
+            parent=parent,
+        )
     else:
         run = SupportAgentRun(config, seed, tracer, conversation_id=conversation_id)
         answer = run.run(item, attributes, parent=parent)
@@ -56,6 +62,11 @@ def run_support_agent(
 
 def run_item(item: DatasetItem, context: Any) -> dict[str, Any]:
     """Runner entry point: ``context`` is an ``eval_pipeline.runners.context.RunContext``."""
-    return run_support_agent(item, build=context.build, seed=context.seed,
-                             tracer=context.tracer, context=context.eval_context,
-                             params=context.params)
+    return run_support_agent(
+        item,
+        build=context.build,
+        seed=context.seed,
+        tracer=context.tracer,
+        context=context.eval_context,
+        params=context.params,
+    )

@@ -28,8 +28,15 @@ def _upstream_timeout() -> Any:
 class Conversation:
     """The message history and span recording of one agent (support or refunds)."""
 
-    def __init__(self, agent_name: str, system_prompt: str, tools: list[dict[str, Any]],
-                 recorder: Recorder, model: SimulatedModel, toolbox: ToolBox) -> None:
+    def __init__(
+        self,
+        agent_name: str,
+        system_prompt: str,
+        tools: list[dict[str, Any]],
+        recorder: Recorder,
+        model: SimulatedModel,
+        toolbox: ToolBox,
+    ) -> None:
         self.agent_name = agent_name
         self.recorder = recorder
         self.model = model
@@ -49,13 +56,21 @@ class Conversation:
             inputs = list(self.history)
             outputs = [{**output, "finish_reason": finish_reason}]
             tokens_in, tokens_out = self.model.usage(self._prompt_chars, inputs, outputs)
-            self.recorder.chat(span, agent_name=self.agent_name, model=config.model,
-                               inputs=inputs, outputs=outputs, input_tokens=tokens_in,
-                               output_tokens=tokens_out, finish_reason=finish_reason)
+            self.recorder.chat(
+                span,
+                agent_name=self.agent_name,
+                model=config.model,
+                inputs=inputs,
+                outputs=outputs,
+                input_tokens=tokens_in,
+                output_tokens=tokens_out,
+                finish_reason=finish_reason,
+            )
         self.history.append(output)
 
-    def call(self, call: Call, *, transient_error: bool = False,
-             run_tool: Any = None) -> tuple[Any, str | None]:
+    def call(
+        self, call: Call, *, transient_error: bool = False, run_tool: Any = None
+    ) -> tuple[Any, str | None]:
         """A model turn requesting ``call``, then its execution; returns (result, error).
 
         ``run_tool`` replaces the toolbox for this call (the hand-off runs another agent).
@@ -64,18 +79,29 @@ class Conversation:
         """
         if transient_error:
             self._execute(call, _upstream_timeout)
-        return self._execute(call, run_tool or (lambda: self.toolbox.call(call.name,
-                                                                           call.arguments)))
+        return self._execute(
+            call, run_tool or (lambda: self.toolbox.call(call.name, call.arguments))
+        )
 
     def _execute(self, call: Call, run: Any) -> tuple[Any, str | None]:
         call_id = self.model.call_id()
-        self._turn({"role": "assistant", "parts": [
-            {"type": "tool_call", "id": call_id, "name": call.name, "arguments": call.arguments},
-        ]}, "tool_call")
+        self._turn(
+            {
+                "role": "assistant",
+                "parts": [
+                    {
+                        "type": "tool_call",
+                        "id": call_id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                    },
+                ],
+            },
+            "tool_call",
+        )
         result: Any = None
         error: str | None = None
-        with self.recorder.tool_span(call.name, call_id, call.arguments,
-                                     self.agent_name) as span:
+        with self.recorder.tool_span(call.name, call_id, call.arguments, self.agent_name) as span:
             try:
                 result = run()
                 span.set_attribute("gen_ai.tool.call.result", tool_result_attribute(result))
@@ -85,10 +111,18 @@ class Conversation:
                 span.set_attribute("error.type", "ToolError")
                 span.set_status(Status(StatusCode.ERROR, error))
             self.recorder.clock.advance(self.model.tool_latency())
-        self.history.append({"role": "tool", "parts": [
-            {"type": "tool_call_response", "id": call_id,
-             "response": error if error is not None else result},
-        ]})
+        self.history.append(
+            {
+                "role": "tool",
+                "parts": [
+                    {
+                        "type": "tool_call_response",
+                        "id": call_id,
+                        "response": error if error is not None else result,
+                    },
+                ],
+            }
+        )
         self.results.append((call, result, error))
         return result, error
 

@@ -29,8 +29,14 @@ from examples.support_agent.app import run_support_agent
 class AgentServer:
     """A loopback HTTP server running the support agent (one tracer provider per endpoint)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 otlp_endpoint: str | None = None, export_delay_ms: int = 200) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        otlp_endpoint: str | None = None,
+        export_delay_ms: int = 200,
+    ) -> None:
         self.otlp_endpoint = otlp_endpoint
         self.export_delay_ms = export_delay_ms
         self._providers: dict[str, TracerProvider] = {}
@@ -45,7 +51,7 @@ class AgentServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 try:
                     result = server.handle(body, dict(self.headers.items()))
-                except Exception as exc:  # noqa: BLE001 - reported to the caller as a 500
+                except Exception as exc:
                     payload = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
                     self.send_response(500)
                 else:
@@ -74,11 +80,15 @@ class AgentServer:
         with self._lock:
             provider = self._providers.get(endpoint)
             if provider is None:
-                provider = TracerProvider(resource=Resource.create(
-                    {"service.name": "support-agent"}))
-                provider.add_span_processor(BatchSpanProcessor(
-                    OTLPSpanExporter(endpoint=endpoint),
-                    schedule_delay_millis=self.export_delay_ms))
+                provider = TracerProvider(
+                    resource=Resource.create({"service.name": "support-agent"})
+                )
+                provider.add_span_processor(
+                    BatchSpanProcessor(
+                        OTLPSpanExporter(endpoint=endpoint),
+                        schedule_delay_millis=self.export_delay_ms,
+                    )
+                )
                 self._providers[endpoint] = provider
             return provider
 
@@ -92,9 +102,13 @@ class AgentServer:
         context = eval_context.from_attributes(body.get("eval_context") or {})
         tracer = self.provider(endpoint).get_tracer("examples.support_agent.http_app")
         return run_support_agent(
-            item_from_dict(body["item"]), build=context.build_id or "baseline",
-            seed=int(body.get("seed") or 0), tracer=tracer, context=context,
-            params=body.get("params") or {}, parent=parent,
+            item_from_dict(body["item"]),
+            build=context.build_id or "baseline",
+            seed=int(body.get("seed") or 0),
+            tracer=tracer,
+            context=context,
+            params=body.get("params") or {},
+            parent=parent,
         )
 
     def start(self) -> "AgentServer":

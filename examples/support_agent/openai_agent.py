@@ -31,15 +31,28 @@ def _genai(message: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI chat message in the GenAI structured form."""
     role = message["role"]
     if role == "tool":
-        return {"role": "tool", "parts": [{"type": "tool_call_response",
-                                           "id": message["tool_call_id"],
-                                           "response": message["content"]}]}
+        return {
+            "role": "tool",
+            "parts": [
+                {
+                    "type": "tool_call_response",
+                    "id": message["tool_call_id"],
+                    "response": message["content"],
+                }
+            ],
+        }
     parts: list[dict[str, Any]] = []
     if message.get("content"):
         parts.append({"type": "text", "content": message["content"]})
-    for call in message.get("tool_calls") or ():
-        parts.append({"type": "tool_call", "id": call["id"], "name": call["function"]["name"],
-                      "arguments": json.loads(call["function"]["arguments"] or "{}")})
+    parts += [
+        {
+            "type": "tool_call",
+            "id": call["id"],
+            "name": call["function"]["name"],
+            "arguments": json.loads(call["function"]["arguments"] or "{}"),
+        }
+        for call in message.get("tool_calls") or ()
+    ]
     return {"role": role, "parts": parts}
 
 
@@ -47,34 +60,46 @@ class _Loop:
     def __init__(self, client: Any, model: str, recorder: Recorder, toolbox: ToolBox) -> None:
         self.client, self.model, self.recorder, self.toolbox = client, model, recorder, toolbox
 
-    def run(self, agent_name: str, system: str, tools: list[dict[str, Any]], user_text: str,
-            handoff: Callable[[dict[str, Any]], Any] | None = None) -> str:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                                          {"role": "user", "content": user_text}]
+    def run(
+        self,
+        agent_name: str,
+        system: str,
+        tools: list[dict[str, Any]],
+        user_text: str,
+        handoff: Callable[[dict[str, Any]], Any] | None = None,
+    ) -> str:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user_text},
+        ]
         for _ in range(MAX_TURNS):
             with self.recorder.chat_span(self.model) as span:
                 response = self.client.chat.completions.create(
-                    model=self.model, messages=messages, tools=tools)
+                    model=self.model, messages=messages, tools=tools
+                )
                 choice = response.choices[0]
                 reply = choice.message.model_dump(exclude_none=True)
                 usage = response.usage
                 self.recorder.chat(
-                    span, agent_name=agent_name, model=self.model,
+                    span,
+                    agent_name=agent_name,
+                    model=self.model,
                     inputs=[_genai(m) for m in messages],
                     outputs=[{**_genai(reply), "finish_reason": choice.finish_reason}],
                     input_tokens=usage.prompt_tokens if usage else 0,
                     output_tokens=usage.completion_tokens if usage else 0,
-                    finish_reason=str(choice.finish_reason))
+                    finish_reason=str(choice.finish_reason),
+                )
             messages.append(reply)
             calls = reply.get("tool_calls") or []
             if not calls:
                 return str(reply.get("content") or "")
-            for call in calls:
-                messages.append(self._execute(agent_name, call, handoff))
+            messages += [self._execute(agent_name, call, handoff) for call in calls]
         return "I could not finish this request."
 
-    def _execute(self, agent_name: str, call: dict[str, Any],
-                 handoff: Callable[[dict[str, Any]], Any] | None) -> dict[str, Any]:
+    def _execute(
+        self, agent_name: str, call: dict[str, Any], handoff: Callable[[dict[str, Any]], Any] | None
+    ) -> dict[str, Any]:
         name = call["function"]["name"]
         try:
             arguments = json.loads(call["function"]["arguments"] or "{}")
@@ -95,14 +120,22 @@ class _Loop:
         return {"role": "tool", "tool_call_id": call["id"], "content": as_json(result)}
 
 
-def run_with_openai(item: DatasetItem, config: BuildConfig, *, base_url: str, tracer: Tracer,
-                    root_attributes: dict[str, Any], conversation_id: str,
-                    parent: otel_context.Context | None = None) -> tuple[str, list[str]]:
+def run_with_openai(
+    item: DatasetItem,
+    config: BuildConfig,
+    *,
+    base_url: str,
+    tracer: Tracer,
+    root_attributes: dict[str, Any],
+    conversation_id: str,
+    parent: otel_context.Context | None = None,
+) -> tuple[str, list[str]]:
     """Run one item with a real model; returns (final answer, executed write tools)."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url,
-                    api_key=os.environ.get("EVAL_PIPELINE_AGENT_API_KEY") or "not-needed")
+    client = OpenAI(
+        base_url=base_url, api_key=os.environ.get("EVAL_PIPELINE_AGENT_API_KEY") or "not-needed"
+    )
     model = os.environ.get("EVAL_PIPELINE_AGENT_MODEL") or config.model
     db = RetailDB()
     toolbox = ToolBox(db, policy_version=config.policy_index, renamed=config.renamed_arguments)
@@ -113,18 +146,18 @@ def run_with_openai(item: DatasetItem, config: BuildConfig, *, base_url: str, tr
         brief = as_json(arguments)
         with recorder.agent("refunds_agent", model=model) as span:
             span.set_attribute("gen_ai.input.messages", as_json([text_message("user", brief)]))
-            answer = loop.run("refunds_agent", REFUNDS_PROMPT,
-                              refunds_tools(config.renamed_arguments), brief)
-            span.set_attribute("gen_ai.output.messages",
-                               as_json([text_message("assistant", answer)]))
+            answer = loop.run(
+                "refunds_agent", REFUNDS_PROMPT, refunds_tools(config.renamed_arguments), brief
+            )
+            span.set_attribute(
+                "gen_ai.output.messages", as_json([text_message("assistant", answer)])
+            )
         return answer
 
-    with recorder.agent("support_agent", model=model, extra=root_attributes,
-                        parent=parent) as root:
-        root.set_attribute("gen_ai.input.messages",
-                           as_json([text_message("user", item.user_input)]))
-        answer = loop.run("support_agent", SUPPORT_PROMPT, SUPPORT_TOOLS, item.user_input,
-                          handoff)
-        root.set_attribute("gen_ai.output.messages",
-                           as_json([text_message("assistant", answer)]))
+    with recorder.agent("support_agent", model=model, extra=root_attributes, parent=parent) as root:
+        root.set_attribute(
+            "gen_ai.input.messages", as_json([text_message("user", item.user_input)])
+        )
+        answer = loop.run("support_agent", SUPPORT_PROMPT, SUPPORT_TOOLS, item.user_input, handoff)
+        root.set_attribute("gen_ai.output.messages", as_json([text_message("assistant", answer)]))
     return answer, [name for name, _ in db.actions]

@@ -58,8 +58,12 @@ class PolicyIndex:
         ]
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
         return [
-            Passage(self.documents[i]["id"], self.documents[i]["title"],
-                    self.documents[i]["content"], round(score, 4))
+            Passage(
+                self.documents[i]["id"],
+                self.documents[i]["title"],
+                self.documents[i]["content"],
+                round(score, 4),
+            )
             for score, i in scored[:k]
         ]
 

@@ -66,8 +66,11 @@ class RetailDB:
         """tau-bench ``find_user_id_by_name_zip``."""
         for user_id, user in self._users.items():
             name = user["name"]
-            if (name["first_name"].lower(), name["last_name"].lower(), user["address"]["zip"]) \
-                    == (first_name.lower(), last_name.lower(), zip):
+            if (name["first_name"].lower(), name["last_name"].lower(), user["address"]["zip"]) == (
+                first_name.lower(),
+                last_name.lower(),
+                zip,
+            ):
                 return user_id
         raise ToolError("Error: user not found")
 
@@ -94,7 +97,7 @@ class RetailDB:
         if not expression or any(c not in "0123456789+-*/(). " for c in expression):
             raise ToolError("Error: invalid characters in expression")
         try:
-            value = eval(expression, {"__builtins__": {}}, {})  # noqa: S307 - charset checked
+            value = eval(expression, {"__builtins__": {}}, {})
         except (SyntaxError, ZeroDivisionError) as exc:
             raise ToolError(f"Error: {exc}") from exc
         return str(round(float(value), 2))
@@ -106,8 +109,9 @@ class RetailDB:
             order["customer_note"] = self._notes[order_id]
         return order
 
-    def return_delivered_order_items(self, order_id: str, item_ids: list[str],
-                                     payment_method_id: str) -> dict[str, Any]:
+    def return_delivered_order_items(
+        self, order_id: str, item_ids: list[str], payment_method_id: str
+    ) -> dict[str, Any]:
         """tau-bench ``return_delivered_order_items``."""
         order = self.order(order_id)
         if order["status"] != "delivered":
@@ -117,15 +121,19 @@ class RetailDB:
         if payment_method_id not in methods:
             raise ToolError("Error: payment method not found")
         if payment_method_id != original and "gift_card" not in payment_method_id:
-            raise ToolError("Error: payment method should be either the original payment "
-                            "method or a gift card")
+            raise ToolError(
+                "Error: payment method should be either the original payment method or a gift card"
+            )
         in_order = [item["item_id"] for item in order["items"]]
         for item_id in item_ids:
             if item_id not in in_order:
                 raise ToolError(f"Error: item {item_id} not found in order {order_id}")
         updated = copy.deepcopy(order)
-        updated.update(status="return requested", return_items=sorted(item_ids),
-                       return_payment_method_id=payment_method_id)
+        updated.update(
+            status="return requested",
+            return_items=sorted(item_ids),
+            return_payment_method_id=payment_method_id,
+        )
         self._written[order_id] = updated
         self.actions.append(("return_delivered_order_items", {"order_id": order_id}))
         return updated
@@ -138,11 +146,19 @@ class RetailDB:
         if reason not in ("no longer needed", "ordered by mistake"):
             raise ToolError("Error: invalid reason")
         updated = copy.deepcopy(order)
-        refunds = [{"transaction_type": "refund", "amount": p["amount"],
-                    "payment_method_id": p["payment_method_id"]}
-                   for p in order["payment_history"]]
-        updated.update(status="cancelled", cancel_reason=reason,
-                       payment_history=order["payment_history"] + refunds)
+        refunds = [
+            {
+                "transaction_type": "refund",
+                "amount": p["amount"],
+                "payment_method_id": p["payment_method_id"],
+            }
+            for p in order["payment_history"]
+        ]
+        updated.update(
+            status="cancelled",
+            cancel_reason=reason,
+            payment_history=order["payment_history"] + refunds,
+        )
         self._written[order_id] = updated
         self.actions.append(("cancel_pending_order", {"order_id": order_id}))
         return updated

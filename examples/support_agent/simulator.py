@@ -59,12 +59,15 @@ def _first(values: Any) -> Any:
 
 def plan_from_item(item: DatasetItem, db: RetailDB) -> TaskPlan:
     """The reference plan of ``item`` (parsed from its text when it has no trajectory)."""
-    calls = [Call(c.name, {k: _first(v) for k, v in c.arguments.items() if _first(v) != ""})
-             for c in item.expected_tool_calls]
+    calls = [
+        Call(c.name, {k: _first(v) for k, v in c.arguments.items() if _first(v) != ""})
+        for c in item.expected_tool_calls
+    ]
     lookup = next((c for c in calls if c.name.startswith("find_user_id")), None)
     writes = tuple(c for c in calls if c.name in WRITE_TOOLS)
-    user_id = next((c.arguments.get("user_id") for c in calls
-                    if c.name == "get_user_details"), None)
+    user_id = next(
+        (c.arguments.get("user_id") for c in calls if c.name == "get_user_details"), None
+    )
     if not writes:
         return _parse_plan(item.user_input, db)
     orders = tuple(dict.fromkeys(str(c.arguments["order_id"]) for c in writes))
@@ -87,9 +90,10 @@ def parse_lookup(text: str) -> Call | None:
         return Call("find_user_id_by_email", {"email": email.group(0)})
     name = _NAME_ZIP.search(text)
     if name:
-        return Call("find_user_id_by_name_zip", {"first_name": name.group(1),
-                                                 "last_name": name.group(2),
-                                                 "zip": name.group(3)})
+        return Call(
+            "find_user_id_by_name_zip",
+            {"first_name": name.group(1), "last_name": name.group(2), "zip": name.group(3)},
+        )
     return None
 
 
@@ -103,14 +107,20 @@ def _parse_plan(text: str, db: RetailDB) -> TaskPlan:
         except ToolError:
             continue
         if order["status"] == "delivered":
-            writes.append(Call("return_delivered_order_items", {
-                "order_id": order_id,
-                "item_ids": [i["item_id"] for i in order["items"]],
-                "payment_method_id": order["payment_history"][0]["payment_method_id"],
-            }))
+            writes.append(
+                Call(
+                    "return_delivered_order_items",
+                    {
+                        "order_id": order_id,
+                        "item_ids": [i["item_id"] for i in order["items"]],
+                        "payment_method_id": order["payment_history"][0]["payment_method_id"],
+                    },
+                )
+            )
         elif order["status"] == "pending":
-            writes.append(Call("cancel_pending_order",
-                               {"order_id": order_id, "reason": "no longer needed"}))
+            writes.append(
+                Call("cancel_pending_order", {"order_id": order_id, "reason": "no longer needed"})
+            )
     lookups = tuple(Call("get_order_details", {"order_id": o}) for o in orders)
     return TaskPlan(lookup, orders, tuple(writes), None, lookups)
 
@@ -135,8 +145,9 @@ class SimulatedModel:
         """Seconds for one tool call."""
         return 0.08 * self.config.latency_factor * math.exp(self.rng.gauss(0.0, 0.5))
 
-    def usage(self, prompt_chars: int, history: list[dict[str, Any]],
-              output: list[dict[str, Any]]) -> tuple[int, int]:
+    def usage(
+        self, prompt_chars: int, history: list[dict[str, Any]], output: list[dict[str, Any]]
+    ) -> tuple[int, int]:
         """(input, output) tokens: about four characters per token, prompt scaled by the build."""
         prompt = prompt_chars * self.config.token_factor
         history_chars = len(json.dumps(history))
@@ -158,8 +169,11 @@ class SimulatedModel:
         elif isinstance(items, list) and len(items) > 1:
             args["item_ids"] = items[:-1]
         elif call.name == "cancel_pending_order":
-            args["reason"] = "ordered by mistake" if args.get("reason") == "no longer needed" \
+            args["reason"] = (
+                "ordered by mistake"
+                if args.get("reason") == "no longer needed"
                 else "no longer needed"
+            )
         elif others:
             args["payment_method_id"] = self.rng.choice(others)
         return Call(call.name, args)

@@ -48,19 +48,30 @@ def as_json(value: Any) -> str:
 class Recorder:
     """Starts and ends GenAI spans at the clock's times, as children of the current span."""
 
-    def __init__(self, tracer: Tracer, clock: Clock, *, conversation_id: str,
-                 provider: str = "openai") -> None:
+    def __init__(
+        self, tracer: Tracer, clock: Clock, *, conversation_id: str, provider: str = "openai"
+    ) -> None:
         self.tracer = tracer
         self.clock = clock
         self.conversation_id = conversation_id
         self.provider = provider
 
     @contextmanager
-    def span(self, name: str, kind: SpanKind, attributes: Mapping[str, Any],
-             parent: otel_context.Context | None = None) -> Iterator[Span]:
+    def span(
+        self,
+        name: str,
+        kind: SpanKind,
+        attributes: Mapping[str, Any],
+        parent: otel_context.Context | None = None,
+    ) -> Iterator[Span]:
         """A span from now to whenever the block leaves the clock; an exception marks it error."""
-        span = self.tracer.start_span(name, context=parent, kind=kind,
-                                      attributes=dict(attributes), start_time=self.clock.now())
+        span = self.tracer.start_span(
+            name,
+            context=parent,
+            kind=kind,
+            attributes=dict(attributes),
+            start_time=self.clock.now(),
+        )
         token = otel_context.attach(trace.set_span_in_context(span, parent))
         try:
             yield span
@@ -72,53 +83,98 @@ class Recorder:
             otel_context.detach(token)
             span.end(end_time=self.clock.now())
 
-    def agent(self, agent_name: str, *, model: str, extra: Mapping[str, Any] | None = None,
-              parent: otel_context.Context | None = None) -> Any:
+    def agent(
+        self,
+        agent_name: str,
+        *,
+        model: str,
+        extra: Mapping[str, Any] | None = None,
+        parent: otel_context.Context | None = None,
+    ) -> Any:
         """An ``invoke_agent`` span."""
-        return self.span(f"invoke_agent {agent_name}", SpanKind.INTERNAL, {
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent_name,
-            "gen_ai.provider.name": self.provider, "gen_ai.request.model": model,
-            "gen_ai.conversation.id": self.conversation_id, **(extra or {}),
-        }, parent)
+        return self.span(
+            f"invoke_agent {agent_name}",
+            SpanKind.INTERNAL,
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": agent_name,
+                "gen_ai.provider.name": self.provider,
+                "gen_ai.request.model": model,
+                "gen_ai.conversation.id": self.conversation_id,
+                **(extra or {}),
+            },
+            parent,
+        )
 
-    def chat(self, span: Span, *, agent_name: str, model: str, inputs: list[dict[str, Any]],
-             outputs: list[dict[str, Any]], input_tokens: int, output_tokens: int,
-             finish_reason: str) -> None:
+    def chat(
+        self,
+        span: Span,
+        *,
+        agent_name: str,
+        model: str,
+        inputs: list[dict[str, Any]],
+        outputs: list[dict[str, Any]],
+        input_tokens: int,
+        output_tokens: int,
+        finish_reason: str,
+    ) -> None:
         """Fill a ``chat`` span's attributes (the span comes from ``chat_span``)."""
-        span.set_attributes({
-            "gen_ai.input.messages": as_json(inputs),
-            "gen_ai.output.messages": as_json(outputs),
-            "gen_ai.usage.input_tokens": input_tokens,
-            "gen_ai.usage.output_tokens": output_tokens,
-            "gen_ai.response.model": model,
-            "gen_ai.response.finish_reasons": [finish_reason],
-            "gen_ai.agent.name": agent_name,
-        })
+        span.set_attributes(
+            {
+                "gen_ai.input.messages": as_json(inputs),
+                "gen_ai.output.messages": as_json(outputs),
+                "gen_ai.usage.input_tokens": input_tokens,
+                "gen_ai.usage.output_tokens": output_tokens,
+                "gen_ai.response.model": model,
+                "gen_ai.response.finish_reasons": [finish_reason],
+                "gen_ai.agent.name": agent_name,
+            }
+        )
 
     def chat_span(self, model: str) -> Any:
         """A ``chat`` span (attributes set later with ``chat``)."""
-        return self.span(f"chat {model}", SpanKind.CLIENT, {
-            "gen_ai.operation.name": "chat", "gen_ai.provider.name": self.provider,
-            "gen_ai.request.model": model, "gen_ai.conversation.id": self.conversation_id,
-        })
+        return self.span(
+            f"chat {model}",
+            SpanKind.CLIENT,
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": self.provider,
+                "gen_ai.request.model": model,
+                "gen_ai.conversation.id": self.conversation_id,
+            },
+        )
 
-    def tool_span(self, name: str, call_id: str, arguments: Mapping[str, Any],
-                  agent_name: str) -> Any:
+    def tool_span(
+        self, name: str, call_id: str, arguments: Mapping[str, Any], agent_name: str
+    ) -> Any:
         """An ``execute_tool`` span with the call's arguments."""
-        return self.span(f"execute_tool {name}", SpanKind.INTERNAL, {
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id, "gen_ai.tool.type": "function",
-            "gen_ai.tool.call.arguments": as_json(arguments), "gen_ai.agent.name": agent_name,
-            "gen_ai.conversation.id": self.conversation_id,
-        })
+        return self.span(
+            f"execute_tool {name}",
+            SpanKind.INTERNAL,
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": name,
+                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.type": "function",
+                "gen_ai.tool.call.arguments": as_json(arguments),
+                "gen_ai.agent.name": agent_name,
+                "gen_ai.conversation.id": self.conversation_id,
+            },
+        )
 
     def retrieval_span(self, index: str, query: str, documents: list[dict[str, Any]]) -> Any:
         """A ``retrieval`` span listing the retrieved documents."""
-        return self.span(f"retrieval {index}", SpanKind.CLIENT, {
-            "gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": index,
-            "gen_ai.retrieval.query.text": query, "gen_ai.retrieval.top_k": len(documents),
-            "gen_ai.retrieval.documents": as_json(documents),
-        })
+        return self.span(
+            f"retrieval {index}",
+            SpanKind.CLIENT,
+            {
+                "gen_ai.operation.name": "retrieval",
+                "gen_ai.data_source.id": index,
+                "gen_ai.retrieval.query.text": query,
+                "gen_ai.retrieval.top_k": len(documents),
+                "gen_ai.retrieval.documents": as_json(documents),
+            },
+        )
 
 
 def tool_result_attribute(result: Any) -> str:

@@ -1,0 +1,126 @@
+"""The asset graph, materialised in process for registered builds of the sample agent.
+
+Contract (issue 6): the sensor turns a registration into a partition and a run request; a
+build whose runs are all scored gets a gate decision with one check per gated metric; a build
+with a missing score fails ``every_run_is_scored`` and gets no gate decision; a regressing build
+fails the gate check of the metric it regresses, with the worst items' trace ids as evidence;
+a judge change makes exactly the baselines scored by the old judge stale, and the rescoring
+schedule requests only those.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
+from dagster._core.loader import LoadingContextForTest
+
+from eval_pipeline.defs.launch import evaluate_build
+from eval_pipeline.evaluation.stages import load_stage, missing_scores
+from eval_pipeline_tests.defs.graph_env import GraphEnv, make_graph_env
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GraphEnv:
+    monkeypatch.setenv("EVAL_PIPELINE_SUITES", str(tmp_path / "suites"))
+    return make_graph_env(tmp_path)
+
+
+def checks_of(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluation]:
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def materialised(result: dg.ExecuteInProcessResult) -> set[str]:
+    return {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+
+
+def test_sensor_adds_the_partition_and_requests_the_run(env: GraphEnv) -> None:
+    env.register("base", "baseline")
+    defs = env.definitions()
+    sensor = defs.resolve_sensor_def("candidate_build_sensor")
+    # Called directly: the daemon applies the partition request before resolving run requests.
+    result = sensor(dg.build_sensor_context(instance=env.instance, resources=defs.resources))
+    assert isinstance(result, dg.SensorResult)
+    assert [r.partition_key for r in result.run_requests or []] == ["base"]
+    added = [p for r in result.dynamic_partitions_requests or [] for p in r.partition_keys or []]
+    assert added == ["base"]
+    again = sensor(
+        dg.build_sensor_context(
+            instance=env.instance, cursor=result.cursor, resources=defs.resources
+        )
+    )
+    assert isinstance(again, dg.SensorResult) and not again.run_requests
+
+
+def test_scored_build_is_gated_with_a_check_per_metric(env: GraphEnv) -> None:
+    env.register("base", "baseline")
+    env.registry.pin_baseline("mini", "base")
+    env.register("cand", "candidate-improved")
+    defs = env.definitions()
+    assert evaluate_build(defs, env.instance, "base").success
+    result = evaluate_build(defs, env.instance, "cand")
+    assert result.success
+    assert "gate_decision" in materialised(result)
+    checks = checks_of(result)
+    assert checks["every_run_is_scored"].passed
+    for metric in (
+        "gate_tool_correctness",
+        "gate_hallucinated_actions",
+        "gate_budget_p95_latency_s",
+    ):
+        assert checks[metric].passed, checks[metric].description
+
+
+def test_missing_score_fails_the_check_and_blocks_the_gate(env: GraphEnv) -> None:
+    env.register(
+        "flaky",
+        "baseline",
+        runner="python:eval_pipeline_tests.defs.agents:fails_on_first_item"
+        f"?agent_build=baseline&fail_item={env.items[0]}",
+    )
+    result = evaluate_build(env.definitions(), env.instance, "flaky")
+    assert not result.success
+    checks = checks_of(result)
+    assert not checks["every_run_is_scored"].passed
+    assert "gate_decision" not in materialised(result)
+    missing = missing_scores(load_stage(env.home, "flaky"))
+    assert {m["item_id"] for m in missing} == {env.items[0]}
+    assert all("simulated crash" in m["reason"] for m in missing)
+
+
+def test_regressing_build_fails_its_metric_check_with_evidence(env: GraphEnv) -> None:
+    env.register("base", "baseline")
+    env.registry.pin_baseline("mini", "base")
+    env.register("liar", "defect-claims-unissued-refunds")
+    defs = env.definitions()
+    evaluate_build(defs, env.instance, "base")
+    result = evaluate_build(defs, env.instance, "liar")
+    check = checks_of(result)["gate_hallucinated_actions"]
+    assert not check.passed
+    evidence = check.metadata["evidence"].value
+    assert evidence and all(e["trace_ids"] for e in evidence)
+    assert checks_of(result)["gate_tool_correctness"].passed
+
+
+def test_judge_change_stales_exactly_the_old_baselines(
+    env: GraphEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env.register("base", "baseline")
+    env.registry.pin_baseline("mini", "base")
+    old = env.definitions()
+    evaluate_build(old, env.instance, "base")
+    monkeypatch.setenv("EVAL_PIPELINE_JUDGE_MODEL", "judge-model-pinned")
+    monkeypatch.setenv("EVAL_PIPELINE_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
+    new = env.definitions()
+    env.register("cand", "candidate-improved", baseline="base")
+    evaluate_build(new, env.instance, "cand")
+
+    graph = new.get_repository_def().asset_graph
+    resolver = CachingStaleStatusResolver(env.instance, graph, LoadingContextForTest(env.instance))
+    key = dg.AssetKey("run_scores")
+    assert resolver.get_status(key, "base") == StaleStatus.STALE
+    assert resolver.get_status(key, "cand") == StaleStatus.FRESH
+
+    schedule = new.resolve_schedule_def("baseline_rescore_daily_schedule")
+    requests = schedule(dg.build_schedule_context(instance=env.instance, resources=new.resources))
+    assert [r.partition_key for r in requests] == ["base"]
