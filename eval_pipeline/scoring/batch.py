@@ -9,7 +9,7 @@ failure, and unmatched runs are returned for the caller to report.
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.protocol import Scorer
@@ -86,7 +86,9 @@ def score_build(
                     for s in scorers
                 )
                 continue
-            scores.extend(score_run(found, item, scorers, build=build))
+            # The key's run index, which is 0 for a trace recorded without an eval context.
+            scores.extend(replace(row, run_index=index)
+                          for row in score_run(found, item, scorers, build=build))
             values = {"latency_s": found.duration_s}
             run_cost = cost(found) if cost is not None else None
             if run_cost is not None:

@@ -51,7 +51,7 @@ def _not_below(count: int, trials: int, rate: float) -> bool:
 
 def test_a_regression_exactly_at_the_margin_passes_at_most_half_alpha() -> None:
     margin = 0.05
-    reports = _gates(SimDesign(METRICS, n_items=60), _config(margin), -margin, 200, 1_000)
+    reports = _gates(SimDesign(METRICS, n_items=60), _config(margin), -margin, 160, 1_000)
     decisions = [m for r in reports for m in r.metrics]
     passes = sum(m.verdict == "pass" for m in decisions)
     assert _not_above(passes, len(decisions), ALPHA / 2), (passes, len(decisions))
@@ -62,7 +62,7 @@ def test_a_regression_exactly_at_the_margin_passes_at_most_half_alpha() -> None:
 def test_a_over_a_fails_at_most_half_alpha_even_across_ten_slices() -> None:
     # Margin 0 is the worst case for false alarms: any shown drop fails.
     design = SimDesign(METRICS, n_items=100, slices={"intent": 10})
-    reports = _gates(design, _config(0.0, slices=("intent",)), 0.0, 120, 2_000)
+    reports = _gates(design, _config(0.0, slices=("intent",)), 0.0, 80, 2_000)
     decisions = [m for r in reports for m in r.metrics]
     assert all(len(m.slices) == 10 for m in decisions)
     fails = sum(m.verdict == "fail" for m in decisions)
@@ -71,9 +71,9 @@ def test_a_over_a_fails_at_most_half_alpha_even_across_ten_slices() -> None:
 
 def test_twice_the_margin_is_caught_wherever_power_says_it_is_detectable() -> None:
     # Sized so that the binary metric is just detectable (reported power close to 80%).
-    margin = 0.07
+    margin = 0.08
     design = SimDesign(METRICS, n_items=150)
-    reports = _gates(design, _config(margin), -2 * margin, 100, 3_000)
+    reports = _gates(design, _config(margin), -2 * margin, 80, 3_000)
     for metric_id in (m.metric_id for m in METRICS):
         decisions = [r.metric(metric_id) for r in reports]
         detectable = [d for d in decisions if d.power is not None and d.power.margin_detectable]

@@ -1,0 +1,81 @@
+"""The production storage path: the graph on dagster-postgres and the state DB on PostgreSQL.
+
+Contract: the thin slice (a real OpenTelemetry trace file ingested as two builds, scored by
+deterministic scorers and gated) materialises on a Dagster instance whose run, event-log and
+schedule storage live in a fresh database on the local PostgreSQL server, with the
+eval-pipeline state database (build registry, judge cache) in PostgreSQL too; the
+materialisations and check results are read back from that storage; ``deploy/dagster.yaml``
+loads as an instance config. Each test creates and drops its own database.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from eval_pipeline.builds import BuildRegistry
+from eval_pipeline.defs.assemble import build_definitions
+from eval_pipeline.defs.launch import evaluate_build
+from eval_pipeline.home import current_home
+from eval_pipeline.traces.ingest import ingest_paths
+from eval_pipeline.traces.redaction_policy import load_policy
+from eval_pipeline.traces.store import TraceStore
+from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT
+from eval_pipeline_tests.defs.postgres import scratch_database
+
+OTEL_FILE = (DATA_DIR / "otel" / "openai_agents__otel_contrib_instrumentation"
+             / "test_agent_with_function_tool_spans.otlp.json")
+
+pytestmark = pytest.mark.postgres
+
+
+def postgres_instance(url: str, dagster_home: Path) -> dg.DagsterInstance:
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    (dagster_home / "dagster.yaml").write_text(yaml.safe_dump({
+        "storage": {"postgres": {"postgres_url": url}},
+        "telemetry": {"enabled": False},
+    }))
+    return dg.DagsterInstance.from_config(str(dagster_home))
+
+
+def test_thin_slice_on_dagster_postgres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = current_home().ensure()
+    with scratch_database() as url:
+        monkeypatch.setenv("EVAL_PIPELINE_STATE_URL", url)
+        store = TraceStore(home.store)
+        for build in ("otel-a", "otel-b"):
+            report = ingest_paths([OTEL_FILE], store=store, build=build,
+                                  policy=load_policy("keep-tools"))
+            assert report.ok and report.spans_stored == 8
+        registry = BuildRegistry(url)
+        registry.register("otel-a", suite="otel-smoke")
+        registry.pin_baseline("otel-smoke", "otel-a")
+        registry.register("otel-b", suite="otel-smoke")
+        defs = build_definitions()
+        instance = postgres_instance(url, tmp_path / "dagster_home")
+        try:
+            assert "Postgres" in type(instance.run_storage).__name__
+            assert evaluate_build(defs, instance, "otel-a").success
+            result = evaluate_build(defs, instance, "otel-b")
+            assert result.success
+            gate = instance.get_latest_materialization_event(dg.AssetKey("gate_decision"))
+            assert gate is not None and gate.asset_materialization is not None
+            meta = gate.asset_materialization.metadata
+            assert meta["build"].value == "otel-b"
+            assert meta["verdict"].value in ("pass", "inconclusive")
+            checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+            assert checks["every_run_is_scored"] and checks["gate_tool_correctness"]
+            assert checks["gate_trace_completeness"]
+            assert instance.get_dynamic_partitions("builds") == ["otel-a", "otel-b"]
+        finally:
+            instance.dispose()
+
+
+def test_deploy_instance_config_is_valid() -> None:
+    from dagster._core.instance.config import dagster_instance_config
+
+    config, _ = dagster_instance_config(str(REPO_ROOT / "deploy"))
+    assert config["storage"]["postgres"]["postgres_db"]["scheme"] == "postgresql+psycopg2"
+    assert config["run_launcher"]["class"] == "K8sRunLauncher"
+    assert config["telemetry"]["enabled"] is False
