@@ -24,28 +24,30 @@ def load_suite_config(reference: str) -> Any:
     Uses ``eval_pipeline.suites.config.load_suite`` when the suites package provides it,
     else reads the YAML as a plain mapping.
     """
+    from eval_pipeline.suites.locate import SuiteNotFoundError, locate_suite
+
+    try:
+        path = locate_suite(reference)
+    except SuiteNotFoundError as exc:
+        raise InputError(str(exc)) from exc
     try:
         config_module = importlib.import_module("eval_pipeline.suites.config")
         loader = getattr(config_module, "load_suite", None)
     except ImportError:
         loader = None
+    if loader is not None:
+        try:
+            return loader(path)
+        except ValueError as exc:  # SuiteError names file, line and field
+            raise InputError(str(exc)) from exc
+    import yaml
+
     try:
-        if loader is not None:
-            return loader(reference)
-        import yaml
-
-        from eval_pipeline.suites.locate import locate_suite
-
-        path = locate_suite(reference)
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # pydantic and YAML errors are ValueErrors
-        raise InputError(f"suite {reference}: {exc}") from exc
-    except Exception as exc:  # a YAML syntax error is not a ValueError
-        if type(exc).__module__.startswith("yaml"):
-            raise InputError(f"suite {reference}: {exc}") from exc
-        raise
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"suite {path}: {exc}") from exc
     if not isinstance(data, dict):
-        raise InputError(f"suite {reference}: expected a mapping at the top level")
+        raise InputError(f"suite {path}: expected a mapping at the top level")
     return data
 
 
@@ -74,12 +76,16 @@ def load_build_scores(build: str) -> pd.DataFrame:
     hook = getattr(store_module, "load_build_scores", None)
     try:
         if callable(hook):
-            return hook(build)
-        from eval_pipeline.home import current_home
+            frame = hook(build)
+        else:
+            from eval_pipeline.home import current_home
 
-        return store_module.ScoreStore(current_home().store).read_frame(build)
+            frame = store_module.ScoreStore(current_home().store).read_frame(build)
     except (LookupError, OSError, ValueError) as exc:
-        raise InputError(f"build {build!r}: no scores in the store ({exc})") from exc
+        raise InputError(f"build {build!r}: cannot read its scores ({exc})") from exc
+    if frame.empty:
+        raise InputError(f"build {build!r} has no scores in the store (run `eval-pipeline score`)")
+    return frame
 
 
 def _scores(build: str | None, path: Path | None, role: str) -> tuple[pd.DataFrame, str] | None:
@@ -149,7 +155,8 @@ def gate(
             line = f" (CSV line {exc.row + 1})" if exc.row and source.endswith(".csv") else ""
             raise InputError(f"{exc}{line}") from exc
         frames.append(frame)
-    report = evaluate_gate(config, frames[0], frames[1] if baseline else None)
+    assert frames[0] is not None
+    report = evaluate_gate(config, frames[0], frames[1])
     rendered = RENDERERS[fmt](report)
     if output is not None:
         output.write_text(rendered, encoding="utf-8")

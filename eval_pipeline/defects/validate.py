@@ -43,6 +43,7 @@ class DefectResult:
     expected: str
     ok: bool
     failed_runs: int
+    verdicts: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe form."""
@@ -58,6 +59,7 @@ class DefectResult:
             "expected": self.expected,
             "ok": self.ok,
             "failed_runs": self.failed_runs,
+            "verdicts": dict(self.verdicts),
         }
 
 
@@ -123,7 +125,12 @@ Gate = Callable[[pd.DataFrame, pd.DataFrame], Any]
 def judge_build(
     seeded: SeededBuild, scores: BuildScores, report: Any, *, expect_pass: bool
 ) -> DefectResult:
-    """Read the gate report of one seeded build against what it should show."""
+    """Read the gate report of one seeded build against what it should show.
+
+    A defect is caught when its targeted metric or budget has the verdict ``fail``; a control
+    (``expect_pass``) is fine when the gate does not block (an ``inconclusive`` the risk tier
+    lets pass with a warning counts as passing, as it does for a release).
+    """
     failing = tuple(
         [m.metric_id for m in report.metrics if m.verdict == "fail"]
         + [b.budget for b in report.budgets if b.verdict == "fail"]
@@ -154,6 +161,10 @@ def judge_build(
         expected=expected,
         ok=ok,
         failed_runs=len(scores.batch.failed),
+        verdicts={
+            **{m.metric_id: str(m.verdict) for m in report.metrics},
+            **{b.budget: str(b.verdict) for b in report.budgets},
+        },
     )
 
 

@@ -115,41 +115,66 @@ def _products(cand: ItemStats | None, base: ItemStats | None, n: int, m: int) ->
 
 @dataclass(frozen=True)
 class _Estimate:
-    """Means and standard errors for R weightings (R = 1 for the sample itself)."""
+    """Means and standard errors for R weightings (R = 1 for the sample itself).
+
+    ``cand_se`` is None when not asked for; ``base`` and ``delta_se`` are None without a
+    baseline.
+    """
 
     cand: np.ndarray
-    base: np.ndarray
-    cand_se: np.ndarray
-    delta_se: np.ndarray
+    base: np.ndarray | None
+    cand_se: np.ndarray | None
+    delta_se: np.ndarray | None
 
 
-def _estimate(strata: list[tuple[np.ndarray, np.ndarray, int]], m: int) -> _Estimate:
+def _estimate(
+    strata: list[tuple[np.ndarray, np.ndarray, int]], m: int, *, has_base: bool,
+    cand_se: bool,
+) -> _Estimate:
     """Ratio means and linearised stratified cluster standard errors.
 
-    ``strata``: (weights (R, n_h), products (n_h, 14 * m), n_h) per stratum.
+    ``strata``: (weights (R, n_h), products (n_h, 14 * m), n_h) per stratum. With
+    ``e_i = s_i - mean * c_i`` per item, a stratum adds ``n_h / (n_h - 1)`` times the spread
+    of its items' contributions ``e_i / D`` (candidate minus baseline for a delta).
     """
-    sums = [(w @ x).reshape(w.shape[0], 14, m) for w, x, _ in strata]
-    total = np.sum(sums, axis=0)
+    # Laid out (14 * m, R) so that each quantity below is a contiguous block of rows.
+    parts = [x.T @ w.T for w, x, _ in strata]
+    total = parts[0].copy()
+    for part in parts[1:]:
+        total += part
+
+    def col(block: np.ndarray, k: int) -> np.ndarray:
+        return block[k * m : (k + 1) * m]
+
     with np.errstate(invalid="ignore", divide="ignore"):
-        dc, db = total[:, _C_C], total[:, _B_C]
-        mc, mb = total[:, _C_S] / dc, total[:, _B_S] / db
-        var_c = np.zeros_like(mc)
-        var_d = np.zeros_like(mc)
-        for part, (_, _, n_h) in zip(sums, strata, strict=True):
+        dc, db = col(total, _C_C), col(total, _B_C)
+        mc = col(total, _C_S) / dc
+        mb = col(total, _B_S) / db if has_base else None
+        var_c = np.zeros_like(mc) if cand_se else None
+        var_d = np.zeros_like(mc) if has_base else None
+        for part, (_, _, n_h) in zip(parts, strata, strict=True):
             if n_h < 2:
                 continue
-            lin_c = (part[:, _C_S] - mc * part[:, _C_C]) / dc
-            lin_b = (part[:, _B_S] - mb * part[:, _B_C]) / db
-            sq_c = (part[:, _C_SS] - 2 * mc * part[:, _C_SC] + mc**2 * part[:, _C_CC]) / dc**2
-            sq_b = (part[:, _B_SS] - 2 * mb * part[:, _B_SC] + mb**2 * part[:, _B_CC]) / db**2
-            cross = (part[:, _X_SS] - mb * part[:, _X_SC] - mc * part[:, _X_CS]
-                     + mc * mb * part[:, _X_CC]) / (dc * db)
             factor = n_h / (n_h - 1)
-            var_c += factor * (sq_c - lin_c**2 / n_h)
-            lin_b = np.nan_to_num(lin_b)
-            sq = sq_c + np.nan_to_num(sq_b) - 2 * np.nan_to_num(cross)
-            var_d += factor * (sq - (lin_c - lin_b) ** 2 / n_h)
-    return _Estimate(mc, mb, np.sqrt(np.maximum(var_c, 0.0)), np.sqrt(np.maximum(var_d, 0.0)))
+            lin_c = (col(part, _C_S) - mc * col(part, _C_C)) / dc
+            sq_c = (col(part, _C_SS) - 2 * mc * col(part, _C_SC) + mc * mc * col(part, _C_CC))
+            sq_c /= dc * dc
+            if var_c is not None:
+                var_c += factor * (sq_c - lin_c * lin_c / n_h)
+            if var_d is None or mb is None:
+                continue
+            lin_b = (col(part, _B_S) - mb * col(part, _B_C)) / db
+            sq_b = (col(part, _B_SS) - 2 * mb * col(part, _B_SC) + mb * mb * col(part, _B_CC))
+            sq_b /= db * db
+            cross = (col(part, _X_SS) - mb * col(part, _X_SC) - mc * col(part, _X_CS)
+                     + mc * mb * col(part, _X_CC)) / (dc * db)
+            lin = lin_c - lin_b
+            var_d += factor * (sq_c + sq_b - 2 * cross - lin * lin / n_h)
+    return _Estimate(
+        mc.T, None if mb is None else mb.T,
+        np.sqrt(np.maximum(var_c, 0.0)).T if var_c is not None else None,
+        np.sqrt(np.maximum(var_d, 0.0)).T if var_d is not None else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -176,9 +201,18 @@ class CellDraws:
 
 
 def draw_cell(
-    cand: ItemStats, base: ItemStats | None, rng: np.random.Generator, n_resamples: int
+    cand: ItemStats,
+    base: ItemStats | None,
+    rng: np.random.Generator,
+    n_resamples: int,
+    *,
+    cand_interval: bool = True,
 ) -> CellDraws:
-    """Stratified paired cluster bootstrap of the candidate mean and of the delta."""
+    """Stratified paired cluster bootstrap of the candidate mean and of the delta.
+
+    ``cand_interval=False`` skips the per-resample standard error of the candidate mean
+    (``cand_se_draws`` is NaN), for cells where only the delta is decided.
+    """
     m = cand.sums.shape[1]
     if base is None:
         groups: list[tuple[ItemStats | None, ItemStats | None]] = [(cand, None)]
@@ -202,13 +236,19 @@ def draw_cell(
         x = _products(c, b, n_h, m)
         sample.append((np.ones((1, n_h)), x, n_h))
         resampled.append((resample_weights(rng, n_h, n_resamples), x, n_h))
-    point, boot = _estimate(sample, m), _estimate(resampled, m)
+    has_base = base is not None
+    point = _estimate(sample, m, has_base=has_base, cand_se=True)
+    boot = _estimate(resampled, m, has_base=has_base, cand_se=cand_interval)
+    assert point.cand_se is not None
+    empty = np.full((n_resamples, m), np.nan)
+    cand_se_draws = boot.cand_se if boot.cand_se is not None else empty
     zeros = np.zeros(m, dtype=np.int64)
-    if base is None:
-        return CellDraws(point.cand[0], point.cand_se[0], boot.cand, boot.cand_se,
+    if base is None or point.base is None or boot.base is None:
+        return CellDraws(point.cand[0], point.cand_se[0], boot.cand, cand_se_draws,
                          None, None, None, None, None, cand.n_items, zeros, zeros)
+    assert point.delta_se is not None and boot.delta_se is not None
     return CellDraws(
-        point.cand[0], point.cand_se[0], boot.cand, boot.cand_se,
+        point.cand[0], point.cand_se[0], boot.cand, cand_se_draws,
         point.base[0], point.cand[0] - point.base[0], point.delta_se[0],
         boot.cand - boot.base, boot.delta_se, cand.n_items, base.n_items, paired,
     )

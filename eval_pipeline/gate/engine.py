@@ -62,7 +62,8 @@ def _slice_decisions(
     tail = config.alpha / 2 * config.slice_alpha_share / len(cells)
     for name, value, cand_stats, base_stats in cells:
         rng = seeded_rng(config.seed, f"slice:{name}={value}")
-        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples)
+        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples,
+                          cand_interval=False)
         low = high = None
         if draws.delta_point is not None:
             n_eff = np.minimum(draws.n_cand, draws.n_base)

@@ -108,7 +108,9 @@ def _t_quantile(t: np.ndarray, level: float, fallback: float) -> float:
     finite_share = np.count_nonzero(np.isfinite(t)) / t.size
     if min(level, 1.0 - level) * t.size < MIN_TAIL_DRAWS or finite_share < 0.5:
         return fallback
-    return float(np.quantile(t, level))
+    with np.errstate(invalid="ignore"):
+        value = float(np.quantile(t, level))
+    return value if np.isfinite(value) else fallback if abs(fallback) > 0 else value
 
 
 def studentized_bounds(

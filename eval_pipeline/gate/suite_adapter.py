@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from eval_pipeline.gate.rules import (
+    TIER_POLICIES,
     Budgets,
     GateConfig,
     MetricRule,
@@ -33,11 +34,17 @@ def _field(obj: Any, name: str, default: Any = None) -> Any:
 
 
 def _suites_policy(tier: str) -> Any | None:
-    """The suites package's policy for ``tier``, if it publishes a lookup."""
+    """The suites package's policy for ``tier`` (None when it has none for that tier)."""
     try:
         risk = importlib.import_module("eval_pipeline.suites.risk")
     except ImportError:
         return None
+    load = getattr(risk, "load_risk_policy", None)
+    if callable(load):
+        try:
+            return load().tier(tier)
+        except KeyError:
+            return None
     for name in _RISK_LOOKUPS:
         lookup = getattr(risk, name, None)
         if callable(lookup):
@@ -45,10 +52,20 @@ def _suites_policy(tier: str) -> Any | None:
     return None
 
 
+def _forbidden(policy: Any) -> set[str]:
+    """Metrics the tier forbids to regress (``no_regression`` or ``no_regression_metrics``)."""
+    for name in ("no_regression_metrics", "no_regression"):
+        value = _field(policy, name)
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return {str(v) for v in value}
+    return set()
+
+
 def _as_policy(policy: Any, tier: str) -> TierPolicy:
     if isinstance(policy, TierPolicy):
         return policy
-    builtin = builtin_policy(tier or "medium")
+    known = tier.lower() in TIER_POLICIES
+    builtin = builtin_policy(tier if known else "high" if policy is not None else tier)
     if policy is None:
         return builtin
     passes = _field(policy, "inconclusive_passes")
@@ -87,7 +104,7 @@ def gate_config_from_suite(
     tier = str(_field(suite, "risk_tier", "medium") or "medium")
     raw_policy = tier_policy if tier_policy is not None else _suites_policy(tier)
     policy = _as_policy(raw_policy, tier)
-    forbidden = set(_field(raw_policy, "no_regression_metrics", ()) or ())
+    forbidden = _forbidden(raw_policy)
     rules = []
     for metric in _field(suite, "metrics", ()) or ():
         metric_id = _field(metric, "id") or _field(metric, "metric_id")
