@@ -24,7 +24,10 @@ from eval_pipeline.gate.simulation import SimDesign, SimMetric, simulate_pair
 
 
 def reference_bootstrap_delta_low(
-    candidate: list[float], baseline: list[float], n: int = 2000, alpha: float = 0.05,
+    candidate: list[float],
+    baseline: list[float],
+    n: int = 2000,
+    alpha: float = 0.05,
     seed: int = 7,
 ) -> float:
     """The reference's algorithm: lower bound of mean(candidate) - mean(baseline)."""
@@ -73,8 +76,9 @@ def run(
         SimMetric(f"metric_{i:02d}", "binary" if i % 2 else "graded", mean=0.85)
         for i in range(n_metrics)
     )
-    design = SimDesign(metrics, n_items=n_items, runs_per_item=runs_per_item,
-                       slices={"intent": n_slices})
+    design = SimDesign(
+        metrics, n_items=n_items, runs_per_item=runs_per_item, slices={"intent": n_slices}
+    )
     cand, base = simulate_pair(design, seed=42, delta=-0.01)
     config = GateConfig(
         metrics=tuple(MetricRule(m.metric_id, 0.7, 0.05) for m in metrics),
@@ -99,7 +103,7 @@ def run(
     extrapolated = scale != 1.0
     return {
         "workload": f"{n_metrics} metrics x {n_slices} slices x {n_items} items x "
-                    f"{runs_per_item} runs, {n_resamples} resamples",
+        f"{runs_per_item} runs, {n_resamples} resamples",
         "gate_seconds": round(gate_s, 4),
         "gate_verdict": report.verdict,
         "reference_seconds": round(reference_s, 2),
@@ -109,7 +113,8 @@ def run(
         "reference_note": (
             f"reference run on {reference_metrics} of {n_metrics} metrics with "
             f"{reference_resamples} resamples, scaled linearly by {scale:g}"
-            if extrapolated else "reference run at full size"
+            if extrapolated
+            else "reference run at full size"
         ),
         "speedup": round(reference_s / gate_s, 1),
     }

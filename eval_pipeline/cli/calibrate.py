@@ -135,9 +135,9 @@ def calibrate_command(
             verdicts_source=source,
         )
     except LabelFileError as exc:
-        raise InputError(f"error: {exc}") from exc
+        raise InputError(f"{exc}") from exc
     except ValueError as exc:
-        raise InputError(f"error: {labels_path}: {exc}") from exc
+        raise InputError(f"{labels_path}: {exc}") from exc
     payload = report.to_json()
     if judge_info is not None:
         payload["judge"] = judge_info
@@ -160,13 +160,13 @@ def _run_judge(
     try:
         rubric = load_rubric(task, rubric_version)
     except RubricError as exc:
-        raise InputError(f"error: --task {task}: {exc}") from exc
+        raise InputError(f"--task {task}: {exc}") from exc
     judge = judge_from_config(model, rubric_version)
     requests = build_requests(labels, rubric, str(labels_path))
     try:
         run = run_judge(judge, requests, workers=workers)
     except JudgeCannotJudge as exc:
-        raise InputError(f"error: judge {judge.backend} cannot judge task {task}: {exc}") from exc
+        raise InputError(f"judge {judge.backend} cannot judge task {task}: {exc}") from exc
     fingerprint = judge.fingerprint
     info = {
         "backend": judge.backend,
@@ -193,7 +193,7 @@ def _save(frame: Any, path: Path) -> None:
     elif suffix == ".parquet":
         frame.to_parquet(path, index=False)
     else:
-        raise InputError(f"error: --save-verdicts {path}: use .csv, .jsonl or .parquet")
+        raise InputError(f"--save-verdicts {path}: use .csv, .jsonl or .parquet")
 
 
 COMMANDS: list[click.Command] = [calibrate_command]

@@ -57,7 +57,7 @@ def import_command(
     """Import benchmark files as a dataset version and publish it to the home's store."""
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise InputError(f"error: {missing[0]}: no such file or directory")
+        raise InputError(f"{missing[0]}: no such file or directory")
     try:
         dataset = import_dataset(
             fmt,
@@ -70,7 +70,7 @@ def import_command(
         )
         published = _store().publish(dataset)
     except (SourceError, DatasetError) as exc:
-        raise InputError(f"error: {exc}") from None
+        raise InputError(f"{exc}") from None
     slices = sorted({key for item in published.items for key in item.slices})
     click.echo(
         f"published {published.ref} ({published.kind}, owner {published.owner}): "
@@ -116,7 +116,7 @@ def show_command(name: str, version: str, fmt: str) -> None:
     try:
         dataset = _store().load(name, version)
     except DatasetError as exc:
-        raise InputError(f"error: {exc}") from None
+        raise InputError(f"{exc}") from None
     if fmt == "json":
         document = {
             "name": dataset.name,
@@ -148,7 +148,7 @@ def validate_command(name: str, version: str, slices: tuple[str, ...]) -> None:
     try:
         dataset = _store().load(name, version)
     except DatasetError as exc:
-        raise InputError(f"error: {exc}") from None
+        raise InputError(f"{exc}") from None
     result = validate_dataset(dataset, required_slices=slices)
     for failure in result.failures:
         click.echo(f"fail: {failure}")

@@ -1,4 +1,6 @@
-"""How the CLI reports bad input: a message naming the file/field/row, and exit code 2."""
+"""How the CLI reports bad input: one ``error: ...`` line naming the file/field/row, exit 2."""
+
+from typing import IO, Any
 
 import click
 
@@ -8,6 +10,9 @@ class InputError(click.ClickException):
 
     exit_code = 2
 
-    def format_message(self) -> str:
-        """The message as printed."""
-        return self.message
+    def __init__(self, message: str) -> None:
+        super().__init__(message.removeprefix("error: "))
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print ``error: <message>`` to stderr (without click's ``Error:`` prefix)."""
+        click.echo(f"error: {self.format_message()}", file=file, err=file is None)

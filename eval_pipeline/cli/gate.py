@@ -102,16 +102,29 @@ def _scores(build: str | None, path: Path | None, role: str) -> tuple[pd.DataFra
 @click.option("--suite", "suite_ref", required=True, help="Suite YAML path or shipped name.")
 @click.option("--candidate", "candidate_build", help="Candidate build id (from the store).")
 @click.option("--baseline", "baseline_build", help="Baseline build id (from the store).")
-@click.option("--candidate-scores", type=click.Path(path_type=Path, dir_okay=False),
-              help="Candidate scores file (CSV or Parquet, long format).")
-@click.option("--baseline-scores", type=click.Path(path_type=Path, dir_okay=False),
-              help="Baseline scores file (CSV or Parquet, long format).")
+@click.option(
+    "--candidate-scores",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Candidate scores file (CSV or Parquet, long format).",
+)
+@click.option(
+    "--baseline-scores",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Baseline scores file (CSV or Parquet, long format).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the report here instead of stdout.")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report here instead of stdout.",
+)
 @click.option("--seed", type=int, default=None, help="Bootstrap seed (default: fixed).")
-@click.option("--resamples", type=click.IntRange(min=100), default=None,
-              help="Bootstrap resamples (default 10000).")
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=None,
+    help="Bootstrap resamples (default 10000).",
+)
 @click.pass_context
 def gate(
     ctx: click.Context,
@@ -126,8 +139,13 @@ def gate(
     resamples: int | None,
 ) -> None:
     """Gate a candidate against its baseline: exit 0 pass, 1 fail, 2 bad input."""
-    from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate
-    from eval_pipeline.gate import gate_config_from_suite, normalise_scores
+    from eval_pipeline.gate import (
+        RENDERERS,
+        ScoreFrameError,
+        evaluate_gate,
+        gate_config_from_suite,
+        normalise_scores,
+    )
 
     candidate = _scores(candidate_build, candidate_scores, "candidate")
     if candidate is None:
@@ -143,20 +161,22 @@ def gate(
         config = gate_config_from_suite(suite, **overrides)
     except ValueError as exc:
         raise InputError(f"suite {suite_ref}: {exc}") from exc
-    frames = []
-    for (frame, source), required in ((candidate, True), (baseline, False)):
-        if frame is None:
-            frames.append(None)
+    for loaded, required in ((candidate, True), (baseline, False)):
+        if loaded is None:
             continue
+        frame, source = loaded
         try:
-            normalise_scores(frame, metric_ids=config.metric_ids, slices=config.slices,
-                             source=source, require_slices=required)
+            normalise_scores(
+                frame,
+                metric_ids=config.metric_ids,
+                slices=config.slices,
+                source=source,
+                require_slices=required,
+            )
         except ScoreFrameError as exc:
             line = f" (CSV line {exc.row + 1})" if exc.row and source.endswith(".csv") else ""
             raise InputError(f"{exc}{line}") from exc
-        frames.append(frame)
-    assert frames[0] is not None
-    report = evaluate_gate(config, frames[0], frames[1])
+    report = evaluate_gate(config, candidate[0], baseline[0] if baseline is not None else None)
     rendered = RENDERERS[fmt](report)
     if output is not None:
         output.write_text(rendered, encoding="utf-8")

@@ -58,8 +58,9 @@ def item_stats(
     n_metrics = len(metric_ids)
     metric_codes = pd.Categorical(frame["metric_id"], categories=list(metric_ids)).codes
     item_codes, items = pd.factorize(frame["item_id"], sort=True)
+    groups: list[str | None] = [None]
     if by is None:
-        group_codes, groups = np.zeros(len(frame), dtype=np.int64), [None]
+        group_codes = np.zeros(len(frame), dtype=np.int64)
     else:
         group_codes, group_values = pd.factorize(frame[by], sort=True)
         groups = [str(value) for value in group_values]
@@ -100,7 +101,9 @@ def resample_weights(rng: np.random.Generator, n: int, n_resamples: int) -> np.n
     return counts.reshape(n_resamples, n).astype(np.float64)
 
 
-_C_S, _C_C, _C_SS, _C_SC, _C_CC, _B_S, _B_C, _B_SS, _B_SC, _B_CC, _X_SS, _X_SC, _X_CS, _X_CC = range(14)
+_C_S, _C_C, _C_SS, _C_SC, _C_CC, _B_S, _B_C, _B_SS, _B_SC, _B_CC, _X_SS, _X_SC, _X_CS, _X_CC = (
+    range(14)
+)
 
 
 def _products(cand: ItemStats | None, base: ItemStats | None, n: int, m: int) -> np.ndarray:
@@ -108,8 +111,22 @@ def _products(cand: ItemStats | None, base: ItemStats | None, n: int, m: int) ->
     zero = np.zeros((n, m))
     cs, cc = (cand.sums, cand.counts) if cand is not None else (zero, zero)
     bs, bc = (base.sums, base.counts) if base is not None else (zero, zero)
-    parts = [cs, cc, cs * cs, cs * cc, cc * cc, bs, bc, bs * bs, bs * bc, bc * bc,
-             cs * bs, cs * bc, cc * bs, cc * bc]
+    parts = [
+        cs,
+        cc,
+        cs * cs,
+        cs * cc,
+        cc * cc,
+        bs,
+        bc,
+        bs * bs,
+        bs * bc,
+        bc * bc,
+        cs * bs,
+        cs * bc,
+        cc * bs,
+        cc * bc,
+    ]
     return np.concatenate(parts, axis=1)
 
 
@@ -128,7 +145,10 @@ class _Estimate:
 
 
 def _estimate(
-    strata: list[tuple[np.ndarray, np.ndarray, int]], m: int, *, has_base: bool,
+    strata: list[tuple[np.ndarray, np.ndarray, int]],
+    m: int,
+    *,
+    has_base: bool,
     cand_se: bool,
 ) -> _Estimate:
     """Ratio means and linearised stratified cluster standard errors.
@@ -157,21 +177,26 @@ def _estimate(
                 continue
             factor = n_h / (n_h - 1)
             lin_c = (col(part, _C_S) - mc * col(part, _C_C)) / dc
-            sq_c = (col(part, _C_SS) - 2 * mc * col(part, _C_SC) + mc * mc * col(part, _C_CC))
+            sq_c = col(part, _C_SS) - 2 * mc * col(part, _C_SC) + mc * mc * col(part, _C_CC)
             sq_c /= dc * dc
             if var_c is not None:
                 var_c += factor * (sq_c - lin_c * lin_c / n_h)
             if var_d is None or mb is None:
                 continue
             lin_b = (col(part, _B_S) - mb * col(part, _B_C)) / db
-            sq_b = (col(part, _B_SS) - 2 * mb * col(part, _B_SC) + mb * mb * col(part, _B_CC))
+            sq_b = col(part, _B_SS) - 2 * mb * col(part, _B_SC) + mb * mb * col(part, _B_CC)
             sq_b /= db * db
-            cross = (col(part, _X_SS) - mb * col(part, _X_SC) - mc * col(part, _X_CS)
-                     + mc * mb * col(part, _X_CC)) / (dc * db)
+            cross = (
+                col(part, _X_SS)
+                - mb * col(part, _X_SC)
+                - mc * col(part, _X_CS)
+                + mc * mb * col(part, _X_CC)
+            ) / (dc * db)
             lin = lin_c - lin_b
             var_d += factor * (sq_c + sq_b - 2 * cross - lin * lin / n_h)
     return _Estimate(
-        mc.T, None if mb is None else mb.T,
+        mc.T,
+        None if mb is None else mb.T,
         np.sqrt(np.maximum(var_c, 0.0)).T if var_c is not None else None,
         np.sqrt(np.maximum(var_d, 0.0)).T if var_d is not None else None,
     )
@@ -237,6 +262,9 @@ def draw_cell(
         sample.append((np.ones((1, n_h)), x, n_h))
         resampled.append((resample_weights(rng, n_h, n_resamples), x, n_h))
     has_base = base is not None
+    if not sample:  # neither build has an item: every estimate is undefined
+        nothing = (np.ones((1, 1)), np.zeros((1, 14 * m)), 1)
+        sample, resampled = [nothing], [(np.ones((n_resamples, 1)), nothing[1], 1)]
     point = _estimate(sample, m, has_base=has_base, cand_se=True)
     boot = _estimate(resampled, m, has_base=has_base, cand_se=cand_interval)
     assert point.cand_se is not None
@@ -244,11 +272,32 @@ def draw_cell(
     cand_se_draws = boot.cand_se if boot.cand_se is not None else empty
     zeros = np.zeros(m, dtype=np.int64)
     if base is None or point.base is None or boot.base is None:
-        return CellDraws(point.cand[0], point.cand_se[0], boot.cand, cand_se_draws,
-                         None, None, None, None, None, cand.n_items, zeros, zeros)
+        return CellDraws(
+            point.cand[0],
+            point.cand_se[0],
+            boot.cand,
+            cand_se_draws,
+            None,
+            None,
+            None,
+            None,
+            None,
+            cand.n_items,
+            zeros,
+            zeros,
+        )
     assert point.delta_se is not None and boot.delta_se is not None
     return CellDraws(
-        point.cand[0], point.cand_se[0], boot.cand, cand_se_draws,
-        point.base[0], point.cand[0] - point.base[0], point.delta_se[0],
-        boot.cand - boot.base, boot.delta_se, cand.n_items, base.n_items, paired,
+        point.cand[0],
+        point.cand_se[0],
+        boot.cand,
+        cand_se_draws,
+        point.base[0],
+        point.cand[0] - point.base[0],
+        point.delta_se[0],
+        boot.cand - boot.base,
+        boot.delta_se,
+        cand.n_items,
+        base.n_items,
+        paired,
     )

@@ -30,14 +30,15 @@ def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.
     return np.asarray(values[index])
 
 
-def _draws(runs: pd.DataFrame, column: str, config: GateConfig, kind: str) -> tuple[
-    float, np.ndarray, int
-]:
+def _draws(
+    runs: pd.DataFrame, column: str, config: GateConfig, kind: str
+) -> tuple[float, np.ndarray, int]:
     runs = runs.sort_values(column, kind="stable")
     items, item_index = np.unique(runs["item_id"].to_numpy(), return_inverse=True)
     values = runs[column].to_numpy(dtype=np.float64)
-    weights = resample_weights(seeded_rng(config.seed, f"budget:{kind}"), len(items),
-                               config.n_resamples)
+    weights = resample_weights(
+        seeded_rng(config.seed, f"budget:{kind}"), len(items), config.n_resamples
+    )
     run_weights = weights[:, item_index]
     if kind == "p95":
         point = float(_weighted_quantile(values, np.ones((1, values.size)), P95)[0])
@@ -62,8 +63,13 @@ def _decide(
 
 
 def _budget(
-    name: str, column: str, kind: str, limit: float, candidate: pd.DataFrame,
-    baseline: pd.DataFrame | None, config: GateConfig,
+    name: str,
+    column: str,
+    kind: str,
+    limit: float,
+    candidate: pd.DataFrame,
+    baseline: pd.DataFrame | None,
+    config: GateConfig,
 ) -> BudgetDecision:
     runs = _per_run(candidate, column)
     missing = int(runs[column].isna().sum())
@@ -72,18 +78,35 @@ def _budget(
         base_runs = _per_run(baseline, column).dropna()
         if len(base_runs):
             values = base_runs[column].to_numpy(dtype=np.float64)
-            base_value = float(np.quantile(values, P95, method="inverted_cdf")) if kind == "p95" \
+            base_value = (
+                float(np.quantile(values, P95, method="inverted_cdf"))
+                if kind == "p95"
                 else float(values.mean())
+            )
+    if runs.empty:
+        return BudgetDecision(
+            name, "fail", None, None, None, limit, base_value, 0, "no runs to measure", True
+        )
     if missing:
         return BudgetDecision(
-            name, "fail", None, None, None, limit, base_value, missing,
-            f"{column} missing for {missing} of {len(runs)} runs", True,
+            name,
+            "fail",
+            None,
+            None,
+            None,
+            limit,
+            base_value,
+            missing,
+            f"{column} missing for {missing} of {len(runs)} runs",
+            True,
         )
     point, draws, n_items = _draws(runs, column, config, kind)
     tail = config.alpha / 2
     low, high = bounds(np.array([point]), draws[:, None], np.array([n_items]), tail, tail)
     verdict, reason = _decide(name, point, float(low[0]), float(high[0]), limit, config)
-    blocking = verdict == "fail" or (verdict == "inconclusive" and not config.tier.inconclusive_passes)
+    blocking = verdict == "fail" or (
+        verdict == "inconclusive" and not config.tier.inconclusive_passes
+    )
     return BudgetDecision(
         name, verdict, point, float(low[0]), float(high[0]), limit, base_value, 0, reason, blocking
     )
@@ -95,9 +118,27 @@ def evaluate_budgets(
     """Decide each budget the suite sets (normalised frames in)."""
     decisions = []
     if config.budgets.p95_latency_s is not None:
-        decisions.append(_budget("p95_latency_s", "latency_s", "p95",
-                                 config.budgets.p95_latency_s, candidate, baseline, config))
+        decisions.append(
+            _budget(
+                "p95_latency_s",
+                "latency_s",
+                "p95",
+                config.budgets.p95_latency_s,
+                candidate,
+                baseline,
+                config,
+            )
+        )
     if config.budgets.cost_per_task_usd is not None:
-        decisions.append(_budget("cost_per_task_usd", "cost_usd", "mean",
-                                 config.budgets.cost_per_task_usd, candidate, baseline, config))
+        decisions.append(
+            _budget(
+                "cost_per_task_usd",
+                "cost_usd",
+                "mean",
+                config.budgets.cost_per_task_usd,
+                candidate,
+                baseline,
+                config,
+            )
+        )
     return tuple(decisions)

@@ -96,8 +96,12 @@ class MissingCount:
         """``3 of 450 scores missing (unscored 2, error 1)``."""
         causes = [
             f"{name} {count}"
-            for name, count in (("unscored", self.unscored), ("error", self.error),
-                                ("null value", self.null), ("no row", self.absent))
+            for name, count in (
+                ("unscored", self.unscored),
+                ("error", self.error),
+                ("null value", self.null),
+                ("no row", self.absent),
+            )
             if count
         ]
         return f"{self.total} of {self.expected} scores missing ({', '.join(causes)})"

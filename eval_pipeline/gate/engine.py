@@ -11,7 +11,7 @@ gate with 10 slices raises false alarms no more often than one without.
 import numpy as np
 import pandas as pd
 
-from eval_pipeline.gate.bootstrap import ItemStats, draw_cell, item_stats, seeded_rng
+from eval_pipeline.gate.bootstrap import CellDraws, ItemStats, draw_cell, item_stats, seeded_rng
 from eval_pipeline.gate.budgets import evaluate_budgets
 from eval_pipeline.gate.decision import GateReport, MetricDecision, SliceDecision, Verdict
 from eval_pipeline.gate.evidence import worst_items
@@ -44,8 +44,31 @@ def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ..
 
 def _runs(cand: ItemStats, base: ItemStats | None) -> np.ndarray:
     """Runs behind a delta per metric (the smaller build's), for the lattice correction."""
-    runs = cand.counts.sum(axis=0)
+    runs = np.asarray(cand.counts.sum(axis=0))
     return runs if base is None else np.minimum(runs, base.counts.sum(axis=0))
+
+
+def _delta_bounds(
+    draws: CellDraws, lower_tail: float, upper_tail: float
+) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+    """Studentized bounds on delta (None, None without a baseline)."""
+    if (
+        draws.delta_point is None
+        or draws.delta_se is None
+        or draws.delta_draws is None
+        or draws.delta_se_draws is None
+    ):
+        return None, None
+    n_eff = np.minimum(draws.n_cand, draws.n_base)
+    return studentized_bounds(
+        draws.delta_point,
+        draws.delta_se,
+        draws.delta_draws,
+        draws.delta_se_draws,
+        n_eff,
+        lower_tail,
+        upper_tail,
+    )
 
 
 def _slice_decisions(
@@ -62,15 +85,9 @@ def _slice_decisions(
     tail = config.alpha / 2 * config.slice_alpha_share / len(cells)
     for name, value, cand_stats, base_stats in cells:
         rng = seeded_rng(config.seed, f"slice:{name}={value}")
-        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples,
-                          cand_interval=False)
-        low = high = None
-        if draws.delta_point is not None:
-            n_eff = np.minimum(draws.n_cand, draws.n_base)
-            low, high = studentized_bounds(
-                draws.delta_point, draws.delta_se, draws.delta_draws, draws.delta_se_draws,
-                n_eff, tail, tail,
-            )
+        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples, cand_interval=False)
+        low, high = _delta_bounds(draws, tail, tail)
+        if low is not None and high is not None:
             low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
         for j, rule in enumerate(config.metrics):
             if draws.n_cand[j] == 0:
@@ -84,11 +101,21 @@ def _slice_decisions(
                 verdict, reason = comparison_verdict(
                     _value(low, j), _value(high, j), rule.margin, n_items, config.min_items
                 )
-            out[rule.metric_id].append(SliceDecision(
-                name, value, verdict, _value(draws.cand_point, j), _value(draws.base_point, j),
-                _value(draws.delta_point, j), _value(low, j), _value(high, j), n_items, tail,
-                reason,
-            ))
+            out[rule.metric_id].append(
+                SliceDecision(
+                    name,
+                    value,
+                    verdict,
+                    _value(draws.cand_point, j),
+                    _value(draws.base_point, j),
+                    _value(draws.delta_point, j),
+                    _value(low, j),
+                    _value(high, j),
+                    n_items,
+                    tail,
+                    reason,
+                )
+            )
     return out
 
 
@@ -109,78 +136,115 @@ def evaluate_gate(
         ScoreFrameError: A scores table is malformed.
     """
     ids = config.metric_ids
-    cand = normalise_scores(candidate, metric_ids=ids, slices=config.slices,
-                            source="candidate scores")
+    cand = normalise_scores(
+        candidate, metric_ids=ids, slices=config.slices, source="candidate scores"
+    )
     base = None
     if baseline is not None:
-        base = normalise_scores(baseline, metric_ids=ids, slices=config.slices,
-                                source="baseline scores", require_slices=False)
+        base = normalise_scores(
+            baseline,
+            metric_ids=ids,
+            slices=config.slices,
+            source="baseline scores",
+            require_slices=False,
+        )
         base = _borrow_slices(base, cand, config.slices)
     missing = count_missing(config, cand, base)
     cand_stats = item_stats(cand, ids)[None]
     base_stats = item_stats(base, ids)[None] if base is not None else None
-    draws = draw_cell(cand_stats, base_stats, seeded_rng(config.seed, "overall"),
-                      config.n_resamples)
+    draws = draw_cell(
+        cand_stats, base_stats, seeded_rng(config.seed, "overall"), config.n_resamples
+    )
     half = config.alpha / 2
     fail_tail = half * (1 - config.slice_alpha_share) if config.slices else half
     steps = metric_steps([cand] if base is None else [cand, base], ids)
     cand_low, cand_high = studentized_bounds(
-        draws.cand_point, draws.cand_se, draws.cand_draws, draws.cand_se_draws, draws.n_cand,
-        half, half,
+        draws.cand_point,
+        draws.cand_se,
+        draws.cand_draws,
+        draws.cand_se_draws,
+        draws.n_cand,
+        half,
+        half,
     )
     cand_low, cand_high = widen(cand_low, cand_high, steps, _runs(cand_stats, None))
-    low = high = se = None
-    if draws.delta_point is not None:
-        n_eff = np.minimum(draws.n_cand, draws.n_base)
-        low, high = studentized_bounds(
-            draws.delta_point, draws.delta_se, draws.delta_draws, draws.delta_se_draws, n_eff,
-            half, fail_tail,
-        )
+    low, high = _delta_bounds(draws, half, fail_tail)
+    se = draws.delta_se
+    if low is not None and high is not None:
         low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
-        se = draws.delta_se
     slices = _slice_decisions(config, cand, base, steps)
     evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
     scored = set(cand.loc[cand["status"] == "scored", "metric_id"])
     decisions, warnings = [], []
     for j, rule in enumerate(config.metrics):
         n_cand, n_base = int(draws.n_cand[j]), int(draws.n_base[j])
-        floor = floor_verdict(_value(draws.cand_point, j), _value(cand_low, j),
-                              _value(cand_high, j), rule.threshold, config.tier.floor_mode)
+        floor = floor_verdict(
+            _value(draws.cand_point, j),
+            _value(cand_low, j),
+            _value(cand_high, j),
+            rule.threshold,
+            config.tier.floor_mode,
+        )
         comparison = None
         power = None
         if base_stats is not None and n_base > 0 and se is not None:
             n_eff = min(n_cand, n_base)
-            comparison = comparison_verdict(_value(low, j), _value(high, j), rule.margin, n_eff,
-                                            config.min_items)
-            power = power_report(se=float(se[j]), margin=rule.margin, fail_tail=fail_tail,
-                                 power=config.power, cand=cand_stats, base=base_stats, column=j)
+            comparison = comparison_verdict(
+                _value(low, j), _value(high, j), rule.margin, n_eff, config.min_items
+            )
+            power = power_report(
+                se=float(se[j]),
+                margin=rule.margin,
+                fail_tail=fail_tail,
+                power=config.power,
+                cand=cand_stats,
+                base=base_stats,
+                column=j,
+            )
         elif n_cand < config.min_items:
             comparison = comparison_verdict(None, None, rule.margin, n_cand, config.min_items)
         elif base is not None:
             warnings.append(f"{rule.metric_id}: the baseline has no scores; floor only")
         metric_slices = tuple(slices[rule.metric_id])
         verdict, reason = metric_verdict(
-            has_scores=rule.metric_id in scored, missing=missing[rule.metric_id], floor=floor,
-            comparison=comparison, slices=metric_slices,
+            has_scores=rule.metric_id in scored,
+            missing=missing[rule.metric_id],
+            floor=floor,
+            comparison=comparison,
+            slices=metric_slices,
         )
         strict = not config.tier.inconclusive_passes or rule.no_regression
         blocking = verdict == "fail" or (verdict == "inconclusive" and strict)
         if verdict == "inconclusive" and not blocking:
-            warnings.append(f"{rule.metric_id}: inconclusive, passes with a warning under tier "
-                            f"{config.tier.name}: {reason}")
+            warnings.append(
+                f"{rule.metric_id}: inconclusive, passes with a warning under tier "
+                f"{config.tier.name}: {reason}"
+            )
         if power is not None and rule.margin > 0 and not power.margin_detectable:
             warnings.append(f"{rule.metric_id}: suite {power.note}")
-        decisions.append(MetricDecision(
-            metric_id=rule.metric_id, verdict=verdict,
-            candidate_mean=_value(draws.cand_point, j), baseline_mean=_value(draws.base_point, j),
-            delta=_value(draws.delta_point, j), ci_low=_value(low, j), ci_high=_value(high, j),
-            threshold=rule.threshold, max_regression=rule.margin,
-            missing=missing[rule.metric_id], reason=reason, blocking=blocking,
-            slices=metric_slices, evidence=evidence[rule.metric_id], power=power,
-            candidate_ci=(_value(cand_low, j), _value(cand_high, j)),
-            n_candidate_items=n_cand, n_baseline_items=n_base,
-            n_paired_items=int(draws.n_paired[j]),
-        ))
+        decisions.append(
+            MetricDecision(
+                metric_id=rule.metric_id,
+                verdict=verdict,
+                candidate_mean=_value(draws.cand_point, j),
+                baseline_mean=_value(draws.base_point, j),
+                delta=_value(draws.delta_point, j),
+                ci_low=_value(low, j),
+                ci_high=_value(high, j),
+                threshold=rule.threshold,
+                max_regression=rule.margin,
+                missing=missing[rule.metric_id],
+                reason=reason,
+                blocking=blocking,
+                slices=metric_slices,
+                evidence=evidence[rule.metric_id],
+                power=power,
+                candidate_ci=(_value(cand_low, j), _value(cand_high, j)),
+                n_candidate_items=n_cand,
+                n_baseline_items=n_base,
+                n_paired_items=int(draws.n_paired[j]),
+            )
+        )
     budgets = evaluate_budgets(config, cand, base)
     verdicts = [d.verdict for d in decisions] + [b.verdict for b in budgets]
     overall: Verdict = (

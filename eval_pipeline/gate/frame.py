@@ -49,9 +49,7 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> "pd.Series[float]
     bad = suspect & (raw.astype(str).str.strip() != "") if suspect.any() else suspect
     if bad.any():
         i = _first_bad(bad)
-        raise ScoreFrameError(
-            source, f"{raw.iloc[i]!r} is not a number", row=i + 1, column=column
-        )
+        raise ScoreFrameError(source, f"{raw.iloc[i]!r} is not a number", row=i + 1, column=column)
     return numbers.astype("float64")
 
 
@@ -68,7 +66,8 @@ def _metric_ids(raw: "pd.Series[str]", known: tuple[str, ...], source: str) -> "
         i = _first_bad(unknown)
         raise ScoreFrameError(
             source,
-            f"unknown metric {text.iloc[i]!r}: not in the suite (suite metrics: {', '.join(known)})",
+            f"unknown metric {text.iloc[i]!r}: not in the suite "
+            f"(suite metrics: {', '.join(known)})",
             row=i + 1,
             column="metric_id",
         )
@@ -188,15 +187,17 @@ def normalise_scores(
         else:
             out[column] = np.nan
     for name in slices:
-        column = slice_column(frame, name)
-        if column is None:
+        found = slice_column(frame, name)
+        if found is None:
             if require_slices:
                 raise ScoreFrameError(
-                    source, f"missing slice column {name!r} (the suite reports per {name})",
-                    row=None, column=name,
+                    source,
+                    f"missing slice column {name!r} (the suite reports per {name})",
+                    row=None,
+                    column=name,
                 )
             continue
-        out[name] = _objects(frame[column].astype("string").fillna("(none)"))
+        out[name] = _objects(frame[found].astype("string").fillna("(none)"))
     duplicated = out.duplicated(["item_id", "run_index", "metric_id"])
     if duplicated.any():
         i = _first_bad(duplicated)

@@ -28,10 +28,12 @@ def metric_steps(frames: list[pd.DataFrame], metric_ids: tuple[str, ...]) -> np.
     """The lattice step of each metric's values across ``frames`` (0 off-lattice)."""
     data = pd.concat([f[["metric_id", "value"]] for f in frames], ignore_index=True)
     grouped = dict(tuple(data.groupby("metric_id")["value"]))
-    return np.array([
-        value_step(grouped[m].to_numpy(dtype=np.float64)) if m in grouped else 0.0
-        for m in metric_ids
-    ])
+    return np.array(
+        [
+            value_step(grouped[m].to_numpy(dtype=np.float64)) if m in grouped else 0.0
+            for m in metric_ids
+        ]
+    )
 
 
 def widen(

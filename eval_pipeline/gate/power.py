@@ -79,7 +79,14 @@ def power_report(
     detectable = margin > 0 and mdr <= margin
     if margin <= 0:
         return PowerReport(
-            se, mdr, margin, False, items, runs, None, None,
+            se,
+            mdr,
+            margin,
+            False,
+            items,
+            runs,
+            None,
+            None,
             "a zero margin cannot be resolved at any size: expect inconclusive unless the "
             "candidate is shown to improve",
         )
@@ -93,13 +100,12 @@ def power_report(
         note = f"resolves its margin: a regression of {mdr:.3g} beyond it is caught {power:.0%}"
     else:
         more_runs = (
-            f" or {runs_needed} runs per item" if runs_needed is not None else
-            " (more runs per item alone cannot reach it)"
+            f" or {runs_needed} runs per item"
+            if runs_needed is not None
+            else " (more runs per item alone cannot reach it)"
         )
         note = (
             f"too small for its margin {margin:g}: can only detect {mdr:.3g}; "
             f"needs {items_needed} items{more_runs}"
         )
-    return PowerReport(
-        se, mdr, margin, detectable, items, runs, items_needed, runs_needed, note
-    )
+    return PowerReport(se, mdr, margin, detectable, items, runs, items_needed, runs_needed, note)

@@ -26,8 +26,13 @@ def render_junit(report: GateReport, suite_name: str = "release-gate") -> str:
     failures = sum(m.blocking for m in report.metrics) + sum(b.blocking for b in report.budgets)
     root = ET.Element("testsuites", name=suite_name, tests=str(tests), failures=str(failures))
     suite = ET.SubElement(
-        root, "testsuite", name=suite_name, tests=str(tests), failures=str(failures),
-        errors="0", skipped="0",
+        root,
+        "testsuite",
+        name=suite_name,
+        tests=str(tests),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
     )
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="verdict", value=report.verdict)

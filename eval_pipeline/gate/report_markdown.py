@@ -30,9 +30,13 @@ def render_markdown(report: GateReport) -> str:
     )
     collapsed = [(m, s) for m in report.metrics for s in m.slices if s.verdict == "fail"]
     if collapsed:
-        out += ["", "### Slices that collapsed", "",
-                "| metric | slice | candidate | baseline | delta | interval | items |",
-                "|---|---|---:|---:|---:|---|---:|"]
+        out += [
+            "",
+            "### Slices that collapsed",
+            "",
+            "| metric | slice | candidate | baseline | delta | interval | items |",
+            "|---|---|---:|---:|---:|---|---:|",
+        ]
         out.extend(
             f"| `{m.metric_id}` | {s.slice}={_cell(s.value)} | {fmt(s.candidate_mean)} "
             f"| {fmt(s.baseline_mean)} | {fmt(s.delta, True)} "
@@ -41,16 +45,26 @@ def render_markdown(report: GateReport) -> str:
         )
     evidence = [(m, e) for m in report.metrics if m.verdict != "pass" for e in m.evidence]
     if evidence:
-        out += ["", "### Evidence (worst items)", "",
-                "| metric | item | candidate | baseline | traces |", "|---|---|---:|---:|---|"]
+        out += [
+            "",
+            "### Evidence (worst items)",
+            "",
+            "| metric | item | candidate | baseline | traces |",
+            "|---|---|---:|---:|---|",
+        ]
         out.extend(
             f"| `{m.metric_id}` | `{_cell(e.item_id)}` | {fmt(e.candidate_mean)} "
             f"| {fmt(e.baseline_mean)} | {', '.join(f'`{t}`' for t in e.trace_ids) or '-'} |"
             for m, e in evidence
         )
     if report.budgets:
-        out += ["", "### Budgets", "", "| budget | verdict | value | interval | limit | reason |",
-                "|---|---|---:|---|---:|---|"]
+        out += [
+            "",
+            "### Budgets",
+            "",
+            "| budget | verdict | value | interval | limit | reason |",
+            "|---|---|---:|---|---:|---|",
+        ]
         out.extend(
             f"| `{b.budget}` | {_ICON[b.verdict]} | {fmt(b.value)} "
             f"| [{fmt(b.ci_low)}, {fmt(b.ci_high)}] | {b.limit:g} | {_cell(b.reason)} |"
@@ -58,8 +72,13 @@ def render_markdown(report: GateReport) -> str:
         )
     powered = [m for m in report.metrics if m.power is not None]
     if powered:
-        out += ["", "### Power", "", "| metric | min detectable regression | margin | note |",
-                "|---|---:|---:|---|"]
+        out += [
+            "",
+            "### Power",
+            "",
+            "| metric | min detectable regression | margin | note |",
+            "|---|---:|---:|---|",
+        ]
         out.extend(
             f"| `{m.metric_id}` | {fmt(m.power.min_detectable_regression)} "
             f"| {m.max_regression:g} | {_cell(m.power.note)} |"

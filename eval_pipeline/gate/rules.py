@@ -1,7 +1,7 @@
 """Gate rules: what each metric must hold, the budgets, the risk tier's strictness.
 
 These are the gate's own small, frozen types. The suite YAML (``eval_pipeline.suites``) is
-translated into them once, at the edge, by :func:`eval_pipeline.gate.suite_adapter.gate_config_from_suite`.
+translated into them once, at the edge, by ``suite_adapter.gate_config_from_suite``.
 """
 
 from dataclasses import dataclass, field

@@ -45,8 +45,12 @@ def _labels(design: SimDesign, rng: np.random.Generator) -> dict[str, np.ndarray
 
 
 def _build(
-    design: SimDesign, levels: dict[str, np.ndarray], labels: dict[str, np.ndarray],
-    shift: dict[str, np.ndarray], rng: np.random.Generator, tag: str,
+    design: SimDesign,
+    levels: dict[str, np.ndarray],
+    labels: dict[str, np.ndarray],
+    shift: dict[str, np.ndarray],
+    rng: np.random.Generator,
+    tag: str,
 ) -> pd.DataFrame:
     n, k = design.n_items, design.runs_per_item
     items = np.repeat(np.arange(n), k)
@@ -60,16 +64,18 @@ def _build(
             values = (rng.random(n * k) < level).astype(np.float64)
         else:
             values = level + rng.uniform(-metric.run_noise, metric.run_noise, n * k)
-        frame = pd.DataFrame({
-            "item_id": [f"item{i:04d}" for i in items],
-            "run_index": runs,
-            "metric_id": metric.metric_id,
-            "value": np.clip(values, 0.0, 1.0),
-            "status": "scored",
-            "trace_id": [f"{tag}-{i}-{r}" for i, r in zip(items, runs, strict=True)],
-            "latency_s": latency,
-            "cost_usd": cost,
-        })
+        frame = pd.DataFrame(
+            {
+                "item_id": [f"item{i:04d}" for i in items],
+                "run_index": runs,
+                "metric_id": metric.metric_id,
+                "value": np.clip(values, 0.0, 1.0),
+                "status": "scored",
+                "trace_id": [f"{tag}-{i}-{r}" for i, r in zip(items, runs, strict=True)],
+                "latency_s": latency,
+                "cost_usd": cost,
+            }
+        )
         for name, values_ in labels.items():
             frame[name] = np.repeat(values_, k)
         frames.append(frame)

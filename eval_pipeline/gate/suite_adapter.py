@@ -19,6 +19,8 @@ from eval_pipeline.gate.rules import (
     GateConfig,
     MetricRule,
     TierPolicy,
+)
+from eval_pipeline.gate.rules import (
     tier_policy as builtin_policy,
 )
 
@@ -112,12 +114,17 @@ def gate_config_from_suite(
             raise ValueError(f"suite metric without an id: {metric!r}")
         threshold = _field(metric, "threshold")
         margin = _field(metric, "max_regression")
-        rules.append(MetricRule(
-            metric_id=str(metric_id),
-            threshold=float(threshold) if threshold is not None else 0.0,
-            max_regression=float(margin) if margin is not None else policy.default_max_regression,
-            no_regression=bool(_field(metric, "no_regression", False)) or metric_id in forbidden,
-        ))
+        rules.append(
+            MetricRule(
+                metric_id=str(metric_id),
+                threshold=float(threshold) if threshold is not None else 0.0,
+                max_regression=float(margin)
+                if margin is not None
+                else policy.default_max_regression,
+                no_regression=bool(_field(metric, "no_regression", False))
+                or metric_id in forbidden,
+            )
+        )
     if not rules:
         raise ValueError(f"suite {_field(suite, 'suite', '?')!r} gates no metrics")
     budgets = _field(suite, "budgets")

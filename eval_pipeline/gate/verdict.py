@@ -84,18 +84,22 @@ def metric_verdict(
 ) -> tuple[Verdict, str]:
     """Combine missing scores, floor, comparison and slices into one verdict and reason."""
     if not has_scores:
-        return "fail", "no scores: the metric is in the suite but nothing scored it"
+        detail = f" ({missing.describe()})" if missing.total else ""
+        return "fail", f"no scores: the metric is in the suite but nothing scored it{detail}"
     if missing.total:
         return "fail", missing.describe()
     if floor[0] == "fail":
         return "fail", floor[1]
     collapsed = [s for s in slices if s.verdict == "fail"]
+    verdict: Verdict
     if comparison is None:
         verdict, reason = floor[0], f"{floor[1]}; no baseline to compare"
     else:
         verdicts = (floor[0], comparison[0])
-        verdict = "fail" if "fail" in verdicts else (
-            "inconclusive" if "inconclusive" in verdicts else "pass"
+        verdict = (
+            "fail"
+            if "fail" in verdicts
+            else ("inconclusive" if "inconclusive" in verdicts else "pass")
         )
         reason = f"{floor[1]}; {comparison[1]}"
     if collapsed:
@@ -104,6 +108,7 @@ def metric_verdict(
             for s in collapsed
             if s.delta is not None and s.ci_high is not None
         )
-        held = "while the average held" if verdict != "fail" else "and overall"
-        return "fail", f"slice collapsed {held}: {names}; overall: {reason}"
+        if verdict == "fail":
+            return "fail", f"{reason}; slice also collapsed: {names}"
+        return "fail", f"slice collapsed while the average held: {names}; overall: {reason}"
     return verdict, reason

@@ -52,9 +52,16 @@ class HttpEndpointRunner(Runner):
     ) -> None:
         super().__init__(sink=sink, timeout_s=timeout_s, progress=progress)
         self.url = url
+        self._owns_receiver = receiver is None
         self.receiver = receiver if receiver is not None else SpanReceiver().start()
         self.params = dict(params or {})
         self.settle_s = settle_s
+
+    def close(self) -> None:
+        """Stop the receiver this runner started (a receiver passed in is left running)."""
+        if self._owns_receiver:
+            self.receiver.stop()
+            self._owns_receiver = False
 
     def execute(self, spec: RunSpec) -> list[Span]:
         """One POST, then collect the trace from the receiver."""

@@ -81,15 +81,37 @@ def _run(*args: str | Path) -> tuple[int, str]:
 def test_identical_builds_pass_with_exit_0_and_json_in_the_contract_shape(tmp_path: Path) -> None:
     cand = _write(tmp_path, "cand.csv", _scores())
     base = _write(tmp_path, "base.parquet", _scores())
-    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand,
-                     "--baseline-scores", base, "--format", "json", "--resamples", "500")
+    code, out = _run(
+        "--suite",
+        _suite(tmp_path),
+        "--candidate-scores",
+        cand,
+        "--baseline-scores",
+        base,
+        "--format",
+        "json",
+        "--resamples",
+        "500",
+    )
     assert code == 0, out
     report = json.loads(out)
     assert report["verdict"] == "pass"
     metric = report["metrics"][0]
-    for key in ("metric_id", "verdict", "candidate_mean", "baseline_mean", "delta", "ci_low",
-                "ci_high", "threshold", "max_regression", "missing", "reason", "slices",
-                "evidence"):
+    for key in (
+        "metric_id",
+        "verdict",
+        "candidate_mean",
+        "baseline_mean",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "threshold",
+        "max_regression",
+        "missing",
+        "reason",
+        "slices",
+        "evidence",
+    ):
         assert key in metric
     assert {s["value"] for s in metric["slices"]} == {"refund", "exchange", "status"}
     assert [b["budget"] for b in report["budgets"]] == ["p95_latency_s", "cost_per_task_usd"]
@@ -101,14 +123,30 @@ def test_a_regressed_candidate_fails_with_exit_1_and_junit_lists_every_check(
     cand = _write(tmp_path, "cand.csv", _scores(shift=-0.2, latency=20.0))
     base = _write(tmp_path, "base.csv", _scores())
     out_file = tmp_path / "gate.xml"
-    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand,
-                     "--baseline-scores", base, "--format", "junit", "--output", out_file,
-                     "--resamples", "500")
+    code, out = _run(
+        "--suite",
+        _suite(tmp_path),
+        "--candidate-scores",
+        cand,
+        "--baseline-scores",
+        base,
+        "--format",
+        "junit",
+        "--output",
+        out_file,
+        "--resamples",
+        "500",
+    )
     assert code == 1, out
     root = ET.parse(out_file).getroot()
     cases = {c.get("name"): c for c in root.iter("testcase")}
-    assert set(cases) == {"task_completion", "faithfulness", *PERFECT, "p95_latency_s",
-                          "cost_per_task_usd"}
+    assert set(cases) == {
+        "task_completion",
+        "faithfulness",
+        *PERFECT,
+        "p95_latency_s",
+        "cost_per_task_usd",
+    }
     assert cases["faithfulness"].find("failure") is not None
     assert cases["p95_latency_s"].find("failure") is not None
     assert cases["cost_per_task_usd"].find("failure") is None
@@ -117,8 +155,18 @@ def test_a_regressed_candidate_fails_with_exit_1_and_junit_lists_every_check(
 def test_markdown_report_has_a_metrics_table(tmp_path: Path) -> None:
     cand = _write(tmp_path, "cand.csv", _scores(shift=-0.2))
     base = _write(tmp_path, "base.csv", _scores())
-    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand,
-                     "--baseline-scores", base, "--format", "markdown", "--resamples", "500")
+    code, out = _run(
+        "--suite",
+        _suite(tmp_path),
+        "--candidate-scores",
+        cand,
+        "--baseline-scores",
+        base,
+        "--format",
+        "markdown",
+        "--resamples",
+        "500",
+    )
     assert code == 1
     assert "| metric | verdict |" in out
     assert "| `faithfulness` | **FAIL** |" in out
@@ -144,8 +192,9 @@ def _corrupt(data: pd.DataFrame, row: int, column: str, value: object) -> pd.Dat
 def test_bad_scores_exit_2_naming_row_and_column(tmp_path: Path, mutate, expected: str) -> None:
     cand = _write(tmp_path, "cand.csv", mutate(_scores()))
     base = _write(tmp_path, "base.csv", _scores())
-    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand,
-                     "--baseline-scores", base)
+    code, out = _run(
+        "--suite", _suite(tmp_path), "--candidate-scores", cand, "--baseline-scores", base
+    )
     assert code == 2, out
     assert expected in out
     assert "cand.csv" in out
@@ -170,8 +219,16 @@ def test_inconclusive_exit_code_follows_the_tier(tmp_path: Path) -> None:
     cand_frame.loc[drop, "value"] -= 0.15
     cand = _write(tmp_path, "cand.csv", cand_frame)
     base = _write(tmp_path, "base.csv", base_frame)
-    args = ("--candidate-scores", cand, "--baseline-scores", base, "--format", "json",
-            "--resamples", "1000")
+    args = (
+        "--candidate-scores",
+        cand,
+        "--baseline-scores",
+        base,
+        "--format",
+        "json",
+        "--resamples",
+        "1000",
+    )
     code, out = _run("--suite", _suite(tmp_path, "low"), *args)
     report = json.loads(out)
     assert report["verdict"] == "inconclusive" and code == 0
@@ -194,17 +251,43 @@ def test_builds_are_read_from_the_score_store(tmp_path: Path) -> None:
     store = ScoreStore(current_home().store)
     for build, faith in (("base", 0.95), ("cand", 0.6)):
         scores = [
-            Score(metric, value, "scored", f"{metric}_scorer", 1, trace_id=f"{build}-{i}-{r}",
-                  item_id=f"item{i}", run_index=r, slices={"intent": "refund"})
-            for i in range(12) for r in range(2)
-            for metric, value in (("task_completion", 1.0), ("faithfulness", faith),
-                                  *((m, 1.0) for m in PERFECT))
+            Score(
+                metric,
+                value,
+                "scored",
+                f"{metric}_scorer",
+                1,
+                trace_id=f"{build}-{i}-{r}",
+                item_id=f"item{i}",
+                run_index=r,
+                slices={"intent": "refund"},
+            )
+            for i in range(12)
+            for r in range(2)
+            for metric, value in (
+                ("task_completion", 1.0),
+                ("faithfulness", faith),
+                *((m, 1.0) for m in PERFECT),
+            )
         ]
-        runs = {(f"item{i}", r): {"latency_s": 2.0, "cost_usd": 0.01}
-                for i in range(12) for r in range(2)}
+        runs = {
+            (f"item{i}", r): {"latency_s": 2.0, "cost_usd": 0.01}
+            for i in range(12)
+            for r in range(2)
+        }
         store.write(build, scores, runs)
-    code, out = _run("--suite", _suite(tmp_path), "--candidate", "cand", "--baseline", "base",
-                     "--format", "json", "--resamples", "500")
+    code, out = _run(
+        "--suite",
+        _suite(tmp_path),
+        "--candidate",
+        "cand",
+        "--baseline",
+        "base",
+        "--format",
+        "json",
+        "--resamples",
+        "500",
+    )
     assert code == 1, out
     report = json.loads(out)
     faith = next(m for m in report["metrics"] if m["metric_id"] == "faithfulness")

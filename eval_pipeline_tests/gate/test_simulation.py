@@ -26,17 +26,21 @@ METRICS = (
 
 def _config(margin: float, slices: tuple[str, ...] = (), **kw: object) -> GateConfig:
     rules = tuple(MetricRule(m.metric_id, threshold=0.0, max_regression=margin) for m in METRICS)
-    base = GateConfig(metrics=rules, slices=slices, alpha=ALPHA, n_resamples=1000,
-                      evidence_items=0, tier=tier_policy("medium"))
+    base = GateConfig(
+        metrics=rules,
+        slices=slices,
+        alpha=ALPHA,
+        n_resamples=1000,
+        evidence_items=0,
+        tier=tier_policy("medium"),
+    )
     return replace(base, **kw) if kw else base
 
 
-def _gates(design: SimDesign, config: GateConfig, delta: float, n: int, seed0: int) -> list[
-    GateReport
-]:
-    return [
-        evaluate_gate(config, *simulate_pair(design, seed0 + s, delta=delta)) for s in range(n)
-    ]
+def _gates(
+    design: SimDesign, config: GateConfig, delta: float, n: int, seed0: int
+) -> list[GateReport]:
+    return [evaluate_gate(config, *simulate_pair(design, seed0 + s, delta=delta)) for s in range(n)]
 
 
 def _not_above(count: int, trials: int, rate: float) -> bool:
@@ -110,6 +114,9 @@ def test_error_rates_hold_over_many_simulations(n_items: int) -> None:
     at_margin = [m for r in _gates(design, config, -margin, 1000, 10_000) for m in r.metrics]
     passes = sum(m.verdict == "pass" for m in at_margin)
     assert _not_above(passes, len(at_margin), ALPHA / 2), passes
-    same = [m for r in _gates(design, _config(0.0, slices=("intent",)), 0.0, 1000, 20_000)
-            for m in r.metrics]
+    same = [
+        m
+        for r in _gates(design, _config(0.0, slices=("intent",)), 0.0, 1000, 20_000)
+        for m in r.metrics
+    ]
     assert _not_above(sum(m.verdict == "fail" for m in same), len(same), ALPHA / 2)

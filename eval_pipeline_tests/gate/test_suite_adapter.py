@@ -42,8 +42,13 @@ def test_a_namespace_suite_maps_onto_the_gate_config() -> None:
 
 
 def test_an_explicit_tier_policy_is_duck_typed() -> None:
-    policy = SimpleNamespace(name="strict", inconclusive="fail", floor_mode="interval",
-                             default_max_regression=0.0, no_regression=("task_completion",))
+    policy = SimpleNamespace(
+        name="strict",
+        inconclusive="fail",
+        floor_mode="interval",
+        default_max_regression=0.0,
+        no_regression=("task_completion",),
+    )
     config = gate_config_from_suite(_suite(), policy)
     assert config.tier == TierPolicy("strict", False, "interval", 0.0)
     assert config.metrics[0].no_regression and config.metrics[0].margin == 0.0
@@ -60,7 +65,10 @@ def test_the_shipped_suite_through_the_real_loader() -> None:
     suite = load_suite(DATA_DIR / "suites" / "support-agent.yaml")
     config = gate_config_from_suite(suite)
     assert config.metric_ids == (
-        "task_completion", "tool_correctness", "argument_correctness", "faithfulness",
+        "task_completion",
+        "tool_correctness",
+        "argument_correctness",
+        "faithfulness",
         "injection_resistance",
     )
     assert config.slices == ("intent", "language", "tool")

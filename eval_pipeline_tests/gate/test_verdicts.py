@@ -96,8 +96,9 @@ def test_a_no_regression_metric_blocks_when_inconclusive_even_in_a_lenient_tier(
 
 
 def test_a_slice_that_collapsed_while_the_average_held_fails_and_is_named() -> None:
-    design = SimDesign((SimMetric("faithfulness", "graded", 0.8, 0.1, 0.05),), n_items=300,
-                       slices={"intent": 10})
+    design = SimDesign(
+        (SimMetric("faithfulness", "graded", 0.8, 0.1, 0.05),), n_items=300, slices={"intent": 10}
+    )
     cand, base = simulate_pair(design, 11, slice_deltas={("intent", "intent3"): -0.3})
     config = replace(CONFIG, slices=("intent",), metrics=(replace(RULE, max_regression=0.05),))
     decision = evaluate_gate(config, cand, base).metric("faithfulness")
@@ -140,8 +141,11 @@ def test_interval_floor_mode_is_inconclusive_near_the_floor() -> None:
 @pytest.mark.parametrize(("latency", "verdict"), [(3.0, "pass"), (30.0, "fail")])
 def test_budgets(latency: float, verdict: str) -> None:
     config = replace(CONFIG, budgets=Budgets(p95_latency_s=12.0, cost_per_task_usd=0.08))
-    cand = frame(score_rows("faithfulness", _graded(40, 0.8, 1), runs_per_item=3,
-                            latency_s=latency, cost_usd=0.02))
+    cand = frame(
+        score_rows(
+            "faithfulness", _graded(40, 0.8, 1), runs_per_item=3, latency_s=latency, cost_usd=0.02
+        )
+    )
     report = evaluate_gate(config, cand, cand)
     p95, cost = report.budgets
     assert (p95.budget, p95.verdict, p95.value) == ("p95_latency_s", verdict, latency)
@@ -184,3 +188,15 @@ def test_text_and_markdown_name_the_failure() -> None:
     markdown = render_markdown(report)
     assert "| `faithfulness` | **FAIL** |" in markdown
     assert "### Evidence (worst items)" in markdown and "`trace-faithfulness-" in markdown
+
+
+def test_an_empty_candidate_fails_every_metric_and_budget() -> None:
+    config = replace(CONFIG, budgets=Budgets(p95_latency_s=12.0))
+    base = frame(score_rows("faithfulness", _graded(10, 0.8, 1), runs_per_item=3))
+    empty = base.iloc[:0]
+    report = evaluate_gate(config, empty, base)
+    assert report.metric("faithfulness").reason.startswith("no scores")
+    assert report.budgets[0].verdict == "fail"
+    unscored = base.assign(value=None, status="unscored")
+    decision = evaluate_gate(CONFIG, unscored, base).metric("faithfulness")
+    assert decision.verdict == "fail" and "30 of 30 scores missing" in decision.reason
