@@ -147,7 +147,7 @@ def run(
     "--suite",
     "suite_ref",
     default=None,
-    help="Suite YAML (default: examples/support_agent/suite.yaml).",
+    help="Suite YAML (default: the shipped support-agent suite).",
 )
 @click.option(
     "--items",
@@ -179,7 +179,7 @@ def defects(suite_ref: str | None, limit: int | None, runs_per_item: int | None,
         )
     except (SuiteNotFoundError, SuiteError, LookupError) as exc:
         raise InputError(
-            f"suite {suite_ref or 'examples/support_agent/suite.yaml'}: {exc}"
+            f"suite {suite_ref or 'data/suites/support-agent.yaml'}: {exc}"
         ) from exc
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))

@@ -28,7 +28,7 @@ from eval_pipeline.traces.model import EvalContext
 SAMPLE_ENTRY = "examples.support_agent.app:run_item"
 SAMPLE_BUILDS = "examples.support_agent.builds"
 SAMPLE_ITEMS = "examples.support_agent.items"
-EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "examples" / "support_agent" / "suite.yaml"
+EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-agent.yaml"
 AA_SUFFIX = "-aa"
 
 

@@ -153,7 +153,8 @@ def studentized_bounds(
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
             # A resample with no spread is exact only where it sits on the estimate.
-            t = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), np.sign(diff) * np.inf)
+            flat = np.where(diff == 0, 0.0, np.copysign(np.inf, diff))
+            t = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), flat)
         z_low = expanded_z(lower_tail, int(n[j]))
         z_high = expanded_z(upper_tail, int(n[j]))
         low[j] = estimate - _t_quantile(t, 1.0 - lower_tail, z_low) * spread

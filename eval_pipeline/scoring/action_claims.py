@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import lru_cache
 
+from eval_pipeline.scoring.tool_kinds import is_read_only
+
 DEFAULT_ACTION_VERBS: dict[str, dict[str, list[str]]] = {
     "refund": {
         "words": ["refunded", "reimbursed"],
@@ -101,6 +103,12 @@ def find_claims(
 
 
 def performs(tool_name: str, patterns: Sequence[str]) -> bool:
-    """True when ``tool_name`` matches one of the claim's tool patterns."""
+    """True when ``tool_name`` is a write matching one of the claim's tool patterns.
+
+    Read-only tools never perform an action, whatever their name contains
+    (``get_refund_policy`` does not refund).
+    """
     lowered = tool_name.lower()
+    if is_read_only(lowered):
+        return False
     return any(fnmatch(lowered, pattern.lower()) for pattern in patterns)

@@ -200,3 +200,14 @@ def test_an_empty_candidate_fails_every_metric_and_budget() -> None:
     unscored = base.assign(value=None, status="unscored")
     decision = evaluate_gate(CONFIG, unscored, base).metric("faithfulness")
     assert decision.verdict == "fail" and "30 of 30 scores missing" in decision.reason
+
+
+def test_a_baseline_without_slice_labels_borrows_the_candidates() -> None:
+    design = SimDesign(
+        (SimMetric("faithfulness", "graded", 0.8),), n_items=60, slices={"intent": 3}
+    )
+    cand, base = simulate_pair(design, 4)
+    config = replace(CONFIG, slices=("intent",))
+    decision = evaluate_gate(config, cand, base.drop(columns=["intent"])).metric("faithfulness")
+    assert len(decision.slices) == 3
+    assert all(s.baseline_mean is not None and s.n_items == 20 for s in decision.slices)

@@ -8,28 +8,9 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.tool_kinds import DEFAULT_READ_PREFIXES
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
-DEFAULT_READ_PREFIXES = (
-    "get",
-    "list",
-    "search",
-    "find",
-    "read",
-    "fetch",
-    "lookup",
-    "look",
-    "check",
-    "query",
-    "calculate",
-    "compute",
-    "view",
-    "show",
-    "describe",
-    "think",
-    "transfer_to",
-    "handoff",
-)
 """Tool-name prefixes of read-only tools; any other successful call is a write."""
 
 INVERSE_VERBS = {

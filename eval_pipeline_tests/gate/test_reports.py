@@ -1,0 +1,62 @@
+"""Report renderers: what CI and release managers read.
+
+JUnit has one testcase per metric and budget and fails only blocking checks; JSON is strict
+(no NaN) with the contract keys; the text report says whether an inconclusive result blocks.
+"""
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+
+from eval_pipeline.gate import (
+    Budgets,
+    GateConfig,
+    GateReport,
+    MetricRule,
+    evaluate_gate,
+    render_json,
+    render_junit,
+    render_text,
+    tier_policy,
+)
+
+from .builders import frame, score_rows
+
+CONFIG = GateConfig(
+    metrics=(MetricRule("faithfulness", 0.5, 0.05), MetricRule("task_completion", 0.5, 0.05)),
+    budgets=Budgets(p95_latency_s=12.0),
+    n_resamples=500,
+)
+
+
+def _inconclusive_report(tier: str) -> GateReport:
+    values = [0.8, 0.9, 0.7]
+    cand = frame(
+        score_rows("faithfulness", values, latency_s=1.0),
+        score_rows("task_completion", values, latency_s=1.0),
+    )
+    return evaluate_gate(replace(CONFIG, tier=tier_policy(tier)), cand, cand)
+
+
+def test_junit_fails_only_blocking_checks() -> None:
+    lenient = ET.fromstring(render_junit(_inconclusive_report("low")))
+    cases = list(lenient.iter("testcase"))
+    assert [c.get("name") for c in cases] == ["faithfulness", "task_completion", "p95_latency_s"]
+    assert all(c.find("failure") is None for c in cases)
+    assert "inconclusive" in (cases[0].findtext("system-out") or "")
+    strict = ET.fromstring(render_junit(_inconclusive_report("high")))
+    assert strict.get("failures") == "2"
+
+
+def test_json_is_strict_json_without_nan() -> None:
+    text = render_json(_inconclusive_report("low"))
+    data = json.loads(text, parse_constant=lambda c: math.nan)
+    assert "NaN" not in text
+    assert data["verdict"] == "inconclusive" and data["blocking"] is False
+    assert set(data) >= {"verdict", "metrics", "budgets"}
+
+
+def test_text_says_whether_inconclusive_blocks() -> None:
+    assert "passes with warnings under tier low" in render_text(_inconclusive_report("low"))
+    assert "blocks under tier high" in render_text(_inconclusive_report("high"))
