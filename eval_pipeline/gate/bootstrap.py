@@ -17,73 +17,8 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-
-@dataclass(frozen=True)
-class ItemStats:
-    """Per-item aggregates of one build: rows are items, columns are metrics."""
-
-    items: tuple[str, ...]
-    sums: np.ndarray
-    sumsq: np.ndarray
-    counts: np.ndarray
-
-    @property
-    def n_items(self) -> np.ndarray:
-        """Items with at least one valid score, per metric."""
-        return np.asarray((self.counts > 0).sum(axis=0))
-
-    def rows(self, items: list[str]) -> "ItemStats":
-        """The aggregates of ``items`` (all present), in that order."""
-        position = {item: i for i, item in enumerate(self.items)}
-        index = np.array([position[item] for item in items], dtype=np.int64)
-        return ItemStats(tuple(items), self.sums[index], self.sumsq[index], self.counts[index])
-
-
-def item_stats(
-    frame: pd.DataFrame, metric_ids: tuple[str, ...], by: str | None = None
-) -> dict[str | None, ItemStats]:
-    """Aggregate valid scores per item (and per value of slice column ``by``).
-
-    Args:
-        frame: A normalised scores frame (see ``frame.normalise_scores``).
-        metric_ids: Column order of the result.
-        by: A slice column, or None for the whole frame.
-
-    Returns:
-        One :class:`ItemStats` per slice value (key None when ``by`` is None), items sorted.
-        Items whose scores are all missing still get a row (count 0) so pairing sees them.
-    """
-    n_metrics = len(metric_ids)
-    metric_codes = pd.Categorical(frame["metric_id"], categories=list(metric_ids)).codes
-    item_codes, items = pd.factorize(frame["item_id"], sort=True)
-    groups: list[str | None] = [None]
-    if by is None:
-        group_codes = np.zeros(len(frame), dtype=np.int64)
-    else:
-        group_codes, group_values = pd.factorize(frame[by], sort=True)
-        groups = [str(value) for value in group_values]
-    size = len(groups) * len(items) * n_metrics
-    key = (group_codes.astype(np.int64) * len(items) + item_codes) * n_metrics + metric_codes
-    values = frame["value"].to_numpy(dtype=np.float64)
-    valid = np.isfinite(values)
-    shape = (len(groups), len(items), n_metrics)
-    sums = np.bincount(key[valid], weights=values[valid], minlength=size).reshape(shape)
-    sumsq = np.bincount(key[valid], weights=values[valid] ** 2, minlength=size).reshape(shape)
-    counts = np.bincount(key[valid], minlength=size).reshape(shape).astype(np.float64)
-    present = np.bincount(key, minlength=size).reshape(shape).sum(axis=2) > 0
-    item_names = np.asarray([str(item) for item in items], dtype=object)
-    out: dict[str | None, ItemStats] = {}
-    for g, group in enumerate(groups):
-        rows = present[g]
-        out[group] = ItemStats(
-            tuple(item_names[rows]), sums[g][rows], sumsq[g][rows], counts[g][rows]
-        )
-    if by is None and not out:
-        empty = np.zeros((0, n_metrics))
-        out[None] = ItemStats((), empty, empty, empty)
-    return out
+from eval_pipeline.gate.items import ItemStats
 
 
 def seeded_rng(seed: int, key: str) -> np.random.Generator:
@@ -111,23 +46,47 @@ def _products(cand: ItemStats | None, base: ItemStats | None, n: int, m: int) ->
     zero = np.zeros((n, m))
     cs, cc = (cand.sums, cand.counts) if cand is not None else (zero, zero)
     bs, bc = (base.sums, base.counts) if base is not None else (zero, zero)
-    parts = [
-        cs,
-        cc,
-        cs * cs,
-        cs * cc,
-        cc * cc,
-        bs,
-        bc,
-        bs * bs,
-        bs * bc,
-        bc * bc,
-        cs * bs,
-        cs * bc,
-        cc * bs,
-        cc * bc,
-    ]
+    parts = [cs, cc, cs * cs, cs * cc, cc * cc, bs, bc, bs * bs, bs * bc, bc * bc,
+             cs * bs, cs * bc, cc * bs, cc * bc]  # fmt: skip
     return np.concatenate(parts, axis=1)
+
+
+def _constant_count(part: ItemStats | None) -> float | None:
+    """The one run count every item and metric of ``part`` has (0 when absent), else None."""
+    if part is None or part.counts.size == 0:
+        return 0.0
+    first = float(part.counts.flat[0])
+    return first if bool(np.all(part.counts == first)) else None
+
+
+@dataclass(frozen=True)
+class _Stratum:
+    """One stratum's items (candidate and/or baseline rows) and their weighted sums."""
+
+    cand: ItemStats | None
+    base: ItemStats | None
+    n: int
+
+    def weighted_sums(self, weights: np.ndarray, m: int) -> list[np.ndarray]:
+        """Weighted sums of the 14 item quantities, each of shape (m, R) or (1, R).
+
+        With complete scores every count is the same constant, and 9 of the 14 quantities
+        are multiples of the other 5 or of the total weight (kept as one broadcast row).
+        """
+        k_c, k_b = _constant_count(self.cand), _constant_count(self.base)
+        if k_c is None or k_b is None:
+            full = _products(self.cand, self.base, self.n, m).T @ weights.T
+            return [full[k * m : (k + 1) * m] for k in range(14)]
+        zero = np.zeros((self.n, m))
+        cs = self.cand.sums if self.cand is not None else zero
+        bs = self.base.sums if self.base is not None else zero
+        compact = np.concatenate([np.ones((self.n, 1)), cs, cs * cs, bs, bs * bs, cs * bs], 1)
+        y = compact.T @ weights.T
+        total = y[:1]
+        s_c, ss_c, s_b, ss_b, x_ss = (y[1 + i * m : 1 + (i + 1) * m] for i in range(5))
+        out = [s_c, k_c * total, ss_c, k_c * s_c, k_c * k_c * total]
+        out += [s_b, k_b * total, ss_b, k_b * s_b, k_b * k_b * total]
+        return [*out, x_ss, k_b * s_c, k_c * s_b, k_c * k_b * total]
 
 
 @dataclass(frozen=True)
@@ -145,7 +104,7 @@ class _Estimate:
 
 
 def _estimate(
-    strata: list[tuple[np.ndarray, np.ndarray, int]],
+    strata: list[tuple[np.ndarray, _Stratum, int]],
     m: int,
     *,
     has_base: bool,
@@ -153,18 +112,17 @@ def _estimate(
 ) -> _Estimate:
     """Ratio means and linearised stratified cluster standard errors.
 
-    ``strata``: (weights (R, n_h), products (n_h, 14 * m), n_h) per stratum. With
+    ``strata``: (weights (R, n_h), stratum, n_h) per stratum. With
     ``e_i = s_i - mean * c_i`` per item, a stratum adds ``n_h / (n_h - 1)`` times the spread
     of its items' contributions ``e_i / D`` (candidate minus baseline for a delta).
     """
-    # Laid out (14 * m, R) so that each quantity below is a contiguous block of rows.
-    parts = [x.T @ w.T for w, x, _ in strata]
-    total = parts[0].copy()
+    parts = [stratum.weighted_sums(w, m) for w, stratum, _ in strata]
+    total = parts[0]
     for part in parts[1:]:
-        total += part
+        total = [a + b for a, b in zip(total, part, strict=True)]
 
-    def col(block: np.ndarray, k: int) -> np.ndarray:
-        return block[k * m : (k + 1) * m]
+    def col(block: list[np.ndarray], k: int) -> np.ndarray:
+        return block[k]
 
     with np.errstate(invalid="ignore", divide="ignore"):
         dc, db = col(total, _C_C), col(total, _B_C)
@@ -258,13 +216,14 @@ def draw_cell(
         n_h = len((c or b).items)  # type: ignore[union-attr]
         if n_h == 0:
             continue
-        x = _products(c, b, n_h, m)
-        sample.append((np.ones((1, n_h)), x, n_h))
-        resampled.append((resample_weights(rng, n_h, n_resamples), x, n_h))
+        stratum = _Stratum(c, b, n_h)
+        sample.append((np.ones((1, n_h)), stratum, n_h))
+        resampled.append((resample_weights(rng, n_h, n_resamples), stratum, n_h))
     has_base = base is not None
     if not sample:  # neither build has an item: every estimate is undefined
-        nothing = (np.ones((1, 1)), np.zeros((1, 14 * m)), 1)
-        sample, resampled = [nothing], [(np.ones((n_resamples, 1)), nothing[1], 1)]
+        void = ItemStats(("",), np.zeros((1, m)), np.zeros((1, m)), np.zeros((1, m)))
+        sample = [(np.ones((1, 1)), _Stratum(void, None, 1), 1)]
+        resampled = [(np.ones((n_resamples, 1)), _Stratum(void, None, 1), 1)]
     point = _estimate(sample, m, has_base=has_base, cand_se=True)
     boot = _estimate(resampled, m, has_base=has_base, cand_se=cand_interval)
     assert point.cand_se is not None

@@ -22,11 +22,11 @@ def _per_run(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     return runs.reset_index()
 
 
-def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.ndarray:
-    """Inverted-CDF quantile of sorted ``values`` for each row of ``weights`` (B, R)."""
-    cumulative = np.cumsum(weights, axis=1)
-    target = q * cumulative[:, -1:]
-    index = (cumulative >= target - 1e-9).argmax(axis=1)
+def _p95(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Inverted-CDF p95 of sorted ``values`` for each row of integer run weights (B, R)."""
+    cumulative = np.cumsum(weights, axis=1, dtype=np.int64)
+    # Integer arithmetic: 100 * cumulative >= 95 * total, without rounding at the boundary.
+    index = (100 * cumulative >= 95 * cumulative[:, -1:]).argmax(axis=1)
     return np.asarray(values[index])
 
 
@@ -39,12 +39,13 @@ def _draws(
     weights = resample_weights(
         seeded_rng(config.seed, f"budget:{kind}"), len(items), config.n_resamples
     )
-    run_weights = weights[:, item_index]
     if kind == "p95":
-        point = float(_weighted_quantile(values, np.ones((1, values.size)), P95)[0])
-        return point, _weighted_quantile(values, run_weights, P95), len(items)
-    point = float(values.mean())
-    return point, (run_weights @ values) / run_weights.sum(axis=1), len(items)
+        run_weights = weights.astype(np.int32)[:, item_index]
+        point = float(_p95(values, np.ones((1, values.size), dtype=np.int32))[0])
+        return point, _p95(values, run_weights), len(items)
+    sums = np.bincount(item_index, weights=values, minlength=len(items))
+    counts = np.bincount(item_index, minlength=len(items)).astype(np.float64)
+    return float(values.mean()), (weights @ sums) / (weights @ counts), len(items)
 
 
 def _decide(

@@ -8,26 +8,21 @@ takes (1 - share) * alpha/2 and the K slice cells split share * alpha/2 (Bonferr
 gate with 10 slices raises false alarms no more often than one without.
 """
 
-import numpy as np
 import pandas as pd
 
-from eval_pipeline.gate.bootstrap import CellDraws, ItemStats, draw_cell, item_stats, seeded_rng
+from eval_pipeline.gate.bootstrap import draw_cell, seeded_rng
 from eval_pipeline.gate.budgets import evaluate_budgets
-from eval_pipeline.gate.decision import GateReport, MetricDecision, SliceDecision, Verdict
+from eval_pipeline.gate.decision import GateReport, MetricDecision, Verdict
 from eval_pipeline.gate.evidence import worst_items
 from eval_pipeline.gate.frame import normalise_scores
 from eval_pipeline.gate.intervals import studentized_bounds
+from eval_pipeline.gate.items import item_stats
 from eval_pipeline.gate.lattice import metric_steps, widen
 from eval_pipeline.gate.missing import count_missing
 from eval_pipeline.gate.power import power_report
 from eval_pipeline.gate.rules import GateConfig
+from eval_pipeline.gate.slices import delta_bounds, entry, runs_behind, slice_decisions
 from eval_pipeline.gate.verdict import comparison_verdict, floor_verdict, metric_verdict
-
-
-def _value(array: np.ndarray | None, j: int) -> float | None:
-    if array is None or not np.isfinite(array[j]):
-        return None
-    return float(array[j])
 
 
 def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ...]) -> pd.DataFrame:
@@ -40,83 +35,6 @@ def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ..
     for name in absent:
         merged[name] = merged[name].fillna("(none)")
     return merged
-
-
-def _runs(cand: ItemStats, base: ItemStats | None) -> np.ndarray:
-    """Runs behind a delta per metric (the smaller build's), for the lattice correction."""
-    runs = np.asarray(cand.counts.sum(axis=0))
-    return runs if base is None else np.minimum(runs, base.counts.sum(axis=0))
-
-
-def _delta_bounds(
-    draws: CellDraws, lower_tail: float, upper_tail: float
-) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
-    """Studentized bounds on delta (None, None without a baseline)."""
-    if (
-        draws.delta_point is None
-        or draws.delta_se is None
-        or draws.delta_draws is None
-        or draws.delta_se_draws is None
-    ):
-        return None, None
-    n_eff = np.minimum(draws.n_cand, draws.n_base)
-    return studentized_bounds(
-        draws.delta_point,
-        draws.delta_se,
-        draws.delta_draws,
-        draws.delta_se_draws,
-        n_eff,
-        lower_tail,
-        upper_tail,
-    )
-
-
-def _slice_decisions(
-    config: GateConfig, cand: pd.DataFrame, base: pd.DataFrame | None, steps: np.ndarray
-) -> dict[str, list[SliceDecision]]:
-    out: dict[str, list[SliceDecision]] = {m: [] for m in config.metric_ids}
-    cells: list[tuple[str, str, ItemStats, ItemStats | None]] = []
-    for name in config.slices:
-        cand_cells = item_stats(cand, config.metric_ids, by=name)
-        base_cells = item_stats(base, config.metric_ids, by=name) if base is not None else {}
-        cells.extend((name, v, s, base_cells.get(v)) for v, s in cand_cells.items() if v)
-    if not cells:
-        return out
-    tail = config.alpha / 2 * config.slice_alpha_share / len(cells)
-    for name, value, cand_stats, base_stats in cells:
-        rng = seeded_rng(config.seed, f"slice:{name}={value}")
-        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples, cand_interval=False)
-        low, high = _delta_bounds(draws, tail, tail)
-        if low is not None and high is not None:
-            low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
-        for j, rule in enumerate(config.metrics):
-            if draws.n_cand[j] == 0:
-                continue
-            verdict: Verdict
-            if low is None or high is None or draws.n_base[j] == 0:
-                verdict, reason = "inconclusive", "no baseline for this slice"
-                n_items = int(draws.n_cand[j])
-            else:
-                n_items = int(min(draws.n_cand[j], draws.n_base[j]))
-                verdict, reason = comparison_verdict(
-                    _value(low, j), _value(high, j), rule.margin, n_items, config.min_items
-                )
-            out[rule.metric_id].append(
-                SliceDecision(
-                    name,
-                    value,
-                    verdict,
-                    _value(draws.cand_point, j),
-                    _value(draws.base_point, j),
-                    _value(draws.delta_point, j),
-                    _value(low, j),
-                    _value(high, j),
-                    n_items,
-                    tail,
-                    reason,
-                )
-            )
-    return out
 
 
 def evaluate_gate(
@@ -167,21 +85,23 @@ def evaluate_gate(
         half,
         half,
     )
-    cand_low, cand_high = widen(cand_low, cand_high, steps, _runs(cand_stats, None))
-    low, high = _delta_bounds(draws, half, fail_tail)
+    cand_low, cand_high = widen(
+        cand_low, cand_high, steps, runs_behind(cand_stats, None), draws.cand_se
+    )
+    low, high = delta_bounds(draws, half, fail_tail)
     se = draws.delta_se
-    if low is not None and high is not None:
-        low, high = widen(low, high, steps, _runs(cand_stats, base_stats))
-    slices = _slice_decisions(config, cand, base, steps)
+    if low is not None and high is not None and se is not None:
+        low, high = widen(low, high, steps, runs_behind(cand_stats, base_stats), se)
+    slices = slice_decisions(config, cand, base, steps)
     evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
     scored = set(cand.loc[cand["status"] == "scored", "metric_id"])
     decisions, warnings = [], []
     for j, rule in enumerate(config.metrics):
         n_cand, n_base = int(draws.n_cand[j]), int(draws.n_base[j])
         floor = floor_verdict(
-            _value(draws.cand_point, j),
-            _value(cand_low, j),
-            _value(cand_high, j),
+            entry(draws.cand_point, j),
+            entry(cand_low, j),
+            entry(cand_high, j),
             rule.threshold,
             config.tier.floor_mode,
         )
@@ -190,7 +110,7 @@ def evaluate_gate(
         if base_stats is not None and n_base > 0 and se is not None:
             n_eff = min(n_cand, n_base)
             comparison = comparison_verdict(
-                _value(low, j), _value(high, j), rule.margin, n_eff, config.min_items
+                entry(low, j), entry(high, j), rule.margin, n_eff, config.min_items
             )
             power = power_report(
                 se=float(se[j]),
@@ -226,11 +146,11 @@ def evaluate_gate(
             MetricDecision(
                 metric_id=rule.metric_id,
                 verdict=verdict,
-                candidate_mean=_value(draws.cand_point, j),
-                baseline_mean=_value(draws.base_point, j),
-                delta=_value(draws.delta_point, j),
-                ci_low=_value(low, j),
-                ci_high=_value(high, j),
+                candidate_mean=entry(draws.cand_point, j),
+                baseline_mean=entry(draws.base_point, j),
+                delta=entry(draws.delta_point, j),
+                ci_low=entry(low, j),
+                ci_high=entry(high, j),
                 threshold=rule.threshold,
                 max_regression=rule.margin,
                 missing=missing[rule.metric_id],
@@ -239,7 +159,7 @@ def evaluate_gate(
                 slices=metric_slices,
                 evidence=evidence[rule.metric_id],
                 power=power,
-                candidate_ci=(_value(cand_low, j), _value(cand_high, j)),
+                candidate_ci=(entry(cand_low, j), entry(cand_high, j)),
                 n_candidate_items=n_cand,
                 n_baseline_items=n_base,
                 n_paired_items=int(draws.n_paired[j]),

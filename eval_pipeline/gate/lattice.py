@@ -4,6 +4,11 @@ A mean of binary runs moves in steps of 1/(number of runs): its distribution has
 bound compared with ``>=`` against a margin that sits on the lattice lets a lump through
 (measured: a pass/fail metric at the margin passed 3.2% of the time instead of 2.5%). As with
 Yates' correction, each bound is widened by half a lattice step of the estimate.
+
+Where the estimate has no spread at all (every run of both builds agrees: a perfect pass
+rate against a perfect baseline) there is no sampling distribution to correct, and the
+interval stays the point, as in the reference; the power report says that a zero margin
+cannot be resolved at any size.
 """
 
 import numpy as np
@@ -37,9 +42,12 @@ def metric_steps(frames: list[pd.DataFrame], metric_ids: tuple[str, ...]) -> np.
 
 
 def widen(
-    low: np.ndarray, high: np.ndarray, steps: np.ndarray, runs: np.ndarray
+    low: np.ndarray, high: np.ndarray, steps: np.ndarray, runs: np.ndarray, se: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds widened by half the lattice step of a mean over ``runs`` runs, per metric."""
+    """Bounds widened by half the lattice step of a mean over ``runs`` runs, per metric.
+
+    Columns whose standard error ``se`` is 0 (no spread at all) are left as they are.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        half = np.where(runs > 0, steps / (2.0 * np.maximum(runs, 1)), 0.0)
+        half = np.where((runs > 0) & (se > 0), steps / (2.0 * np.maximum(runs, 1)), 0.0)
     return low - half, high + half

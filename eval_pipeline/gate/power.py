@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from eval_pipeline.gate.bootstrap import ItemStats
+from eval_pipeline.gate.items import ItemStats
 
 
 @dataclass(frozen=True)

@@ -86,23 +86,46 @@ def lift_events(span: Span) -> tuple[list[Message], list[Message], list[SpanEven
     return inputs, outputs, kept, seen
 
 
+_LIFTED = frozenset(
+    {
+        sc.PROVIDER_NAME,
+        sc.SYSTEM,
+        sc.INPUT_MESSAGES,
+        sc.OUTPUT_MESSAGES,
+        sc.TOOL_CALL_ARGUMENTS,
+        sc.TOOL_CALL_RESULT,
+        sc.AGENT_NAME,
+        sc.TOOL_NAME,
+        sc.TOOL_CALL_ID,
+        sc.USAGE_INPUT_TOKENS,
+        sc.USAGE_OUTPUT_TOKENS,
+        sc.CONVERSATION_ID,
+        sc.OPERATION_NAME,
+    }
+)
+"""Attributes lifted into ``Span`` fields (removed from ``attributes``)."""
+
+
 def lift(span: Span) -> dict[str, Any]:
     """The ``Span`` fields for an OTel GenAI span (``attributes`` is what was not lifted)."""
-    attrs = dict(span.attributes)
-    pop = attrs.pop
+    source = span.attributes
     version = "1.37+"
-    renamed = _RENAMED_KEYS & attrs.keys()
-    for old in renamed:
-        attrs.setdefault(sc.RENAMED_ATTRIBUTES[old], pop(old))
-    if renamed:
+    if not _RENAMED_KEYS.isdisjoint(source):
+        source = dict(source)
+        renamed = _RENAMED_KEYS & source.keys()
+        for old in renamed:
+            source.setdefault(sc.RENAMED_ATTRIBUTES[old], source.pop(old))
         version = "<1.27" if any("usage" in old for old in renamed) else "<1.37"
-    provider = pop(sc.PROVIDER_NAME, None)
-    system = pop(sc.SYSTEM, None)
+    # One pass keeps the unlifted attributes in their order (cheaper than copy-and-pop).
+    attrs = {key: value for key, value in source.items() if key not in _LIFTED}
+    get = source.get
+    provider = get(sc.PROVIDER_NAME)
+    system = get(sc.SYSTEM)
     if provider is None and system is not None:
         provider = sc.PROVIDER_RENAMES.get(str(system), system)
         version = "<1.37" if version == "1.37+" else version
-    inputs = parse_messages(pop(sc.INPUT_MESSAGES, None))
-    outputs = parse_messages(pop(sc.OUTPUT_MESSAGES, None), "assistant")
+    inputs = parse_messages(get(sc.INPUT_MESSAGES))
+    outputs = parse_messages(get(sc.OUTPUT_MESSAGES), "assistant")
     events = span.events
     if events:
         old_in, old_out, kept, seen = lift_events(span)
@@ -111,20 +134,32 @@ def lift(span: Span) -> dict[str, Any]:
             outputs = outputs + tuple(old_out)
             events = tuple(kept)
             version = "<1.37" if version == "1.37+" else version
-    arguments = pop(sc.TOOL_CALL_ARGUMENTS, None)
-    result = pop(sc.TOOL_CALL_RESULT, None)
+    arguments = get(sc.TOOL_CALL_ARGUMENTS)
+    result = get(sc.TOOL_CALL_RESULT)
+    agent = get(sc.AGENT_NAME)
+    tool = get(sc.TOOL_NAME)
+    call_id = get(sc.TOOL_CALL_ID)
+    model = get(sc.RESPONSE_MODEL) or get(sc.REQUEST_MODEL)
+    input_tokens = get(sc.USAGE_INPUT_TOKENS)
+    output_tokens = get(sc.USAGE_OUTPUT_TOKENS)
+    conversation = get(sc.CONVERSATION_ID)
+    # Most values are absent, strings or ints: those need no conversion (hot path).
     return {
-        "operation": operation_from(pop(sc.OPERATION_NAME, None), span.name),
-        "agent_name": _text(pop(sc.AGENT_NAME, None)),
-        "tool_name": _text(pop(sc.TOOL_NAME, None)),
-        "tool_call_id": _text(pop(sc.TOOL_CALL_ID, None)),
-        "tool_arguments": json_or_text(arguments),
-        "tool_result": json_or_text(result),
-        "model": _text(attrs.get(sc.RESPONSE_MODEL) or attrs.get(sc.REQUEST_MODEL)),
-        "provider": _text(provider),
-        "input_tokens": as_int(pop(sc.USAGE_INPUT_TOKENS, None)),
-        "output_tokens": as_int(pop(sc.USAGE_OUTPUT_TOKENS, None)),
-        "conversation_id": _text(pop(sc.CONVERSATION_ID, None)),
+        "operation": operation_from(get(sc.OPERATION_NAME), span.name),
+        "agent_name": agent if agent is None or type(agent) is str else _text(agent),
+        "tool_name": tool if tool is None or type(tool) is str else _text(tool),
+        "tool_call_id": call_id if call_id is None or type(call_id) is str else _text(call_id),
+        "tool_arguments": None if arguments is None else json_or_text(arguments),
+        "tool_result": None if result is None else json_or_text(result),
+        "model": model if model is None or type(model) is str else _text(model),
+        "provider": provider if provider is None or type(provider) is str else _text(provider),
+        "input_tokens": input_tokens if type(input_tokens) is int else as_int(input_tokens),
+        "output_tokens": output_tokens if type(output_tokens) is int else as_int(output_tokens),
+        "conversation_id": (
+            conversation
+            if conversation is None or type(conversation) is str
+            else _text(conversation)
+        ),
         "input_messages": inputs,
         "output_messages": outputs,
         "attributes": attrs,
@@ -135,8 +170,6 @@ def lift(span: Span) -> dict[str, Any]:
 
 
 def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
+    if value is None or type(value) is str:
         return value
     return json.dumps(value) if isinstance(value, dict | list) else str(value)

@@ -30,7 +30,7 @@ from eval_pipeline.traces.decode_errors import (
 from eval_pipeline.traces.flat_spans import decode_flat, is_flat
 from eval_pipeline.traces.importers import tau2, taubench
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.normalise import normalise_spans
+from eval_pipeline.traces.normalise import normalise_batch
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store import TraceStore
@@ -184,12 +184,16 @@ class _Pipeline:
         report = self.report
         report.errors.extend(result.errors)
         report.spans_rejected += sum(1 for e in result.errors if e.span_id is not None)
-        spans: list[Span] = [self.redactor.redact(s) for s in normalise_spans(result.spans)]
+        # The decoded batch belongs to this call alone: normalise and redact it in place.
+        spans: list[Span] = self.redactor.redact_batch(normalise_batch(list(result.spans)))
         report.spans_decoded += len(spans)
         if spans:
-            report.spans_stored += self.store.write_spans(spans, build=build, day=day)
+            targets = self.store.builds_for(spans, build)
+            report.spans_stored += self.store.write_spans(
+                spans, build=build, day=day, targets=targets
+            )
             report.traces.update(s.trace_id for s in spans)
-            report.builds.update(self.store.builds_for(spans, build))
+            report.builds.update(targets)
 
 
 def ingest_paths(
@@ -214,6 +218,7 @@ def ingest_paths(
         with _bulk_allocation():
             result, scores = _decode_file(payload, str(path), fmt, build)
             pipeline.add(result, build, None)
+            del result  # freed before the collector resumes (see ``ingest_payload``)
         pipeline.report.scores.extend(scores)
     return pipeline.report
 
@@ -232,6 +237,11 @@ def ingest_payload(
     pipeline = _Pipeline(store, policy)
     pipeline.report.files = 1
     with _bulk_allocation():
-        result = decode_otlp(payload, content_type=content_type, source=source)
-        pipeline.add(result, build, day or datetime.now(UTC).strftime("%Y-%m-%d"))
+        # The decoded batch is not kept past ``add``: freed before the collector resumes, it
+        # is not traversed by the collection that follows.
+        pipeline.add(
+            decode_otlp(payload, content_type=content_type, source=source),
+            build,
+            day or datetime.now(UTC).strftime("%Y-%m-%d"),
+        )
     return pipeline.report

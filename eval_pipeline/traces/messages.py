@@ -8,6 +8,7 @@ which is turned back into a ``tool_call`` part.
 
 import ast
 import json
+import json.scanner
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -17,15 +18,22 @@ from eval_pipeline.traces.model import JsonValue, Message
 _REPR_PREFIX = "ResponseFunctionToolCall("
 
 
+# ``json.loads`` on text that starts with ``{``/``[`` and ends with ``}``/``]`` (so no
+# surrounding whitespace or BOM) is exactly one scan that must consume the whole text; the
+# C scanner does that without the three Python frames ``json.loads`` goes through.
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
 def json_or_text(value: Any) -> JsonValue:
     """Parse a JSON object/array held in a string; any other value is returned unchanged."""
-    if isinstance(value, str):
+    if type(value) is str or isinstance(value, str):
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
-                return json.loads(stripped)
-            except ValueError:
+                parsed, end = _scan(stripped, 0)
+            except (StopIteration, ValueError):
                 return value
+            return parsed if end == len(stripped) else value
     return value
 
 
@@ -33,6 +41,11 @@ _QUOTED = r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
 _REPR_ARGUMENTS = re.compile(r"\barguments=" + _QUOTED)
 _REPR_CALL_ID = re.compile(r"\bcall_id=" + _QUOTED)
 _REPR_NAME = re.compile(r"\bname=" + _QUOTED)
+# The usual shape, with values free of quotes, backslashes (and ``=`` in the call id, so no
+# later field can hide in it): one match gives what the general search below would find.
+_REPR_PLAIN = re.compile(
+    r"ResponseFunctionToolCall\(arguments='([^'\\]*)', call_id='([^'\\=]*)', name='([^'\\]*)'"
+)
 
 
 def _literal(match: re.Match[str] | None) -> Any:
@@ -48,6 +61,20 @@ def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
     stripped = text.strip()
     if not stripped.startswith(_REPR_PREFIX) or not stripped.endswith(")"):
         return None
+    plain = _REPR_PLAIN.match(stripped)
+    if plain is not None:
+        arguments, call_id, name = plain.groups()
+        return {
+            "type": "tool_call",
+            "id": call_id,
+            "name": name,
+            "arguments": json_or_text(arguments),
+        }
+    return _searched_tool_call(stripped)
+
+
+def _searched_tool_call(stripped: str) -> dict[str, JsonValue] | None:
+    """The general reading of a repr (any field order, escapes), for ``tool_call_from_repr``."""
     found = _REPR_ARGUMENTS.search(stripped)
     # The other fields are looked for after the arguments, whose text may contain anything.
     rest = found.end() if found else len(_REPR_PREFIX)
@@ -63,7 +90,7 @@ def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
 
 
 def _part(raw: Any) -> dict[str, JsonValue]:
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         return {"type": "text", "content": "" if raw is None else str(raw)}
     part = dict(raw)
     if part.get("type") == "text" and isinstance(part.get("content"), str):
@@ -115,12 +142,28 @@ def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
             parts.extend(_openai_tool_call(c) for c in calls if isinstance(c, Mapping))
     name = raw.get("name")
     finish = raw.get("finish_reason")
-    return Message(
-        role=role,
-        parts=tuple(parts),
-        name=str(name) if name is not None and role != "tool" else None,
-        finish_reason=str(finish) if finish is not None else None,
+    return new_message(
+        role,
+        tuple(parts),
+        str(name) if name is not None and role != "tool" else None,
+        str(finish) if finish is not None else None,
     )
+
+
+def new_message(
+    role: str,
+    parts: tuple[dict[str, JsonValue], ...],
+    name: str | None = None,
+    finish_reason: str | None = None,
+) -> Message:
+    """``Message(role, parts, name, finish_reason)`` without the slow frozen ``__init__``.
+
+    ``Message`` has no ``__post_init__`` and no slots, so filling the instance dictionary
+    gives an identical, equal object (as ``span_factory`` does for spans).
+    """
+    msg = object.__new__(Message)
+    msg.__dict__.update(role=role, parts=parts, name=name, finish_reason=finish_reason)
+    return msg
 
 
 _CACHE: dict[tuple[str, str], tuple[Message, ...]] = {}
@@ -133,6 +176,8 @@ def parse_messages(value: Any, default_role: str = "user") -> tuple[Message, ...
     Instrumentations repeat the whole history on every inference span, so results for JSON
     text are memoised (messages are frozen; the same text yields the same tuple object).
     """
+    if value is None:
+        return ()
     if isinstance(value, str):
         cached = _CACHE.get((value, default_role))
         if cached is None:
@@ -149,6 +194,10 @@ def _parse(value: Any, default_role: str) -> tuple[Message, ...]:
         return ()
     if isinstance(value, str):
         return (Message(role=default_role, parts=({"type": "text", "content": value},)),)
+    if type(value) is list:
+        return tuple(
+            message(m, default_role) for m in value if type(m) is dict or isinstance(m, Mapping)
+        )
     if isinstance(value, Mapping):
         value = [value]
     if not isinstance(value, Iterable):

@@ -10,39 +10,47 @@ Normalising an already normalised span returns it unchanged.
 """
 
 from collections.abc import Iterable
+from typing import Any
 
 from eval_pipeline.traces import dialect_genai, dialect_openinference, dialect_traceloop
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.span_factory import new_span_unchecked
+from eval_pipeline.traces.span_factory import span_from_state
+
+
+def _lifted(span: Span) -> dict[str, Any]:
+    """The fields a raw span's dialect lift sets (every field but ids, times, status, origin)."""
+    attributes = span.attributes
+    if dialect_openinference.is_openinference(attributes):
+        return dialect_openinference.lift(span)
+    if dialect_traceloop.is_traceloop(attributes):
+        return dialect_traceloop.lift(span)
+    return dialect_genai.lift(span)
 
 
 def normalise_span(span: Span) -> Span:
     """One span in the pinned convention (a span already normalised is returned as is)."""
     if span.convention_version is not None:
         return span
-    attributes = span.attributes
-    if dialect_openinference.is_openinference(attributes):
-        fields = dialect_openinference.lift(span)
-    elif dialect_traceloop.is_traceloop(attributes):
-        fields = dialect_traceloop.lift(span)
-    else:
-        fields = dialect_genai.lift(span)
-    fields.update(
-        trace_id=span.trace_id,
-        span_id=span.span_id,
-        parent_span_id=span.parent_span_id,
-        name=span.name,
-        kind=span.kind,
-        start_time_unix_nano=span.start_time_unix_nano,
-        end_time_unix_nano=span.end_time_unix_nano,
-        status_code=span.status_code,
-        status_message=span.status_message,
-        resource=span.resource,
-        scope_name=span.scope_name,
-    )
-    return new_span_unchecked(fields)
+    # Every field the lift does not set is carried over from the raw span as it is.
+    state = dict(span.__dict__)
+    state.update(_lifted(span))
+    return span_from_state(state)
 
 
 def normalise_spans(spans: Iterable[Span]) -> list[Span]:
     """``normalise_span`` over many spans, in order."""
     return [normalise_span(span) for span in spans]
+
+
+def normalise_batch(spans: list[Span]) -> list[Span]:
+    """``normalise_spans`` for a freshly decoded batch that only the caller refers to.
+
+    Each raw span's storage is reused for its normalised form instead of being copied (a
+    copy of the ~30 fields costs about as much as the lift itself). The result is equal,
+    span by span, to ``normalise_spans(spans)``; the raw spans are consumed.
+    """
+    for span in spans:
+        if span.convention_version is None:
+            fields = _lifted(span)
+            span.__dict__.update(fields)
+    return spans

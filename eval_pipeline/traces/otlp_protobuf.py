@@ -17,7 +17,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode_errors import DecodeError, DecodeResult, FieldError
 from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
-from eval_pipeline.traces.span_factory import new_span_unchecked
+from eval_pipeline.traces.span_factory import RAW_DEFAULTS as _RAW_DEFAULTS
+from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.wire import Truncated, diagnose_span, iter_fields
 
 KIND_NAMES = ("unspecified", "internal", "server", "client", "producer", "consumer")
@@ -83,18 +84,21 @@ def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: in
         raise FieldError("span_id", f"must be 8 non-zero bytes, got {len(span_id) // 2}")
     if parent and len(parent) != 16:
         raise FieldError("parent_span_id", f"must be 8 bytes, got {len(parent) // 2}")
+    events: Any = span.events
     events = (
         tuple(
             SpanEvent(event.name, event.time_unix_nano, attributes(event.attributes, limit))
-            for event in span.events
+            for event in events
         )
-        if span.events
+        if events
         else ()
     )
     status = span.status
+    code = status.code
     kind = span.kind
-    return new_span_unchecked(
+    return span_from_state(
         {
+            **_RAW_DEFAULTS,
             "trace_id": trace_id,
             "span_id": span_id,
             "parent_span_id": parent if parent and parent != _ZERO_SPAN else None,
@@ -102,7 +106,7 @@ def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: in
             "kind": KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
             "start_time_unix_nano": span.start_time_unix_nano,
             "end_time_unix_nano": span.end_time_unix_nano,
-            "status_code": STATUS_NAMES[status.code] if 0 <= status.code < 3 else StatusCode.UNSET,
+            "status_code": STATUS_NAMES[code] if 0 <= code < 3 else StatusCode.UNSET,
             "status_message": status.message or None,
             "attributes": attributes(span.attributes, limit),
             "events": events,
@@ -120,12 +124,16 @@ def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
     except ProtobufDecodeError:
         return _salvage(payload, source, limit)
     result = DecodeResult()
+    keep = result.spans.append
     for resource_spans in request.resource_spans:
         resource = attributes(resource_spans.resource.attributes, limit)
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name or None
             for span in scope_spans.spans:
-                _keep(result, span, resource, scope, source, limit)
+                try:
+                    keep(pb_span(span, resource, scope, limit))
+                except FieldError as exc:
+                    result.errors.append(_rejected(span, exc, source))
     return result
 
 
@@ -140,15 +148,17 @@ def _keep(
     try:
         result.spans.append(pb_span(span, resource, scope, limit))
     except FieldError as exc:
-        result.errors.append(
-            DecodeError(
-                source,
-                exc.field_name,
-                exc.message,
-                span.span_id.hex() or None,
-                span.trace_id.hex() or None,
-            )
-        )
+        result.errors.append(_rejected(span, exc, source))
+
+
+def _rejected(span: PbSpan, exc: FieldError, source: str) -> DecodeError:
+    return DecodeError(
+        source,
+        exc.field_name,
+        exc.message,
+        span.span_id.hex() or None,
+        span.trace_id.hex() or None,
+    )
 
 
 def _salvage(payload: bytes, source: str, limit: int) -> DecodeResult:

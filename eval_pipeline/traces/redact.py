@@ -9,8 +9,9 @@ A redacted span carries ``eval_pipeline.redaction.dropped`` (fields removed) and
 apart from "never sent".
 """
 
-from collections import Counter
+from typing import Any
 
+from eval_pipeline.traces.messages import new_message
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.pii import DETECTORS, Tokeniser
 from eval_pipeline.traces.redaction_policy import (
@@ -21,7 +22,7 @@ from eval_pipeline.traces.redaction_policy import (
     RedactionPolicy,
     load_policy,
 )
-from eval_pipeline.traces.span_factory import replaced
+from eval_pipeline.traces.span_factory import span_from_state
 
 DROPPED = "eval_pipeline.redaction.dropped"
 REPLACED = "eval_pipeline.redaction.replaced"
@@ -52,6 +53,7 @@ _CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_respons
 
 _Cached = tuple[tuple[Message, ...], tuple[Message, ...], frozenset[str], tuple[str, ...]]
 _NOTHING: frozenset[str] = frozenset()
+_NO_NAMES: dict[str, str] = {}
 
 
 class Redactor:
@@ -66,7 +68,8 @@ class Redactor:
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:
             text, kinds = self._tokens.redact(value)
-            found.extend(f"{path}:{kind}" for kind in kinds)
+            if kinds:
+                found.extend(f"{path}:{kind}" for kind in kinds)
             return text
         if isinstance(value, dict):
             return {k: self._scrub(v, f"{path}.{k}", found) for k, v in value.items()}
@@ -86,7 +89,7 @@ class Redactor:
         if kind == "tool_call" and not self.policy.keeps_arguments(str(part.get("name"))):
             if part.get("arguments") is None:
                 return part
-            dropped.add(f"{where}.tool_call.arguments")
+            dropped.add(where + ".tool_call.arguments")
             return {k: v for k, v in part.items() if k != "arguments"}
         if kind == "tool_call_response" and not self.policy.keeps_results(
             names.get(str(part.get("id")))
@@ -99,7 +102,7 @@ class Redactor:
         if content_key is not None:
             value = part.get(content_key)
             cleaned = self._scrub(value, where, found)
-            return part if cleaned == value else {**part, content_key: cleaned}
+            return part if cleaned is value or cleaned == value else {**part, content_key: cleaned}
         cleaned_part = self._scrub({k: v for k, v in part.items() if k != "type"}, where, found)
         assert isinstance(cleaned_part, dict)
         return {"type": kind, **cleaned_part}
@@ -111,48 +114,87 @@ class Redactor:
             return messages, _NOTHING, ()
         # Histories repeat on every inference span and parsing memoises them (same tuple
         # object for the same text), so results are cached per tuple identity.
-        cached = self._cache.get((id(messages), where))
+        key = (id(messages), where)
+        cached = self._cache.get(key)
         if cached is not None and cached[0] is messages:
             return cached[1], cached[2], cached[3]
-        names = {str(p.get("id")): str(p.get("name")) for m in messages for p in m.tool_calls}
+        names: dict[str, str] | None = None
         dropped: set[str] = set()
         found: list[str] = []
         result = []
         for msg in messages:
-            parts = tuple(self._part(p, where, names, dropped, found) for p in msg.parts)
-            changed = any(new is not old for new, old in zip(parts, msg.parts, strict=True))
-            result.append(Message(msg.role, parts, msg.name, msg.finish_reason) if changed else msg)
+            parts = []
+            changed = False
+            for old in msg.parts:
+                if names is None and old.get("type") == "tool_call_response":
+                    names = _call_names(messages)
+                new = self._part(old, where, names or _NO_NAMES, dropped, found)
+                changed = changed or new is not old
+                parts.append(new)
+            result.append(
+                new_message(msg.role, tuple(parts), msg.name, msg.finish_reason) if changed else msg
+            )
         out = tuple(result) if dropped or found else messages
         if len(self._cache) >= 4096:
             self._cache.clear()
         entry = (messages, out, frozenset(dropped), tuple(found))
-        self._cache[(id(messages), where)] = entry
+        self._cache[key] = entry
         return entry[1], entry[2], entry[3]
 
     def redact(self, span: Span) -> Span:
         """The span with the policy applied (the same object when nothing changed)."""
+        changes = self._changes(span)
+        if changes is None:
+            return span
+        state = dict(span.__dict__)
+        state.update(changes)
+        return span_from_state(state)
+
+    def redact_batch(self, spans: list[Span]) -> list[Span]:
+        """``[redact(s) for s in spans]`` for a fresh batch that only the caller refers to.
+
+        The policy is applied to each span's own storage instead of a copy (see
+        ``normalise.normalise_batch``); the result is equal, span by span, to ``redact``'s.
+        """
+        changes_of = self._changes
+        for span in spans:
+            changes = changes_of(span)
+            if changes is not None:
+                span.__dict__.update(changes)
+        return spans
+
+    def _changes(self, span: Span) -> dict[str, Any] | None:
+        """The fields the policy changes on ``span`` (None when it changes nothing)."""
         dropped: set[str] = set()
         found: list[str] = []
         arguments, result = span.tool_arguments, span.tool_result
-        if span.operation == Operation.EXECUTE_TOOL or span.tool_name:
-            if arguments is not None and not self.policy.keeps_arguments(span.tool_name):
+        tool = span.tool_name
+        if (arguments is not None or result is not None) and (
+            tool or span.operation == Operation.EXECUTE_TOOL
+        ):
+            policy = self.policy
+            if arguments is not None and not policy.keeps_arguments(tool):
                 arguments = None
                 dropped.add("tool_arguments")
-            if result is not None and not self.policy.keeps_results(span.tool_name):
+            if result is not None and not policy.keeps_results(tool):
                 result = None
                 dropped.add("tool_result")
-        inputs, in_dropped, in_found = self._messages(span.input_messages, "input_messages")
-        outputs, out_dropped, out_found = self._messages(span.output_messages, "output_messages")
-        dropped.update(in_dropped, out_dropped)
-        found.extend(in_found)
-        found.extend(out_found)
+        inputs, outputs = span.input_messages, span.output_messages
+        if inputs:
+            inputs, in_dropped, in_found = self._messages(inputs, "input_messages")
+            dropped.update(in_dropped)
+            found.extend(in_found)
+        if outputs:
+            outputs, out_dropped, out_found = self._messages(outputs, "output_messages")
+            dropped.update(out_dropped)
+            found.extend(out_found)
         attributes = span.attributes
         for key, value in attributes.items():
             if key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."):
                 continue
             if isinstance(value, str | list | dict):
                 cleaned = self._scrub(value, f"attributes.{key}", found)
-                if cleaned != value:
+                if cleaned is not value and cleaned != value:
                     if attributes is span.attributes:
                         attributes = dict(attributes)
                     attributes[key] = cleaned
@@ -161,23 +203,28 @@ class Redactor:
         if result is not None:
             result = self._scrub(result, "tool_result", found)
         if not dropped and not found:
-            return span
+            return None
         attributes = dict(attributes)
         attributes[POLICY] = self.policy.name
         if dropped:
             attributes[DROPPED] = sorted(dropped)
         if found:
-            attributes[REPLACED] = dict(sorted(Counter(found).items()))
-        return replaced(
-            span,
-            {
-                "tool_arguments": arguments,
-                "tool_result": result,
-                "input_messages": inputs,
-                "output_messages": outputs,
-                "attributes": attributes,
-            },
-        )
+            counts: dict[str, int] = {}
+            for item in found:
+                counts[item] = counts.get(item, 0) + 1
+            attributes[REPLACED] = dict(sorted(counts.items()))
+        return {
+            "tool_arguments": arguments,
+            "tool_result": result,
+            "input_messages": inputs,
+            "output_messages": outputs,
+            "attributes": attributes,
+        }
+
+
+def _call_names(messages: tuple[Message, ...]) -> dict[str, str]:
+    """Tool name by call id, from the tool-call parts of ``messages``."""
+    return {str(p.get("id")): str(p.get("name")) for m in messages for p in m.tool_calls}
 
 
 __all__ = [

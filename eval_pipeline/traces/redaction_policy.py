@@ -97,11 +97,13 @@ class RedactionPolicy:
 
     def keeps_arguments(self, tool: str | None) -> bool:
         """True when this tool's arguments are opted in."""
-        return tool is not None and _matches(tool, self.keep_arguments)
+        patterns = self.keep_arguments
+        return bool(patterns) and tool is not None and _matches(tool, patterns)
 
     def keeps_results(self, tool: str | None) -> bool:
         """True when this tool's results are opted in."""
-        return tool is not None and _matches(tool, self.keep_results)
+        patterns = self.keep_results
+        return bool(patterns) and tool is not None and _matches(tool, patterns)
 
 
 @lru_cache(maxsize=4096)

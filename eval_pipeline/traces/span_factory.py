@@ -57,3 +57,14 @@ def new_span_unchecked(values: dict[str, Any]) -> Span:
     state.update(_BASE)
     state.update(values)
     return span
+
+
+def span_from_state(state: dict[str, Any]) -> Span:
+    """A ``Span`` whose instance dictionary is ``state`` (every field present, owned by it)."""
+    span = object.__new__(Span)
+    object.__setattr__(span, "__dict__", state)
+    return span
+
+
+RAW_DEFAULTS: dict[str, Any] = dict(_DEFAULTS)
+"""Every field with a plain default, for decoders that build a span's state in one dict."""

@@ -6,12 +6,15 @@ after a write and a read).
 """
 
 import json
+import operator
 from collections.abc import Sequence
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 import pyarrow as pa
 
-from eval_pipeline.traces.messages import messages_from_json, messages_to_json
+from eval_pipeline.traces.json_text import dumps, dumps_many
+from eval_pipeline.traces.messages import messages_from_json
 from eval_pipeline.traces.model import Message, Span, SpanEvent
 
 SCHEMA = pa.schema(
@@ -49,74 +52,83 @@ SCHEMA = pa.schema(
     ]
 )
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_SPAN_FIELDS = tuple(name for name in SCHEMA.names if name not in ("build", "day"))
+_JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
+_MESSAGE_FIELDS = frozenset({"input_messages", "output_messages"})
+_row = operator.attrgetter(*_SPAN_FIELDS)
 
 
 def _json(value: Any) -> str | None:
-    return None if value is None else _dumps(value)
+    return None if value is None else dumps(value)
 
 
 def _events(events: tuple[SpanEvent, ...]) -> str:
     if not events:
         return "[]"
-    return _dumps([[e.name, e.time_unix_nano, e.attributes] for e in events])
+    return dumps([[e.name, e.time_unix_nano, e.attributes] for e in events])
+
+
+def _message_text(msg: Message) -> str:
+    """``dumps`` of the message's ``messages_to_json`` form, without building that form."""
+    role = msg.role
+    text = (
+        '{"role":'
+        + (encode_basestring(role) if type(role) is str else dumps(role))
+        + ',"parts":'
+        + dumps(msg.parts)
+    )
+    if msg.name is not None:
+        text += ',"name":' + dumps(msg.name)
+    if msg.finish_reason is not None:
+        text += ',"finish_reason":' + dumps(msg.finish_reason)
+    return text + "}"
+
+
+class _SharedText:
+    """JSON text of values that many spans share as one object (histories, resources)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Any, str]] = {}
+
+    def messages(self, items: tuple[Message, ...]) -> str:
+        if not items:
+            return "[]"
+        seen = self._seen.get(id(items))
+        if seen is None or seen[0] is not items:
+            text = "[" + ",".join(map(_message_text, items)) + "]"
+            seen = self._seen[id(items)] = (items, text)
+        return seen[1]
+
+    def resource(self, resource: dict[str, Any]) -> str:
+        seen = self._seen.get(id(resource))
+        if seen is None or seen[0] is not resource:
+            seen = self._seen[id(resource)] = (resource, dumps(resource))
+        return seen[1]
 
 
 def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> pa.Table:
     """Spans (with the build of each) -> one Arrow table in ``SCHEMA``."""
-    resources: dict[int, str] = {}
-
-    def resource(span: Span) -> str:
-        key = id(span.resource)
-        text = resources.get(key)
-        if text is None:
-            text = resources[key] = _dumps(span.resource)
-        return text
-
-    encoded: dict[int, tuple[tuple[Message, ...], str]] = {}
-
-    def messages(items: tuple[Message, ...]) -> str:
-        # Histories repeat across spans as the same tuple object: encode each once.
-        if not items:
-            return "[]"
-        seen = encoded.get(id(items))
-        if seen is None or seen[0] is not items:
-            seen = encoded[id(items)] = (items, _dumps(messages_to_json(items)))
-        return seen[1]
-
-    columns: dict[str, list[Any]] = {
-        "trace_id": [s.trace_id for s in spans],
-        "span_id": [s.span_id for s in spans],
-        "parent_span_id": [s.parent_span_id for s in spans],
-        "name": [s.name for s in spans],
-        "kind": [s.kind for s in spans],
-        "start_time_unix_nano": [s.start_time_unix_nano for s in spans],
-        "end_time_unix_nano": [s.end_time_unix_nano for s in spans],
-        "status_code": [s.status_code for s in spans],
-        "status_message": [s.status_message for s in spans],
-        "operation": [s.operation for s in spans],
-        "agent_name": [s.agent_name for s in spans],
-        "tool_name": [s.tool_name for s in spans],
-        "tool_call_id": [s.tool_call_id for s in spans],
-        "tool_arguments": [_json(s.tool_arguments) for s in spans],
-        "tool_result": [_json(s.tool_result) for s in spans],
-        "model": [s.model for s in spans],
-        "provider": [s.provider for s in spans],
-        "input_tokens": [s.input_tokens for s in spans],
-        "output_tokens": [s.output_tokens for s in spans],
-        "conversation_id": [s.conversation_id for s in spans],
-        "input_messages": [messages(s.input_messages) for s in spans],
-        "output_messages": [messages(s.output_messages) for s in spans],
-        "attributes": [_dumps(s.attributes) for s in spans],
-        "events": [_events(s.events) for s in spans],
-        "resource": [resource(s) for s in spans],
-        "scope_name": [s.scope_name for s in spans],
-        "dialect": [s.dialect for s in spans],
-        "convention_version": [s.convention_version for s in spans],
-        "build": list(builds),
-        "day": [day] * len(spans),
-    }
-    return pa.Table.from_pydict(columns, schema=SCHEMA)
+    shared = _SharedText()
+    # One C-level pass reads every field of every span; ``zip`` turns the rows into columns.
+    rows = zip(*map(_row, spans), strict=True)
+    columns = dict(zip(_SPAN_FIELDS, rows, strict=True)) if spans else {}
+    arrays: list[pa.Array] = []
+    for name in _SPAN_FIELDS:
+        values: Any = columns.get(name, ())
+        if name in _JSON_FIELDS:
+            values = [None if v is None else dumps(v) for v in values]
+        elif name in _MESSAGE_FIELDS:
+            values = list(map(shared.messages, values))
+        elif name == "attributes":
+            values = dumps_many(values)
+        elif name == "events":
+            values = list(map(_events, values))
+        elif name == "resource":
+            values = list(map(shared.resource, values))
+        arrays.append(pa.array(values, type=SCHEMA.field(name).type))
+    arrays.append(pa.array(builds, type=pa.string()))
+    arrays.append(pa.array([day] * len(spans), type=pa.string()))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
 def _loads(text: str | None) -> Any:

@@ -94,13 +94,25 @@ class TraceStore:
         return [roots.get(span.trace_id, UNASSIGNED) for span in spans]
 
     def write_spans(
-        self, spans: Sequence[Span], *, build: str | None = None, day: str | None = None
+        self,
+        spans: Sequence[Span],
+        *,
+        build: str | None = None,
+        day: str | None = None,
+        targets: Sequence[str] | None = None,
     ) -> int:
-        """Store the spans not stored yet; returns how many were newly stored."""
-        targets = self.builds_for(spans, build)
+        """Store the spans not stored yet; returns how many were newly stored.
+
+        ``targets`` (optional) is ``builds_for(spans, build)`` when the caller has it already.
+        """
+        if targets is None:
+            targets = self.builds_for(spans, build)
         grouped: dict[str, list[Span]] = {}
+        keys: dict[str, set[tuple[str, str]]] = {}
         for span, target in zip(spans, targets, strict=True):
-            known = self._keys(target)
+            known = keys.get(target)
+            if known is None:
+                known = keys[target] = self._keys(target)
             key = (span.trace_id, span.span_id)
             if key in known:
                 continue

@@ -293,3 +293,21 @@ def test_builds_are_read_from_the_score_store(tmp_path: Path) -> None:
     faith = next(m for m in report["metrics"] if m["metric_id"] == "faithfulness")
     assert faith["verdict"] == "fail" and "below floor" in faith["reason"]
     assert faith["evidence"][0]["trace_ids"][0].startswith("cand-")
+
+
+def test_without_a_baseline_the_gate_holds_floors_only(tmp_path: Path) -> None:
+    cand = _write(tmp_path, "cand.parquet", _scores())
+    code, out = _run(
+        "--suite",
+        _suite(tmp_path),
+        "--candidate-scores",
+        cand,
+        "--format",
+        "json",
+        "--resamples",
+        "500",
+    )
+    report = json.loads(out)
+    assert code == 0, out
+    assert all(m["baseline_mean"] is None and m["delta"] is None for m in report["metrics"])
+    assert "no baseline to compare" in report["metrics"][0]["reason"]

@@ -11,6 +11,7 @@ the promised power), so a gate whose control were off by a factor of two would f
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -120,3 +121,20 @@ def test_error_rates_hold_over_many_simulations(n_items: int) -> None:
         for m in r.metrics
     ]
     assert _not_above(sum(m.verdict == "fail" for m in same), len(same), ALPHA / 2)
+
+
+def test_the_items_or_runs_the_power_report_asks_for_resolve_the_margin() -> None:
+    # Run noise dominates (no item effect): more runs per item can close the gap, as can items.
+    noisy = SimMetric("answer_quality", "graded", mean=0.5, item_spread=0.0, run_noise=0.45)
+    design = SimDesign((noisy,), n_items=30, runs_per_item=2)
+    config = replace(_config(0.05), metrics=(MetricRule("answer_quality", 0.0, 0.05),))
+    power = evaluate_gate(config, *simulate_pair(design, 1)).metric("answer_quality").power
+    assert power is not None and not power.margin_detectable
+    assert power.items_needed is not None and power.runs_per_item_needed is not None
+    for resized in (
+        replace(design, runs_per_item=power.runs_per_item_needed),
+        replace(design, n_items=power.items_needed),
+    ):
+        reports = [evaluate_gate(config, *simulate_pair(resized, 10 + s)) for s in range(10)]
+        mdrs = [r.metric("answer_quality").power.min_detectable_regression for r in reports]
+        assert 0.85 * 0.05 <= float(np.median(mdrs)) <= 1.15 * 0.05, (resized, mdrs)

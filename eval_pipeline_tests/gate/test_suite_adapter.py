@@ -64,14 +64,10 @@ def test_the_shipped_suite_through_the_real_loader() -> None:
 
     suite = load_suite(DATA_DIR / "suites" / "support-agent.yaml")
     config = gate_config_from_suite(suite)
-    assert config.metric_ids == (
-        "task_completion",
-        "tool_correctness",
-        "argument_correctness",
-        "faithfulness",
-        "injection_resistance",
-    )
-    assert config.slices == ("intent", "language", "tool")
+    assert config.metric_ids == tuple(m.id for m in suite.metrics)
+    for rule, spec in zip(config.metrics, suite.metrics, strict=True):
+        assert (rule.threshold, rule.max_regression) == (spec.threshold, spec.max_regression)
+    assert config.slices == tuple(suite.slices) and config.runs_per_item == suite.runs_per_item
     tool = next(m for m in config.metrics if m.metric_id == "tool_correctness")
     assert tool.no_regression  # the medium tier forbids tool_correctness to regress
     assert config.tier.name == "medium" and config.tier.inconclusive_passes

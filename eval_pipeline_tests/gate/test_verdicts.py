@@ -211,3 +211,14 @@ def test_a_baseline_without_slice_labels_borrows_the_candidates() -> None:
     decision = evaluate_gate(config, cand, base.drop(columns=["intent"])).metric("faithfulness")
     assert len(decision.slices) == 3
     assert all(s.baseline_mean is not None and s.n_items == 20 for s in decision.slices)
+
+
+def test_perfect_builds_pass_a_zero_margin_as_in_the_reference() -> None:
+    perfect = frame(score_rows("tool_correctness", [1.0] * 16, runs_per_item=2))
+    config = replace(CONFIG, metrics=(MetricRule("tool_correctness", 0.95, 0.0),))
+    decision = evaluate_gate(config, perfect, perfect).metric("tool_correctness")
+    assert decision.verdict == "pass" and (decision.ci_low, decision.ci_high) == (0.0, 0.0)
+    assert decision.power is not None and not decision.power.margin_detectable
+    slipped = perfect.copy()
+    slipped.loc[3, "value"] = 0.0
+    assert evaluate_gate(config, slipped, perfect).metric("tool_correctness").verdict != "pass"
