@@ -9,6 +9,7 @@ schedule find baselines scored by an older judge. Rows live in the SQL state dat
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Boolean, Column, DateTime, String, Table, select, update
 
@@ -54,6 +55,20 @@ class BuildRecord:
     requested: bool
 
 
+def _record(row: Any) -> BuildRecord:
+    registered = row["registered_at"]
+    if registered.tzinfo is None:  # SQLite drops the zone; every time stored here is UTC
+        registered = registered.replace(tzinfo=UTC)
+    return BuildRecord(
+        str(row["build"]),
+        str(row["suite"]),
+        row["baseline"],
+        row["runner"],
+        registered,
+        bool(row["requested"]),
+    )
+
+
 class BuildRegistry:
     """Registered builds, baseline pins and judge fingerprints, in the state database."""
 
@@ -66,31 +81,23 @@ class BuildRegistry:
         """Register (or re-register) a build; re-registering makes the sensor request it again."""
         if not build or "/" in build or len(build) > 200:
             raise ValueError(f"build id {build!r} must be 1-200 characters without '/'")
-        now = datetime.now(UTC)
-        row = {
-            "build": build,
-            "suite": suite,
-            "baseline": baseline,
-            "runner": runner,
-            "registered_at": now,
-            "requested": False,
-        }
+        record = BuildRecord(build, suite, baseline, runner, datetime.now(UTC), False)
         with self._engine.begin() as conn:
             conn.execute(BUILDS.delete().where(BUILDS.c.build == build))
-            conn.execute(BUILDS.insert().values(**row))
-        return BuildRecord(**row)
+            conn.execute(BUILDS.insert().values(**record.__dict__))
+        return record
 
     def get(self, build: str) -> BuildRecord | None:
         """The record of ``build``, or None."""
         with self._engine.connect() as conn:
             found = conn.execute(select(BUILDS).where(BUILDS.c.build == build)).mappings().first()
-        return None if found is None else BuildRecord(**found)
+        return None if found is None else _record(found)
 
     def all(self) -> list[BuildRecord]:
         """Every registered build, oldest first."""
         with self._engine.connect() as conn:
             rows = conn.execute(select(BUILDS).order_by(BUILDS.c.registered_at)).mappings()
-            return [BuildRecord(**row) for row in rows]
+            return [_record(row) for row in rows]
 
     def pending(self) -> list[BuildRecord]:
         """Builds registered but not yet requested by the sensor."""

@@ -59,20 +59,43 @@ def bench_score(n_runs: int, fmt: str) -> None:
 
 
 @bench.command("gate")
-@click.option("--resamples", "n_resamples", type=click.IntRange(min=100), default=10000,
-              show_default=True, help="Bootstrap resamples of the gate.")
-@click.option("--reference-metrics", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Metrics the slow reference runs on (the rest is extrapolated).")
-@click.option("--reference-resamples", type=click.IntRange(min=100), default=1000,
-              show_default=True, help="Resamples of the reference (extrapolated linearly).")
+@click.option(
+    "--resamples",
+    "n_resamples",
+    type=click.IntRange(min=100),
+    default=10000,
+    show_default=True,
+    help="Bootstrap resamples of the gate.",
+)
+@click.option(
+    "--reference-metrics",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Metrics the slow reference runs on (the rest is extrapolated).",
+)
+@click.option(
+    "--reference-resamples",
+    type=click.IntRange(min=100),
+    default=1000,
+    show_default=True,
+    help="Resamples of the reference (extrapolated linearly).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def bench_gate(n_resamples: int, reference_metrics: int, reference_resamples: int,
-               fmt: str) -> None:
+def bench_gate(
+    n_resamples: int, reference_metrics: int, reference_resamples: int, fmt: str
+) -> None:
     """A full gate (15 metrics x 10 slices x 150 items x 3 runs) vs the reference bootstrap."""
     from eval_pipeline.benchmarks.gate import run
 
-    _emit(run(n_resamples=n_resamples, reference_metrics=reference_metrics,
-              reference_resamples=reference_resamples), fmt)
+    _emit(
+        run(
+            n_resamples=n_resamples,
+            reference_metrics=reference_metrics,
+            reference_resamples=reference_resamples,
+        ),
+        fmt,
+    )
 
 
 COMMANDS: list[click.Command] = [bench]

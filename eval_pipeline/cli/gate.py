@@ -98,6 +98,31 @@ def _scores(build: str | None, path: Path | None, role: str) -> tuple[pd.DataFra
     return None
 
 
+def _registered_context(
+    build: str, suite: Any, baseline: tuple[pd.DataFrame, str] | None
+) -> tuple[tuple[pd.DataFrame, str] | None, dict[str, Any]]:
+    """The pinned baseline (when none was given) and judge trust of a registered candidate.
+
+    The same judge-trust overrides the asset graph applies, so the CLI and the UI agree.
+    """
+    from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.evaluation.calibration_stage import calibration_block
+    from eval_pipeline.evaluation.gate_stage import untrusted_judge_metrics
+    from eval_pipeline.evaluation.stage import load_stage
+    from eval_pipeline.home import current_home
+
+    home = current_home()
+    registry = BuildRegistry(home.state_url)
+    if baseline is None:
+        pinned = registry.baseline_for(str(suite.suite))
+        if pinned is not None and pinned != build:
+            baseline = (load_build_scores(pinned), f"build {pinned} (pinned baseline)")
+    if registry.get(build) is None:
+        return baseline, {}
+    stage = load_stage(home, build)
+    return baseline, {"untrusted_metrics": untrusted_judge_metrics(stage, calibration_block(stage))}
+
+
 @click.command("gate")
 @click.option("--suite", "suite_ref", required=True, help="Suite YAML path or shipped name.")
 @click.option("--candidate", "candidate_build", help="Candidate build id (from the store).")
@@ -153,6 +178,8 @@ def gate(
     baseline = _scores(baseline_build, baseline_scores, "baseline")
     suite = load_suite_config(suite_ref)
     overrides: dict[str, Any] = {}
+    if candidate_build is not None:
+        baseline, overrides = _registered_context(candidate_build, suite, baseline)
     if seed is not None:
         overrides["seed"] = seed
     if resamples is not None:

@@ -37,15 +37,13 @@ class GateOutcome:
 
     @property
     def verdict(self) -> str:
-        """Overall verdict after the tier and judge calibration are applied."""
-        if self.judge_block and any(m in JUDGE_METRICS for m in self.suite_metric_ids):
-            return "fail"
+        """Overall statistical verdict (judge calibration already applied)."""
         return str(self.report.verdict)
 
     @property
     def passed(self) -> bool:
-        """Whether the release may go ahead."""
-        return not self.report.blocking and self.verdict != "fail"
+        """Whether the release may go ahead under the suite's risk tier."""
+        return not self.report.blocking
 
     def check(self, gated_id: str) -> CheckOutcome:
         """The check for a metric id or a budget id (``budget_<name>``)."""
@@ -60,10 +58,9 @@ class GateOutcome:
         if gated_id not in self.suite_metric_ids:
             return CheckOutcome(True, f"{gated_id} is not gated by this build's suite")
         decision = self.report.metric(gated_id)
-        data = decision.to_json()
-        if self.judge_block and gated_id in JUDGE_METRICS:
-            return CheckOutcome(False, f"blocked: {self.judge_block}", data)
-        return CheckOutcome(not decision.blocking, f"{decision.verdict}: {decision.reason}", data)
+        return CheckOutcome(
+            not decision.blocking, f"{decision.verdict}: {decision.reason}", decision.to_json()
+        )
 
     def metadata(self) -> dict[str, Any]:
         """Metadata for the ``gate_decision`` asset (verdict, baseline, Markdown report)."""
@@ -90,10 +87,25 @@ class GateOutcome:
         }
 
 
+def untrusted_judge_metrics(stage: Stage, judge_block: str | None) -> dict[str, str]:
+    """The suite's judge-based metrics, with why, when the build's judge may not pass them."""
+    if judge_block is None:
+        return {}
+    return {m: judge_block for m in stage.suite.metric_ids if m in JUDGE_METRICS}
+
+
 def decide_gate(stage: Stage) -> GateOutcome:
-    """Compare the build's scores with its baseline's and store the report in the home."""
+    """Compare the build's scores with its baseline's and store the report in the home.
+
+    When the judge that scored the build is over its tier's false-pass ceiling (or was never
+    calibrated), its metrics are untrusted: they can fail but not pass (see ``GateConfig``).
+    """
     policy = load_risk_policy()
-    config = gate_config_from_suite(stage.suite, policy.tier(stage.suite.risk_tier))
+    judge_block = calibration_block(stage)
+    untrusted = untrusted_judge_metrics(stage, judge_block)
+    config = gate_config_from_suite(
+        stage.suite, policy.tier(stage.suite.risk_tier), untrusted_metrics=untrusted
+    )
     store = ScoreStore(stage.home.store)
     baseline = stage.baseline
     baseline_frame = store.read_frame(baseline) if baseline else None
@@ -103,7 +115,7 @@ def decide_gate(stage: Stage) -> GateOutcome:
         baseline=baseline,
         report=report,
         suite_metric_ids=stage.suite.metric_ids,
-        judge_block=calibration_block(stage),
+        judge_block=judge_block,
     )
     target = stage.home.store / "gates" / f"{stage.build}.json"
     target.parent.mkdir(parents=True, exist_ok=True)

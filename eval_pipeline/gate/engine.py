@@ -133,8 +133,13 @@ def evaluate_gate(
             comparison=comparison,
             slices=metric_slices,
         )
-        strict = not config.tier.inconclusive_passes or rule.no_regression
-        blocking = verdict == "fail" or (verdict == "inconclusive" and strict)
+        distrust = config.untrusted_metrics.get(rule.metric_id)
+        if distrust is not None and verdict == "pass":
+            # A judge over its false-pass ceiling can show a failure but not a pass.
+            verdict, reason = "inconclusive", f"untrusted judge ({distrust}); {reason}"
+        blocking = verdict == "fail" or (
+            verdict == "inconclusive" and not config.tier.inconclusive_passes
+        )
         if verdict == "inconclusive" and not blocking:
             warnings.append(
                 f"{rule.metric_id}: inconclusive, passes with a warning under tier "

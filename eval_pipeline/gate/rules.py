@@ -19,8 +19,12 @@ class MetricRule:
         threshold: Absolute floor on the candidate's mean, in [0, 1].
         max_regression: Margin m: the largest drop against the baseline that is tolerated
             (inclusive). The gate passes only when the interval on delta shows delta >= -m.
-        no_regression: The tier forbids any regression on this metric: the margin becomes 0
-            and an inconclusive result blocks whatever the tier says about inconclusive.
+        no_regression: The tier forbids any regression on this metric: the margin becomes 0,
+            so any regression the interval shows fails. An inconclusive result (no regression
+            shown, none excluded) follows the tier like any other: a lenient tier passes it
+            with a warning, a strict one blocks (the reference's "any plausible regression
+            fails"). Blocking it everywhere would block every release of a stochastic agent,
+            since a zero margin cannot be resolved at any suite size.
     """
 
     metric_id: str
@@ -115,6 +119,10 @@ class GateConfig:
         evidence_items: How many worst items to list per metric.
         power: Target power of the power report.
         runs_per_item: Runs per item the suite asks for (for the power report), if known.
+        untrusted_metrics: Metric id -> why its scorer is not trusted to pass anything (its
+            judge's false-pass rate is above the tier's ceiling). Such a metric can still fail
+            (a lenient judge that fails a candidate is evidence), but a pass becomes
+            inconclusive, which the tier then passes with a warning or blocks.
     """
 
     metrics: tuple[MetricRule, ...]
@@ -129,6 +137,7 @@ class GateConfig:
     evidence_items: int = 5
     power: float = 0.8
     runs_per_item: int | None = None
+    untrusted_metrics: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 1.0:

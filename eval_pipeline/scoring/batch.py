@@ -23,8 +23,10 @@ RunMetrics = dict[tuple[str, int], dict[str, float]]
 def run_key(run: AgentRun) -> tuple[str, int]:
     """(item id, run index) of a run: its eval context, else (trace id, 0)."""
     context = run.eval_context
-    return (context.item_id or run.trace_id,
-            0 if context.run_index is None else int(context.run_index))
+    return (
+        context.item_id or run.trace_id,
+        0 if context.run_index is None else int(context.run_index),
+    )
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,11 @@ def score_build(
             found = by_key.get((item.item_id, index))
             reason = None if found is None else (failure(found) if failure else None)
             if found is None or reason is not None:
-                why = ("no trace recorded for this item and run" if found is None
-                       else f"run failed: {reason}")
+                why = (
+                    "no trace recorded for this item and run"
+                    if found is None
+                    else f"run failed: {reason}"
+                )
                 scores.extend(
                     Score(
                         metric_id=s.id,
@@ -87,8 +92,10 @@ def score_build(
                 )
                 continue
             # The key's run index, which is 0 for a trace recorded without an eval context.
-            scores.extend(replace(row, run_index=index)
-                          for row in score_run(found, item, scorers, build=build))
+            scores.extend(
+                replace(row, run_index=index)
+                for row in score_run(found, item, scorers, build=build)
+            )
             values = {"latency_s": found.duration_s}
             run_cost = cost(found) if cost is not None else None
             if run_cost is not None:

@@ -19,6 +19,8 @@ _OPERATIONS = frozenset(
 
 
 _RENAMED_KEYS = frozenset(sc.RENAMED_ATTRIBUTES)
+# Pinned operation names that are not also aliases: ``operation_from`` returns them as given.
+_PLAIN_OPERATIONS = _OPERATIONS - sc.OPERATION_ALIASES.keys()
 
 
 def operation_from(raw: Any, span_name: str) -> str:
@@ -143,9 +145,14 @@ def lift(span: Span) -> dict[str, Any]:
     input_tokens = get(sc.USAGE_INPUT_TOKENS)
     output_tokens = get(sc.USAGE_OUTPUT_TOKENS)
     conversation = get(sc.CONVERSATION_ID)
+    operation = get(sc.OPERATION_NAME)
     # Most values are absent, strings or ints: those need no conversion (hot path).
     return {
-        "operation": operation_from(get(sc.OPERATION_NAME), span.name),
+        "operation": (
+            operation
+            if type(operation) is str and operation in _PLAIN_OPERATIONS
+            else operation_from(operation, span.name)
+        ),
         "agent_name": agent if agent is None or type(agent) is str else _text(agent),
         "tool_name": tool if tool is None or type(tool) is str else _text(tool),
         "tool_call_id": call_id if call_id is None or type(call_id) is str else _text(call_id),

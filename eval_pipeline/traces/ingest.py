@@ -13,6 +13,7 @@ apart by content), ``tau2`` (tau2-bench results), ``taubench`` (tau-bench trajec
 
 import gc
 import json
+import operator
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store import TraceStore
 
 FORMATS = ("otlp", "tau2", "taubench", "spans")
+_TRACE_ID = operator.attrgetter("trace_id")
 _SUFFIXES = {".json", ".pb", ".protobuf", ".bin"}
 
 
@@ -192,7 +194,7 @@ class _Pipeline:
             report.spans_stored += self.store.write_spans(
                 spans, build=build, day=day, targets=targets
             )
-            report.traces.update(s.trace_id for s in spans)
+            report.traces.update(map(_TRACE_ID, spans))
             report.builds.update(targets)
 
 

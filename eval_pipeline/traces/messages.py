@@ -170,6 +170,11 @@ _CACHE: dict[tuple[str, str], tuple[Message, ...]] = {}
 _CACHE_SIZE = 4096
 
 
+def clear_parse_cache() -> None:
+    """Forget memoised ``parse_messages`` results (benchmarks start each run cold)."""
+    _CACHE.clear()
+
+
 def parse_messages(value: Any, default_role: str = "user") -> tuple[Message, ...]:
     """Messages from a JSON string, a list of mappings, or a single mapping; () for None.
 

@@ -112,12 +112,15 @@ class Redactor:
     ) -> tuple[tuple[Message, ...], frozenset[str], tuple[str, ...]]:
         if not messages:
             return messages, _NOTHING, ()
-        # Histories repeat on every inference span and parsing memoises them (same tuple
-        # object for the same text), so results are cached per tuple identity.
+        # Input histories repeat on every inference span and parsing memoises them (same
+        # tuple object for the same text), so their results are cached per tuple identity.
+        # Outputs are nearly always new: caching them would only evict histories.
+        memo = where == "input_messages"
         key = (id(messages), where)
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] is messages:
-            return cached[1], cached[2], cached[3]
+        if memo:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] is messages:
+                return cached[1], cached[2], cached[3]
         names: dict[str, str] | None = None
         dropped: set[str] = set()
         found: list[str] = []
@@ -135,6 +138,8 @@ class Redactor:
                 new_message(msg.role, tuple(parts), msg.name, msg.finish_reason) if changed else msg
             )
         out = tuple(result) if dropped or found else messages
+        if not memo:
+            return out, frozenset(dropped), tuple(found)
         if len(self._cache) >= 4096:
             self._cache.clear()
         entry = (messages, out, frozenset(dropped), tuple(found))

@@ -24,18 +24,26 @@ from eval_pipeline.traces.store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT
 from eval_pipeline_tests.defs.postgres import scratch_database
 
-OTEL_FILE = (DATA_DIR / "otel" / "openai_agents__otel_contrib_instrumentation"
-             / "test_agent_with_function_tool_spans.otlp.json")
+OTEL_FILE = (
+    DATA_DIR
+    / "otel"
+    / "openai_agents__otel_contrib_instrumentation"
+    / "test_agent_with_function_tool_spans.otlp.json"
+)
 
 pytestmark = pytest.mark.postgres
 
 
 def postgres_instance(url: str, dagster_home: Path) -> dg.DagsterInstance:
     dagster_home.mkdir(parents=True, exist_ok=True)
-    (dagster_home / "dagster.yaml").write_text(yaml.safe_dump({
-        "storage": {"postgres": {"postgres_url": url}},
-        "telemetry": {"enabled": False},
-    }))
+    (dagster_home / "dagster.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "storage": {"postgres": {"postgres_url": url}},
+                "telemetry": {"enabled": False},
+            }
+        )
+    )
     return dg.DagsterInstance.from_config(str(dagster_home))
 
 
@@ -45,8 +53,9 @@ def test_thin_slice_on_dagster_postgres(tmp_path: Path, monkeypatch: pytest.Monk
         monkeypatch.setenv("EVAL_PIPELINE_STATE_URL", url)
         store = TraceStore(home.store)
         for build in ("otel-a", "otel-b"):
-            report = ingest_paths([OTEL_FILE], store=store, build=build,
-                                  policy=load_policy("keep-tools"))
+            report = ingest_paths(
+                [OTEL_FILE], store=store, build=build, policy=load_policy("keep-tools")
+            )
             assert report.ok and report.spans_stored == 8
         registry = BuildRegistry(url)
         registry.register("otel-a", suite="otel-smoke")

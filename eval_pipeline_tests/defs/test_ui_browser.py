@@ -27,7 +27,9 @@ from eval_pipeline_tests.defs.graph_env import make_graph_env
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it)"),
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="chromium is not installed (make test installs it)"
+    ),
 ]
 
 
@@ -62,10 +64,20 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
         evaluate_build(defs, instance, "liar")
     port = free_port()
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "dagster-webserver"), "-h", "127.0.0.1",
-         "-p", str(port), "-m", "eval_pipeline.definitions"],
-        env={**os.environ, "DAGSTER_HOME": str(home.dagster)}, cwd=REPO_ROOT,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            str(Path(sys.executable).parent / "dagster-webserver"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-m",
+            "eval_pipeline.definitions",
+        ],
+        env={**os.environ, "DAGSTER_HOME": str(home.dagster)},
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -73,11 +85,15 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
         base = f"http://127.0.0.1:{port}"
         wait_for(f"{base}/server_info")
         with Chromium() as browser:
-            browser.goto(f"{base}/locations/eval_pipeline.definitions/asset-groups/evaluation",
-                         wait_for_text="gate_decision")
+            browser.goto(
+                f"{base}/locations/eval_pipeline.definitions/asset-groups/evaluation",
+                wait_for_text="gate_decision",
+            )
             graph = browser.screenshot(shots / "asset-graph.png")
-            text = browser.goto(f"{base}/assets/gate_decision?view=checks",
-                                wait_for_text="gate_hallucinated_actions")
+            text = browser.goto(
+                f"{base}/assets/gate_decision?view=checks",
+                wait_for_text="gate_hallucinated_actions",
+            )
             checks = browser.screenshot(shots / "gate-checks.png")
     finally:
         os.killpg(server.pid, signal.SIGTERM)

@@ -86,13 +86,34 @@ def test_too_few_items_is_inconclusive_and_the_tier_decides() -> None:
         assert report.exit_code == exit_code
 
 
-def test_a_no_regression_metric_blocks_when_inconclusive_even_in_a_lenient_tier() -> None:
+def test_a_no_regression_metric_has_a_zero_margin_and_its_inconclusive_follows_the_tier() -> None:
     rule = MetricRule("faithfulness", 0.5, 0.05, no_regression=True)
     cand = frame(score_rows("faithfulness", _graded(30, 0.8, 3), runs_per_item=3))
     base = frame(score_rows("faithfulness", _graded(30, 0.8, 4), runs_per_item=3))
-    report = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=tier_policy("low")), cand, base)
-    assert report.metric("faithfulness").max_regression == 0.0
-    assert report.verdict == "inconclusive" and report.exit_code == 1
+    lenient = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=tier_policy("low")), cand, base)
+    assert lenient.metric("faithfulness").max_regression == 0.0
+    assert lenient.verdict == "inconclusive" and lenient.exit_code == 0
+    assert any("passes with a warning" in w for w in lenient.warnings)
+    strict = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=tier_policy("high")), cand, base)
+    assert strict.verdict == "inconclusive" and strict.exit_code == 1
+
+
+def test_an_untrusted_judge_metric_cannot_pass_but_can_fail() -> None:
+    rule = MetricRule("faithfulness", 0.5, 0.05)
+    same = frame(score_rows("faithfulness", _graded(60, 0.8, 3), runs_per_item=3))
+    untrusted = {"faithfulness": "false-pass rate 0.27 above ceiling 0.10"}
+    trusted = evaluate_gate(replace(CONFIG, metrics=(rule,)), same, same)
+    assert trusted.metric("faithfulness").verdict == "pass"
+    doubted = evaluate_gate(
+        replace(CONFIG, metrics=(rule,), untrusted_metrics=untrusted), same, same
+    )
+    assert doubted.metric("faithfulness").verdict == "inconclusive"
+    assert "untrusted judge" in doubted.metric("faithfulness").reason
+    broken = frame(score_rows("faithfulness", _graded(60, 0.3, 5), runs_per_item=3))
+    failed = evaluate_gate(
+        replace(CONFIG, metrics=(rule,), untrusted_metrics=untrusted), broken, same
+    )
+    assert failed.metric("faithfulness").verdict == "fail"
 
 
 def test_a_slice_that_collapsed_while_the_average_held_fails_and_is_named() -> None:

@@ -62,9 +62,7 @@ def test_rate_out_of_range_names_line_and_field(tmp_path: Path) -> None:
 
 
 def test_unknown_metric_in_a_tier_names_line_and_field(tmp_path: Path) -> None:
-    path, line = _broken(
-        tmp_path, "required_metrics: []", "required_metrics: [task_complete]"
-    )
+    path, line = _broken(tmp_path, "required_metrics: []", "required_metrics: [task_complete]")
     with pytest.raises(
         RiskPolicyError,
         match=rf"{path}:{line}: tiers.low.required_metrics\[0\]: unknown metric id 'task_complete'",
