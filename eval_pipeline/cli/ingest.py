@@ -6,6 +6,8 @@ unreadable file makes the command exit 2 with errors naming file, span and field
 """
 
 import importlib
+from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,8 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.ingest import FORMATS, IngestReport, ingest_paths
 from eval_pipeline.traces.redact import PolicyError, RedactionPolicy, load_policy
 from eval_pipeline.traces.store import TraceStore
@@ -65,6 +69,16 @@ def _print(report: IngestReport) -> None:
         )
 
 
+def _store_imported_scores(scores: Sequence[Score]) -> None:
+    """Keep the benchmark's own recorded scores (e.g. tau2's reward) in the score store."""
+    by_build: dict[str, list[Score]] = defaultdict(list)
+    for score in scores:
+        by_build[score.build or "unassigned"].append(score)
+    store = ScoreStore(current_home().store)
+    for build, rows in by_build.items():
+        store.write(build, rows)
+
+
 @click.command("ingest")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -111,6 +125,7 @@ def ingest(
         report = _bfcl(paths, store, build, policy, questions, answers)
     else:
         report = ingest_paths(list(paths), store=store, build=build, fmt=fmt, policy=policy)
+    _store_imported_scores(report.scores)
     _print(report)
     if report.errors:
         for error in report.errors:

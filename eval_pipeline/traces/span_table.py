@@ -118,11 +118,12 @@ def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> p
         if name in _JSON_FIELDS:
             values = [None if v is None else dumps(v) for v in values]
         elif name in _MESSAGE_FIELDS:
-            values = list(map(shared.messages, values))
+            encode = shared.messages
+            values = [encode(v) if v else "[]" for v in values]
         elif name == "attributes":
             values = dumps_many(values)
         elif name == "events":
-            values = list(map(_events, values))
+            values = [_events(v) if v else "[]" for v in values]
         elif name == "resource":
             values = list(map(shared.resource, values))
         arrays.append(pa.array(values, type=SCHEMA.field(name).type))

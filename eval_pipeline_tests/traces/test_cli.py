@@ -101,6 +101,8 @@ def test_tau2_and_taubench_ingest_with_build():
     )
     assert result.exit_code == 0, result.output
     assert "imported 3 recorded score(s)" in result.output
+    summary = _invoke("summary", "--build", "cand", "--format", "json")
+    assert json.loads(summary.output)["metrics"]["task_success"]["n"] == 3
     assert _invoke("ingest", TAU / "taubench_airline_task0_2trials.json").exit_code == 0
     rows = _list("--build", "cand")
     assert sorted(r["item_id"] for r in rows) == ["13", "2", "6"]
