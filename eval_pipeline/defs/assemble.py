@@ -2,7 +2,13 @@
 
 import dagster as dg
 
-from eval_pipeline.defs import build_assets, dataset_assets, gate_assets, judge_assets
+from eval_pipeline.defs import (
+    build_assets,
+    dataset_assets,
+    gate_assets,
+    judge_assets,
+    validation_assets,
+)
 from eval_pipeline.defs.jobs import (
     baseline_rescore_job,
     build_evaluation_job,
@@ -33,6 +39,7 @@ def build_definitions() -> dg.Definitions:
             build_assets.operational_metrics,
             gate_assets.make_gate_decision(gated_ids()),
             judge_assets.make_judge_calibration(digest),
+            validation_assets.defect_validation,
         ],
         asset_checks=[
             build_assets.traces_are_complete,

@@ -26,6 +26,7 @@ ASSETS = [
 NON_GATE_CHECKS = [
     "candidate_runs:traces_are_complete",
     "dataset_versions:datasets_are_valid",
+    "defect_validation:every_defect_is_caught",
     "judge_calibration:judge_false_pass_rate_is_under_ceiling",
     "run_scores:every_run_is_scored",
 ]
