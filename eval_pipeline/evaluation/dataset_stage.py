@@ -7,8 +7,7 @@ from eval_pipeline.evaluation.sampler import sample_runs
 from eval_pipeline.evaluation.stage import dataset_store
 from eval_pipeline.home import Home
 from eval_pipeline.suites.locate import suite_files
-
-PRODUCTION_BUILD = "production"
+from eval_pipeline.traces.store import PRODUCTION as PRODUCTION_BUILD
 
 
 def _pinned(home: Home) -> list[tuple[Any, Any]]:

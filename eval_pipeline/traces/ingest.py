@@ -34,7 +34,7 @@ from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.normalise import normalise_batch
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store import UNASSIGNED, TraceStore
 
 FORMATS = ("otlp", "tau2", "taubench", "spans")
 _TRACE_ID = operator.attrgetter("trace_id")
@@ -173,8 +173,11 @@ def _bulk_allocation() -> Iterator[None]:
 
 
 class _Pipeline:
-    def __init__(self, store: TraceStore, policy: RedactionPolicy | None) -> None:
+    def __init__(
+        self, store: TraceStore, policy: RedactionPolicy | None, default_build: str = UNASSIGNED
+    ) -> None:
         self.store = store
+        self.default_build = default_build
         self.redactor = Redactor(policy or load_policy())
         self.report = IngestReport()
 
@@ -190,7 +193,7 @@ class _Pipeline:
         spans: list[Span] = self.redactor.redact_batch(normalise_batch(list(result.spans)))
         report.spans_decoded += len(spans)
         if spans:
-            targets = self.store.builds_for(spans, build)
+            targets = self.store.builds_for(spans, build, self.default_build)
             report.spans_stored += self.store.write_spans(
                 spans, build=build, day=day, targets=targets
             )
@@ -234,9 +237,13 @@ def ingest_payload(
     policy: RedactionPolicy | None = None,
     source: str = "request",
     day: str | None = None,
+    default_build: str = UNASSIGNED,
 ) -> IngestReport:
-    """Ingest one OTLP request body (the receiver's path); stored under today's UTC day."""
-    pipeline = _Pipeline(store, policy)
+    """Ingest one OTLP request body (the receiver's path); stored under today's UTC day.
+
+    Traces whose root names no build are stored under ``default_build``.
+    """
+    pipeline = _Pipeline(store, policy, default_build)
     pipeline.report.files = 1
     with _bulk_allocation():
         # The decoded batch is not kept past ``add``: freed before the collector resumes, it

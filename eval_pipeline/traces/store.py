@@ -24,6 +24,8 @@ from eval_pipeline.traces.model import AgentRun, Span
 from eval_pipeline.traces.span_table import from_table, to_table
 
 UNASSIGNED = "unassigned"
+PRODUCTION = "production"
+"""The build the OTLP receiver files live traffic under (traces whose root names no build)."""
 _ALL_DAYS = "all"
 
 
@@ -82,8 +84,14 @@ class TraceStore:
                     self._trace_builds.setdefault(trace_id, build)
         return self._trace_builds
 
-    def builds_for(self, spans: Sequence[Span], build: str | None = None) -> list[str]:
-        """The build each span would be stored under (see the module docstring)."""
+    def builds_for(
+        self, spans: Sequence[Span], build: str | None = None, default: str = UNASSIGNED
+    ) -> list[str]:
+        """The build each span would be stored under (see the module docstring).
+
+        ``default`` replaces ``unassigned`` for traces with no build anywhere (the receiver
+        files live traffic under ``production``).
+        """
         if build is not None:
             return [build] * len(spans)
         roots = _build_of_roots(spans)
@@ -91,7 +99,7 @@ class TraceStore:
         if missing and self._spans_dir.exists():
             stored = self._stored_trace_builds()
             roots.update({t: stored[t] for t in missing if t in stored})
-        return [roots.get(span.trace_id, UNASSIGNED) for span in spans]
+        return [roots.get(span.trace_id, default) for span in spans]
 
     def write_spans(
         self,
