@@ -51,5 +51,5 @@ def build_definitions() -> dg.Definitions:
         sensors=[make_candidate_build_sensor(build_evaluation_job)],
         schedules=[make_baseline_rescore_schedule(baseline_rescore_job, digest)],
         resources=build_resources(),
-        executor=dg.in_process_executor,
+        executor=dg.multi_or_in_process_executor,
     )

@@ -2,12 +2,18 @@
 
 import dagster as dg
 
+IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
+"""The embedded default runs every step in one process (each step of the multiprocess executor
+re-imports the code: about 20 s for two tiny assets here); pick ``multiprocess`` in the
+launchpad or the run config to run steps in parallel."""
+
 from eval_pipeline.defs.partitions import builds_partitions
 
 build_evaluation_job = dg.define_asset_job(
     "build_evaluation_job",
     selection=dg.AssetSelection.groups("evaluation"),
     partitions_def=builds_partitions,
+    config=IN_PROCESS,
     description="Run a build over its suite, score it, and decide its gate against the baseline.",
 )
 
@@ -15,6 +21,7 @@ baseline_rescore_job = dg.define_asset_job(
     "baseline_rescore_job",
     selection=dg.AssetSelection.assets("run_scores").downstream(),
     partitions_def=builds_partitions,
+    config=IN_PROCESS,
     description="Rescore a build's stored runs with the current judge, then re-decide its gate.",
 )
 

@@ -124,3 +124,27 @@ def test_judge_change_stales_exactly_the_old_baselines(
     schedule = new.resolve_schedule_def("baseline_rescore_daily_schedule")
     requests = schedule(dg.build_schedule_context(instance=env.instance, resources=new.resources))
     assert [r.partition_key for r in requests] == ["base"]
+
+
+def evaluation_job() -> dg.JobDefinition:
+    """Module-level, so the multiprocess executor can reconstruct the job in each step."""
+    from eval_pipeline.defs.assemble import build_definitions
+
+    return build_definitions().resolve_job_def("build_evaluation_job")
+
+
+def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
+    from eval_pipeline.defs.launch import local_instance
+
+    env.register("base", "baseline")
+    with local_instance(env.home) as instance:
+        instance.add_dynamic_partitions("builds", ["base"])
+        result = dg.execute_job(
+            dg.reconstructable(evaluation_job),
+            instance,
+            run_config={"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}},
+            tags={"dagster/partition": "base"},
+        )
+        assert result.success
+        keys = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+        assert {"candidate_runs", "run_scores", "gate_decision"} <= keys

@@ -54,12 +54,15 @@ def test_sdk_exporter_spans_are_stored_before_the_ack(receiver: str) -> None:
     exporter = OTLPSpanExporter(endpoint=f"{receiver}/v1/traces", timeout=10)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("test")
-    with tracer.start_as_current_span(
-        "invoke_agent support",
-        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"},
-    ), tracer.start_as_current_span(
-        "execute_tool lookup",
-        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"},
+    with (
+        tracer.start_as_current_span(
+            "invoke_agent support",
+            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"},
+        ),
+        tracer.start_as_current_span(
+            "execute_tool lookup",
+            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"},
+        ),
     ):
         pass
     provider.shutdown()  # SimpleSpanProcessor exported synchronously: both requests acked
