@@ -2,12 +2,12 @@
 
 import dagster as dg
 
+from eval_pipeline.defs.partitions import builds_partitions
+
 IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
 """The embedded default runs every step in one process (each step of the multiprocess executor
 re-imports the code: about 20 s for two tiny assets here); pick ``multiprocess`` in the
 launchpad or the run config to run steps in parallel."""
-
-from eval_pipeline.defs.partitions import builds_partitions
 
 build_evaluation_job = dg.define_asset_job(
     "build_evaluation_job",
