@@ -73,6 +73,7 @@ def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
         reference.execute_in_process(instance=instance, raise_on_error=False)
         for entry in builds:
             result = evaluate_build(defs, instance, entry.build)
+            registry.mark_requested([entry.build])
             outcomes[entry.build] = _outcome(home, entry.build, result)
     return DemoResult(baseline=baseline, outcomes=outcomes, builds=builds)
 

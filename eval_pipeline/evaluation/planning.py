@@ -19,15 +19,17 @@ class BuildPlan:
 
 
 def plan_build_requests(records: Sequence[BuildRecord], cursor: str | None) -> BuildPlan:
-    """Builds registered after ``cursor`` (an ISO timestamp), oldest first.
+    """Builds registered after ``cursor`` (an ISO timestamp) and not evaluated yet, oldest first.
 
     Re-registering a build gives it a new registration time, so it is requested again; the
-    run key (build @ registration time) keeps a repeated tick from requesting it twice.
+    run key (build @ registration time) keeps a repeated tick from requesting it twice. A build
+    already evaluated out of band (``eval-pipeline demo`` marks its builds requested) is not
+    requested again when a daemon first starts on the home.
     """
     fresh = sorted(
         (record.registered_at.isoformat(), record.build)
         for record in records
-        if cursor is None or record.registered_at.isoformat() > cursor
+        if not record.requested and (cursor is None or record.registered_at.isoformat() > cursor)
     )
     if not fresh:
         return BuildPlan(builds=(), cursor=cursor)

@@ -33,3 +33,9 @@ def test_reregistration_is_requested_again() -> None:
     first = plan_build_requests([record("a", 1)], None)
     again = plan_build_requests([record("a", 5)], first.cursor)
     assert [b for b, _ in again.builds] == ["a"]
+
+
+def test_builds_evaluated_out_of_band_are_not_requested() -> None:
+    done = BuildRecord("a", "support-agent", None, None, T0, True)
+    plan = plan_build_requests([done, record("b", 1)], None)
+    assert [b for b, _ in plan.builds] == ["b"]
