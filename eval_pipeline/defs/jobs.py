@@ -1,10 +1,12 @@
 """Jobs: evaluate a build end to end, and rescore a baseline after a judge change."""
 
+from typing import Any
+
 import dagster as dg
 
 from eval_pipeline.defs.partitions import builds_partitions
 
-IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
+IN_PROCESS: dict[str, Any] = {"execution": {"config": {"in_process": {}}}}
 """The embedded default runs every step in one process (each step of the multiprocess executor
 re-imports the code: about 20 s for two tiny assets here); pick ``multiprocess`` in the
 launchpad or the run config to run steps in parallel."""
