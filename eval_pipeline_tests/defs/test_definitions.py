@@ -15,6 +15,7 @@ from eval_pipeline.evaluation.planning import judge_digest
 ASSETS = [
     "candidate_runs",
     "dataset_versions",
+    "defect_validation",
     "gate_decision",
     "judge_calibration",
     "operational_metrics",
