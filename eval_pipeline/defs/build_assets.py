@@ -18,7 +18,7 @@ from eval_pipeline.evaluation import stages
 # partitioned asset would load every partition (see notes/dependencies.md).
 warnings.filterwarnings(
     "ignore",
-    category=dg.PreviewWarning if hasattr(dg, "PreviewWarning") else Warning,
+    category=dg.PreviewWarning,
     message=".*partitions_def on an AssetCheckSpec.*",
 )
 

@@ -15,7 +15,7 @@ from opentelemetry.trace import Tracer
 from eval_pipeline.datasets.item import DatasetItem
 from examples.support_agent.builds import BuildConfig
 from examples.support_agent.conversation import Conversation, text_message
-from examples.support_agent.retail_db import RetailDB
+from examples.support_agent.retail_db import RetailDB, ToolError
 from examples.support_agent.simulator import Call, SimulatedModel, TaskPlan, plan_from_item
 from examples.support_agent.telemetry import Clock, Recorder, as_json
 from examples.support_agent.tools import SUPPORT_TOOLS, ToolBox, refunds_tools
@@ -222,7 +222,7 @@ class SupportAgentRun:
     def _payment_methods(self, user_id: Any) -> list[str]:
         try:
             return sorted(self.db.user(str(user_id))["payment_methods"])
-        except Exception:
+        except ToolError:  # an unknown user has no payment methods to offer
             return []
 
 
