@@ -8,6 +8,7 @@ takes (1 - share) * alpha/2 and the K slice cells split share * alpha/2 (Bonferr
 gate with 10 slices raises false alarms no more often than one without.
 """
 
+import numpy as np
 import pandas as pd
 
 from eval_pipeline.gate.bootstrap import draw_cell, seeded_rng
@@ -92,6 +93,10 @@ def evaluate_gate(
     se = draws.delta_se
     if low is not None and high is not None and se is not None:
         low, high = widen(low, high, steps, runs_behind(cand_stats, base_stats), se)
+        # Scores live in [0, 1]: a bound past the range (few items, wide t quantiles) says
+        # nothing more than the range's end, and would read as nonsense in a report.
+        low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+    cand_low, cand_high = np.clip(cand_low, 0.0, 1.0), np.clip(cand_high, 0.0, 1.0)
     slices = slice_decisions(config, cand, base, steps)
     evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
     scored = set(cand.loc[cand["status"] == "scored", "metric_id"])

@@ -75,6 +75,7 @@ def slice_decisions(
         if low is not None and high is not None:
             assert draws.delta_se is not None
             low, high = widen(low, high, steps, runs_behind(cand_stats, base_stats), draws.delta_se)
+            low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
         for j, rule in enumerate(config.metrics):
             if draws.n_cand[j] == 0:
                 continue

@@ -92,6 +92,32 @@ class Chromium:
             time.sleep(0.5)
         raise TimeoutError(f"{url}: {wait_for_text!r} did not appear; page text: {text[:500]!r}")
 
+    def click_text(self, text: str, *, wait_for_text: str, timeout_s: float = 30) -> str:
+        """Click the first element whose own text is ``text``; wait for ``wait_for_text``."""
+        found = self.call(
+            "Runtime.evaluate",
+            expression=(
+                "(() => { const hit = [...document.querySelectorAll('a,button,div,span')]"
+                f".find(e => e.textContent.trim() === {json.dumps(text)});"
+                " if (hit) { hit.click(); return true; } return false; })()"
+            ),
+            returnByValue=True,
+        )
+        if not found.get("result", {}).get("value"):
+            raise LookupError(f"no element with text {text!r}")
+        deadline = time.monotonic() + timeout_s
+        page = ""
+        while time.monotonic() < deadline:
+            result = self.call(
+                "Runtime.evaluate", expression="document.body.innerText", returnByValue=True
+            )
+            page = str(result.get("result", {}).get("value", ""))
+            if wait_for_text in page:
+                time.sleep(1.0)
+                return page
+            time.sleep(0.3)
+        raise TimeoutError(f"after clicking {text!r}: {wait_for_text!r} did not appear")
+
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the viewport."""
         data = self.call("Page.captureScreenshot", format="png")["data"]

@@ -94,11 +94,13 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
                 f"{base}/assets/gate_decision?view=checks",
                 wait_for_text="gate_hallucinated_actions",
             )
+            detail = browser.click_text("gate_hallucinated_actions", wait_for_text="below floor")
             checks = browser.screenshot(shots / "gate-checks.png")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     assert "gate_tool_correctness" in text
+    assert "fail: mean" in detail and "evidence" in detail  # the reason and its evidence
     assert graph.stat().st_size > 20_000 and checks.stat().st_size > 20_000
     if os.environ.get("EVAL_PIPELINE_SAVE_SCREENSHOTS") == "1":
         target = REPO_ROOT / "docs" / "screenshots"
