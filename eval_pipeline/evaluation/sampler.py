@@ -1,16 +1,18 @@
 """The production sampler: every flagged trace, plus a seeded uniform share of the rest.
 
-Flags are the cheap real-time signals computed from a completed run (tool errors, an
-incomplete trace, a long trajectory, an error status). Biasing the sample to flagged traces
-lets the batch plane see failures first; the uniform share keeps the base rate measurable.
+Flags come from the same detectors the real-time plane runs (``eval_pipeline.detectors``):
+tool errors, incomplete traces, long trajectories, repeated calls, failed runs. Biasing the
+sample to flagged traces lets the batch plane see failures first; the uniform share keeps the
+base rate measurable.
 """
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from eval_pipeline.detectors.flag import Detector
+from eval_pipeline.detectors.registry import detect
 from eval_pipeline.traces.model import AgentRun
-
-LONG_TRAJECTORY_TOOL_CALLS = 12
 
 
 @dataclass(frozen=True)
@@ -22,20 +24,9 @@ class SampledRun:
     reason: str
 
 
-def flags_of(run: AgentRun) -> tuple[str, ...]:
-    """The real-time flags a completed run raises."""
-    flags = []
-    if any(not call.succeeded for call in run.tool_calls):
-        flags.append("tool_error")
-    if not run.complete:
-        flags.append("incomplete_trace")
-    if len(run.tool_calls) >= LONG_TRAJECTORY_TOOL_CALLS:
-        flags.append("long_trajectory")
-    if run.error is not None or any(
-        span.is_error for span in run.spans if span.span_id == run.root_span_id
-    ):
-        flags.append("error_status")
-    return tuple(flags)
+def flags_of(run: AgentRun, detectors: Sequence[Detector] | None = None) -> tuple[str, ...]:
+    """Ids of the detectors that flag ``run``."""
+    return tuple(dict.fromkeys(flag.detector_id for flag in detect(run, detectors)))
 
 
 def _uniform(trace_id: str, seed: str) -> float:
