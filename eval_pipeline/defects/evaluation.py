@@ -3,8 +3,9 @@
 ``SuiteEvaluation.evaluate(build)`` runs the build over the suite's items x ``runs_per_item``
 (resuming whatever is already stored), scores every run with the suite's metrics, stores the
 scores (with per-run latency and cost from the price table) and returns the long scores frame
-the gate reads. A failed run (see ``runners.failure``) gets an ``error`` row for every metric,
-with the failure reason, so the gate counts it as missing and never as a zero.
+the gate reads. Scoring is ``scoring.batch.score_build``: a failed run (see
+``runners.failure``) gets an ``error`` row for every metric with the failure reason, an absent
+run ``unscored`` rows, so the gate counts both as missing and never as a zero.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +19,7 @@ from eval_pipeline.runners.base import Runner
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.runners.outcome import RunBatchResult
 from eval_pipeline.runners.sink import RunSink
+from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.assemble import assemble_runs
@@ -25,28 +27,6 @@ from eval_pipeline.traces.model import AgentRun, EvalContext
 
 RunnerFactory = Callable[[str, Mapping[str, Any]], Runner]
 """(build id, build params) -> a runner writing to the evaluation's sink."""
-
-
-def failed_run_scores(
-    run: AgentRun, reason: str, scorers: Sequence[Scorer], item: DatasetItem, build: str
-) -> list[Score]:
-    """One ``error`` row per metric for a run that failed before it could be scored."""
-    return [
-        Score(
-            metric_id=s.id,
-            value=None,
-            status=ScoreStatus.ERROR,
-            scorer_id=s.id,
-            scorer_version=s.version,
-            reason=f"run failed: {reason}",
-            trace_id=run.trace_id,
-            build=build,
-            item_id=item.item_id,
-            run_index=run.eval_context.run_index,
-            slices=dict(item.slices),
-        )
-        for s in scorers
-    ]
 
 
 @dataclass(frozen=True)
@@ -108,43 +88,22 @@ class SuiteEvaluation:
             base_context=self.base_context,
             seed_base=seed_base,
         )
-        wanted = {(o.item_id, o.run_index) for o in batch.outcomes}
-        runs: dict[tuple[str, int], AgentRun] = {}
-        for run in assemble_runs(self.sink.spans(build)):
-            key = (run.eval_context.item_id or "", run.eval_context.run_index or 0)
-            if key in wanted and not (key in runs and failure_reason(run.spans)):
-                runs[key] = run
-        scores: list[Score] = []
-        per_run: dict[tuple[str, int], dict[str, float | None]] = {}
-        for key in sorted(wanted):
-            found = runs.get(key)
-            item = self.by_id[key[0]]
-            if found is None:
-                continue  # not stored at all: the gate counts the absent rows as missing
-            run = found
-            reason = failure_reason(run.spans)
-            if reason is not None:
-                scores += failed_run_scores(run, reason, self.scorers, item, build)
-                per_run[key] = {"latency_s": None, "cost_usd": None}
-                continue
-            scores += _score(run, item, self.scorers, build)
-            per_run[key] = {
-                "latency_s": run.duration_s,
-                "cost_usd": self.cost_of_run(run) if self.cost_of_run else None,
-            }
+        result = score_build(
+            build,
+            assemble_runs(self.sink.spans(build)),
+            self.items,
+            self.scorers,
+            runs_per_item=self.runs_per_item,
+            cost=self.cost_of_run,
+            failure=lambda run: failure_reason(run.spans),
+        )
+        scores, per_run = result.scores, result.run_metrics
         if self.score_store is not None:
-            self.score_store.write(
-                build,
-                scores,
-                run_metrics={
-                    k: {m: v for m, v in values.items() if v is not None}
-                    for k, values in per_run.items()
-                },
-            )
+            self.score_store.write(build, scores, run_metrics=per_run)
         return BuildScores(build, self._frame(scores, per_run), batch, tuple(scores))
 
     def _frame(
-        self, scores: Sequence[Score], per_run: Mapping[tuple[str, int], Mapping[str, float | None]]
+        self, scores: Sequence[Score], per_run: Mapping[tuple[str, int], Mapping[str, float]]
     ) -> pd.DataFrame:
         rows = []
         for score in scores:
@@ -175,9 +134,3 @@ class SuiteEvaluation:
             "cost_usd",
         ]
         return pd.DataFrame(rows, columns=columns)
-
-
-def _score(run: AgentRun, item: DatasetItem, scorers: Sequence[Scorer], build: str) -> list[Score]:
-    from eval_pipeline.scoring.registry import score_run
-
-    return score_run(run, item, scorers, build=build)

@@ -4,7 +4,7 @@ Runs are matched to items by the eval context on their root span (item id, run i
 trace recorded without an eval context is its own item (item id = trace id, run index 0), so a
 dataset can reference recorded traces by id. A run that is absent, failed, or whose item the
 suite does not know, never silently disappears: an absent run is written as ``unscored`` for
-every metric ("no trace recorded"), a run the runner marked failed as ``unscored`` with the
+every metric ("no trace recorded"), a run the runner marked failed as ``error`` with the
 failure, and unmatched runs are returned for the caller to report.
 """
 
@@ -61,6 +61,9 @@ def score_build(
         if key[0] not in known:
             unmatched.append(run)
             continue
+        # A run redone after a failure (``retry_failed``) wins over its failure record.
+        if key in by_key and failure is not None and failure(run) is not None:
+            continue
         by_key[key] = run
     scores: list[Score] = []
     metrics: RunMetrics = {}
@@ -78,7 +81,9 @@ def score_build(
                     Score(
                         metric_id=s.id,
                         value=None,
-                        status=ScoreStatus.UNSCORED,
+                        # A crashed run is an error of the system under test; an absent one
+                        # could not be scored. The gate counts both as missing, by cause.
+                        status=ScoreStatus.UNSCORED if found is None else ScoreStatus.ERROR,
                         scorer_id=s.id,
                         scorer_version=s.version,
                         reason=why,
