@@ -13,12 +13,12 @@ def _defect_table(result: object) -> str:
     from eval_pipeline.defs.demo import DemoResult
 
     assert isinstance(result, DemoResult)
-    lines = ["| build | targets | gate | failing |", "|---|---|---|---|"]
+    lines = ["| build | targets | gate | release | failing |", "|---|---|---|---|---|"]
     for entry in result.builds:
         outcome = result.outcomes[entry.build]
         lines.append(
             f"| {entry.build} | {entry.target_metric or '-'} | {outcome['verdict']} | "
-            f"{', '.join(outcome['failing']) or '-'} |"
+            f"{outcome['release']} | {', '.join(outcome['failing']) or '-'} |"
         )
     return "\n".join(lines)
 

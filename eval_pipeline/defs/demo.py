@@ -15,7 +15,7 @@ import dagster as dg
 
 from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.defs.assemble import build_definitions
-from eval_pipeline.defs.launch import evaluate_build, local_instance
+from eval_pipeline.defs.launch import evaluate_build, local_instance, quiet_run_config
 from eval_pipeline.home import Home
 
 DEMO_SUITE = "support-agent"
@@ -70,9 +70,11 @@ def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
         reference = defs.resolve_job_def("reference_data_job")
         # A judge that fails calibration is reported by its blocking check, not raised: the
         # gate then refuses to pass on that judge's metrics.
-        reference.execute_in_process(instance=instance, raise_on_error=False)
+        reference.execute_in_process(
+            instance=instance, raise_on_error=False, run_config=quiet_run_config()
+        )
         for entry in builds:
-            result = evaluate_build(defs, instance, entry.build)
+            result = evaluate_build(defs, instance, entry.build, run_config=quiet_run_config())
             registry.mark_requested([entry.build])
             outcomes[entry.build] = _outcome(home, entry.build, result)
     return DemoResult(baseline=baseline, outcomes=outcomes, builds=builds)
@@ -91,8 +93,19 @@ def _outcome(home: Home, build: str, result: dg.ExecuteInProcessResult) -> dict[
             for evaluation in result.get_asset_check_evaluations()
             if not evaluation.passed
         ]
-        return {"verdict": "not gated", "failing": failed, "report": None}
+        failed += [
+            f"step {event.step_key} crashed: {event.step_failure_data.error.message.strip()}"
+            for event in result.get_step_failure_events()
+            if event.step_failure_data.error is not None
+            and "DagsterAssetCheckFailedError" not in (event.step_failure_data.error.cls_name or "")
+        ]
+        return {"verdict": "not gated", "release": "no-go", "failing": failed, "report": None}
     data = json.loads(report.read_text())
     failing = [m["metric_id"] for m in data["metrics"] if m.get("blocking")]
     failing += [b["budget"] for b in data["budgets"] if b.get("blocking")]
-    return {"verdict": data["verdict"], "failing": failing, "report": data}
+    release = (
+        "no-go"
+        if data.get("blocking")
+        else ("go" if data["verdict"] == "pass" else "go, with warnings")
+    )
+    return {"verdict": data["verdict"], "release": release, "failing": failing, "report": data}

@@ -42,8 +42,25 @@ def local_instance(home: Home) -> Iterator[dg.DagsterInstance]:
             os.environ["DAGSTER_HOME"] = previous
 
 
+def quiet_run_config(log_level: str = "CRITICAL") -> dict[str, object]:
+    """In-process run config with Dagster's console logger at ``log_level``.
+
+    The demo reports each build itself; at the default DEBUG level every step (and every
+    expected gate-check failure of a seeded defect, with its traceback) would be printed.
+    """
+    return {
+        "execution": {"config": {"in_process": {}}},
+        "loggers": {"console": {"config": {"log_level": log_level}}},
+    }
+
+
 def evaluate_build(
-    defs: dg.Definitions, instance: dg.DagsterInstance, build: str, *, raise_on_error: bool = False
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    build: str,
+    *,
+    raise_on_error: bool = False,
+    run_config: dict[str, object] | None = None,
 ) -> dg.ExecuteInProcessResult:
     """Add ``build``'s partition if needed and materialise the evaluation job for it in-process."""
     name = str(builds_partitions.name)
@@ -51,5 +68,8 @@ def evaluate_build(
         instance.add_dynamic_partitions(name, [build])
     job = defs.resolve_job_def("build_evaluation_job")
     return job.execute_in_process(
-        instance=instance, partition_key=build, raise_on_error=raise_on_error
+        instance=instance,
+        partition_key=build,
+        raise_on_error=raise_on_error,
+        run_config=run_config,
     )
