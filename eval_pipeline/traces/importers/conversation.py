@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.messages import json_or_text, message
 from eval_pipeline.traces.model import EvalContext, Message, Operation, Span, StatusCode
@@ -141,3 +142,36 @@ def conversation_spans(
         **common,
     )
     return [root, *spans]
+
+
+def reward_score(
+    reward: Any,
+    *,
+    benchmark: str,
+    metric_id: str,
+    scorer_id: str,
+    root: Span | None,
+    build: str | None,
+    item_id: str,
+    run_index: int,
+    evidence: dict[str, Any],
+) -> Score:
+    """The benchmark's own recorded reward as an imported score (``unscored`` when unusable)."""
+    value = float(reward) if isinstance(reward, int | float) else None
+    valid = value is not None and 0.0 <= value <= 1.0
+    return Score(
+        metric_id=metric_id,
+        value=value if valid else None,
+        status=ScoreStatus.SCORED if valid else ScoreStatus.UNSCORED,
+        scorer_id=scorer_id,
+        scorer_version=1,
+        reason=f"reward recorded by {benchmark}"
+        if valid
+        else f"no usable reward recorded ({reward!r})",
+        trace_id=root.trace_id if root else None,
+        span_ids=(root.span_id,) if root else (),
+        build=build,
+        item_id=item_id,
+        run_index=run_index,
+        evidence=evidence,
+    )

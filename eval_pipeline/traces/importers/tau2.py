@@ -11,9 +11,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.decode_errors import FieldError
-from eval_pipeline.traces.importers.conversation import Turn, conversation_spans
+from eval_pipeline.traces.importers.conversation import Turn, conversation_spans, reward_score
 from eval_pipeline.traces.model import EvalContext, Span
 from eval_pipeline.traces.semconv import DIALECT_TAU2
 
@@ -127,21 +127,13 @@ def imported_scores(document: Any, *, source: str, build: str | None = None) -> 
     rows = []
     for sim in simulations(document, source):
         root = spans.get(str(sim.get("id")))
-        reward = (sim.get("reward_info") or {}).get("reward")
-        value = float(reward) if isinstance(reward, int | float) else None
-        valid = value is not None and 0.0 <= value <= 1.0
         rows.append(
-            Score(
+            reward_score(
+                (sim.get("reward_info") or {}).get("reward"),
+                benchmark="tau2-bench",
                 metric_id=METRIC_ID,
-                value=value if valid else None,
-                status=ScoreStatus.SCORED if valid else ScoreStatus.UNSCORED,
                 scorer_id=SCORER_ID,
-                scorer_version=1,
-                reason="reward recorded by tau2-bench"
-                if valid
-                else f"no usable reward recorded ({reward!r})",
-                trace_id=root.trace_id if root else None,
-                span_ids=(root.span_id,) if root else (),
+                root=root,
                 build=build_id,
                 item_id=str(sim["task_id"]),
                 run_index=int(sim.get("trial") or 0),

@@ -11,10 +11,10 @@ Eval context: build (given, else ``taubench:<file stem>``), dataset ``tau-bench/
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode_errors import FieldError
-from eval_pipeline.traces.importers.conversation import Turn, conversation_spans
+from eval_pipeline.traces.importers.conversation import Turn, conversation_spans, reward_score
 from eval_pipeline.traces.model import EvalContext, Span
 from eval_pipeline.traces.semconv import DIALECT_TAUBENCH
 
@@ -106,21 +106,13 @@ def imported_scores(document: Any, *, source: str, build: str | None = None) -> 
     rows = []
     for index, entry in enumerate(_entries(document)):
         root = roots[index]
-        reward = entry.get("reward")
-        value = float(reward) if isinstance(reward, int | float) else None
-        valid = value is not None and 0.0 <= value <= 1.0
         rows.append(
-            Score(
+            reward_score(
+                entry.get("reward"),
+                benchmark="tau-bench",
                 metric_id=METRIC_ID,
-                value=value if valid else None,
-                status=ScoreStatus.SCORED if valid else ScoreStatus.UNSCORED,
                 scorer_id=SCORER_ID,
-                scorer_version=1,
-                reason="reward recorded by tau-bench"
-                if valid
-                else f"no usable reward recorded ({reward!r})",
-                trace_id=root.trace_id,
-                span_ids=(root.span_id,),
+                root=root,
                 build=str(root.attributes[eval_context.BUILD_ID]),
                 item_id=str(entry["task_id"]),
                 run_index=int(entry.get("trial") or 0),
