@@ -15,18 +15,10 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
+from eval_pipeline.scoring.score import SCORE_COLUMNS
 
-LONG_COLUMNS = (
-    "build",
-    "item_id",
-    "run_index",
-    "metric_id",
-    "value",
-    "status",
-    "reason",
-    "trace_id",
-    "span_ids",
-)
+LONG_COLUMNS = SCORE_COLUMNS[: SCORE_COLUMNS.index("span_ids") + 1]
+"""The contract's long-row columns (build ... span_ids); slice columns follow."""
 
 
 def _judge_for(suite: Any) -> Any:

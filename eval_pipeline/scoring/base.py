@@ -87,6 +87,28 @@ class ScorerBase:
             evidence=dict(evidence or {}),
         )
 
+    def _without_value(
+        self,
+        status: str,
+        run: AgentRun,
+        reason: str,
+        evidence: dict[str, Any] | None,
+        judge_fingerprint: str | None,
+        judge_backend: str | None,
+    ) -> Score:
+        return Score(
+            metric_id=self.id,
+            value=None,
+            status=status,
+            scorer_id=self.id,
+            scorer_version=self.version,
+            reason=reason,
+            trace_id=run.trace_id,
+            judge_fingerprint=judge_fingerprint,
+            judge_backend=judge_backend,
+            evidence=dict(evidence or {}),
+        )
+
     def unscored(
         self,
         run: AgentRun,
@@ -97,17 +119,8 @@ class ScorerBase:
         judge_backend: str | None = None,
     ) -> Score:
         """An ``unscored`` row: the input needed to score is missing (never a 0)."""
-        return Score(
-            metric_id=self.id,
-            value=None,
-            status=ScoreStatus.UNSCORED,
-            scorer_id=self.id,
-            scorer_version=self.version,
-            reason=reason,
-            trace_id=run.trace_id,
-            judge_fingerprint=judge_fingerprint,
-            judge_backend=judge_backend,
-            evidence=dict(evidence or {}),
+        return self._without_value(
+            ScoreStatus.UNSCORED, run, reason, evidence, judge_fingerprint, judge_backend
         )
 
     def errored(
@@ -119,16 +132,8 @@ class ScorerBase:
         judge_backend: str | None = None,
     ) -> Score:
         """An ``error`` row: scoring was attempted and failed."""
-        return Score(
-            metric_id=self.id,
-            value=None,
-            status=ScoreStatus.ERROR,
-            scorer_id=self.id,
-            scorer_version=self.version,
-            reason=reason,
-            trace_id=run.trace_id,
-            judge_fingerprint=judge_fingerprint,
-            judge_backend=judge_backend,
+        return self._without_value(
+            ScoreStatus.ERROR, run, reason, None, judge_fingerprint, judge_backend
         )
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:

@@ -97,4 +97,4 @@ SCORE_COLUMNS = (
     "judge_backend",
     "evidence",
 )
-"""Column order of the long scores table; slice columns follow as ``slice.<name>``."""
+"""Column order of the long scores table; slice columns follow, named by the slice (``intent``)."""
