@@ -7,16 +7,25 @@ pre-1.37 message events (``gen_ai.user.message`` ... ``gen_ai.choice``) and the 
 """
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from eval_pipeline.traces import semconv as sc
-from eval_pipeline.traces.messages import json_or_text, message, parse_messages
+from eval_pipeline.traces.messages import (
+    json_or_text,
+    message,
+    parse_messages,
+    parse_output_messages,
+)
 from eval_pipeline.traces.model import Message, Operation, Span, SpanEvent
 
 _OPERATIONS = frozenset(
     value for key, value in vars(Operation).items() if key.isupper() and isinstance(value, str)
 )
 
+
+CURRENT = "1.37+"
+"""``convention_version`` of a span that used none of the renamed or removed forms."""
 
 _RENAMED_KEYS = frozenset(sc.RENAMED_ATTRIBUTES)
 # Pinned operation names that are not also aliases: ``operation_from`` returns them as given.
@@ -88,7 +97,7 @@ def lift_events(span: Span) -> tuple[list[Message], list[Message], list[SpanEven
     return inputs, outputs, kept, seen
 
 
-_LIFTED = frozenset(
+LIFTED = frozenset(
     {
         sc.PROVIDER_NAME,
         sc.SYSTEM,
@@ -111,7 +120,7 @@ _LIFTED = frozenset(
 def lift(span: Span) -> dict[str, Any]:
     """The ``Span`` fields for an OTel GenAI span (``attributes`` is what was not lifted)."""
     source = span.attributes
-    version = "1.37+"
+    version = CURRENT
     if not _RENAMED_KEYS.isdisjoint(source):
         source = dict(source)
         renamed = _RENAMED_KEYS & source.keys()
@@ -119,15 +128,15 @@ def lift(span: Span) -> dict[str, Any]:
             source.setdefault(sc.RENAMED_ATTRIBUTES[old], source.pop(old))
         version = "<1.27" if any("usage" in old for old in renamed) else "<1.37"
     # One pass keeps the unlifted attributes in their order (cheaper than copy-and-pop).
-    attrs = {key: value for key, value in source.items() if key not in _LIFTED}
+    attrs = {key: value for key, value in source.items() if key not in LIFTED}
     get = source.get
     provider = get(sc.PROVIDER_NAME)
     system = get(sc.SYSTEM)
     if provider is None and system is not None:
         provider = sc.PROVIDER_RENAMES.get(str(system), system)
-        version = "<1.37" if version == "1.37+" else version
+        version = "<1.37" if version == CURRENT else version
     inputs = parse_messages(get(sc.INPUT_MESSAGES))
-    outputs = parse_messages(get(sc.OUTPUT_MESSAGES), "assistant")
+    outputs = parse_output_messages(get(sc.OUTPUT_MESSAGES))
     events = span.events
     if events:
         old_in, old_out, kept, seen = lift_events(span)
@@ -135,9 +144,53 @@ def lift(span: Span) -> dict[str, Any]:
             inputs = inputs + tuple(old_in)
             outputs = outputs + tuple(old_out)
             events = tuple(kept)
-            version = "<1.37" if version == "1.37+" else version
+            version = "<1.37" if version == CURRENT else version
     arguments = get(sc.TOOL_CALL_ARGUMENTS)
     result = get(sc.TOOL_CALL_RESULT)
+    operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
+        scalar_fields(get, span.name, provider)
+    )
+    return {
+        "operation": operation,
+        "agent_name": agent,
+        "tool_name": tool,
+        "tool_call_id": call_id,
+        "tool_arguments": None if arguments is None else json_or_text(arguments),
+        "tool_result": None if result is None else json_or_text(result),
+        "model": model,
+        "provider": provider,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "conversation_id": conversation,
+        "input_messages": inputs,
+        "output_messages": outputs,
+        "attributes": attrs,
+        "events": events,
+        "dialect": sc.DIALECT_OTEL_GENAI,
+        "convention_version": version,
+    }
+
+
+ScalarFields = tuple[
+    str,
+    str | None,
+    str | None,
+    str | None,
+    str | None,
+    str | None,
+    int | None,
+    int | None,
+    str | None,
+]
+"""operation, agent, tool, call id, model, provider, input and output tokens, conversation."""
+
+
+def scalar_fields(get: Callable[[str], Any], span_name: str, provider: Any) -> ScalarFields:
+    """The scalar ``Span`` fields of a GenAI span, from its (renamed) attributes' ``get``.
+
+    ``provider`` is the raw provider value (``gen_ai.provider.name``, or the renamed
+    ``gen_ai.system``). Shared by ``lift`` and the ingestion fast path.
+    """
     agent = get(sc.AGENT_NAME)
     tool = get(sc.TOOL_NAME)
     call_id = get(sc.TOOL_CALL_ID)
@@ -147,33 +200,25 @@ def lift(span: Span) -> dict[str, Any]:
     conversation = get(sc.CONVERSATION_ID)
     operation = get(sc.OPERATION_NAME)
     # Most values are absent, strings or ints: those need no conversion (hot path).
-    return {
-        "operation": (
+    return (
+        (
             operation
             if type(operation) is str and operation in _PLAIN_OPERATIONS
-            else operation_from(operation, span.name)
+            else operation_from(operation, span_name)
         ),
-        "agent_name": agent if agent is None or type(agent) is str else _text(agent),
-        "tool_name": tool if tool is None or type(tool) is str else _text(tool),
-        "tool_call_id": call_id if call_id is None or type(call_id) is str else _text(call_id),
-        "tool_arguments": None if arguments is None else json_or_text(arguments),
-        "tool_result": None if result is None else json_or_text(result),
-        "model": model if model is None or type(model) is str else _text(model),
-        "provider": provider if provider is None or type(provider) is str else _text(provider),
-        "input_tokens": input_tokens if type(input_tokens) is int else as_int(input_tokens),
-        "output_tokens": output_tokens if type(output_tokens) is int else as_int(output_tokens),
-        "conversation_id": (
+        agent if agent is None or type(agent) is str else _text(agent),
+        tool if tool is None or type(tool) is str else _text(tool),
+        call_id if call_id is None or type(call_id) is str else _text(call_id),
+        model if model is None or type(model) is str else _text(model),
+        provider if provider is None or type(provider) is str else _text(provider),
+        input_tokens if type(input_tokens) is int else as_int(input_tokens),
+        output_tokens if type(output_tokens) is int else as_int(output_tokens),
+        (
             conversation
             if conversation is None or type(conversation) is str
             else _text(conversation)
         ),
-        "input_messages": inputs,
-        "output_messages": outputs,
-        "attributes": attrs,
-        "events": events,
-        "dialect": sc.DIALECT_OTEL_GENAI,
-        "convention_version": version,
-    }
+    )
 
 
 def _text(value: Any) -> str | None:

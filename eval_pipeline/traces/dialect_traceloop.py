@@ -40,14 +40,15 @@ _REQUEST_TYPES = {
 }
 
 
+MARKERS = frozenset(
+    {SPAN_KIND, "llm.request.type", "gen_ai.prompt.0.role", "gen_ai.completion.0.role"}
+)
+"""Attributes any one of which marks a span as OpenLLMetry style."""
+
+
 def is_traceloop(attributes: dict[str, Any]) -> bool:
     """True for spans in the OpenLLMetry style."""
-    return (
-        SPAN_KIND in attributes
-        or "llm.request.type" in attributes
-        or "gen_ai.prompt.0.role" in attributes
-        or "gen_ai.completion.0.role" in attributes
-    )
+    return not MARKERS.isdisjoint(attributes)
 
 
 def _flattened(attrs: dict[str, Any], prefix: str, default_role: str) -> tuple[Message, ...]:

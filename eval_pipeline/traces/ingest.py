@@ -13,7 +13,6 @@ apart by content), ``tau2`` (tau2-bench results), ``taubench`` (tau-bench trajec
 
 import gc
 import json
-import operator
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,16 +27,16 @@ from eval_pipeline.traces.decode_errors import (
     DecodeResult,
     FieldError,
 )
+from eval_pipeline.traces.fast_path import decode_rows
 from eval_pipeline.traces.flat_spans import decode_flat, is_flat
 from eval_pipeline.traces.importers import tau2, taubench
-from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.normalise import normalise_batch
-from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, PROTOBUF_MEDIA_TYPES, decode_otlp
 from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.span_table import TRACE_ID, Row, span_row
 from eval_pipeline.traces.store import UNASSIGNED, TraceStore
 
 FORMATS = ("otlp", "tau2", "taubench", "spans")
-_TRACE_ID = operator.attrgetter("trace_id")
 _SUFFIXES = {".json", ".pb", ".protobuf", ".bin"}
 
 
@@ -96,6 +95,11 @@ def expand(paths: Sequence[Path]) -> list[Path]:
         else:
             out.append(path)
     return out
+
+
+def _is_protobuf(payload: bytes, fmt: str | None) -> bool:
+    """True for an OTLP protobuf file (the format ``_decode_file`` would take it as)."""
+    return fmt in (None, "otlp") and payload.lstrip()[:1] not in (b"{", b"[")
 
 
 def _decode_file(
@@ -183,21 +187,34 @@ class _Pipeline:
 
     def add(self, result: DecodeResult, build: str | None, day: str | None) -> None:
         with _bulk_allocation():
-            self._add(result, build, day)
+            report = self.report
+            report.errors.extend(result.errors)
+            report.spans_rejected += sum(1 for e in result.errors if e.span_id is not None)
+            # The decoded batch belongs to this call alone: normalise and redact it in place.
+            spans = self.redactor.redact_batch(normalise_batch(list(result.spans)))
+            self._store(list(map(span_row, spans)), build, day)
 
-    def _add(self, result: DecodeResult, build: str | None, day: str | None) -> None:
+    def add_protobuf(self, payload: bytes, source: str, build: str | None, day: str | None) -> None:
+        """A protobuf request through the fast path (``traces.fast_path``)."""
+        with _bulk_allocation():
+            batch = decode_rows(payload, source, MAX_ATTRIBUTE_BYTES, self.redactor)
+            if batch is None:  # the request does not parse: the general decoder salvages it
+                self.add(decode_otlp(payload, content_type=PROTOBUF, source=source), build, day)
+                return
+            self.report.errors.extend(batch.errors)
+            self.report.spans_rejected += len(batch.errors)
+            self._store(batch.rows, build, day)
+            del batch  # freed before the collector resumes (see ``_bulk_allocation``)
+
+    def _store(self, rows: list[Row], build: str | None, day: str | None) -> None:
         report = self.report
-        report.errors.extend(result.errors)
-        report.spans_rejected += sum(1 for e in result.errors if e.span_id is not None)
-        # The decoded batch belongs to this call alone: normalise and redact it in place.
-        spans: list[Span] = self.redactor.redact_batch(normalise_batch(list(result.spans)))
-        report.spans_decoded += len(spans)
-        if spans:
-            targets = self.store.builds_for(spans, build, self.default_build)
-            report.spans_stored += self.store.write_spans(
-                spans, build=build, day=day, targets=targets
+        report.spans_decoded += len(rows)
+        if rows:
+            targets = self.store.builds_for_rows(rows, build, self.default_build)
+            report.spans_stored += self.store.write_rows(
+                rows, build=build, day=day, targets=targets
             )
-            report.traces.update(map(_TRACE_ID, spans))
+            report.traces.update(row[TRACE_ID] for row in rows)
             report.builds.update(targets)
 
 
@@ -219,6 +236,9 @@ def ingest_paths(
             payload = path.read_bytes()
         except OSError as exc:
             pipeline.report.errors.append(DecodeError(str(path), "$", f"cannot read: {exc}"))
+            continue
+        if _is_protobuf(payload, fmt):
+            pipeline.add_protobuf(payload, str(path), build, None)
             continue
         with _bulk_allocation():
             result, scores = _decode_file(payload, str(path), fmt, build)
@@ -245,12 +265,13 @@ def ingest_payload(
     """
     pipeline = _Pipeline(store, policy, default_build)
     pipeline.report.files = 1
+    day = day or datetime.now(UTC).strftime("%Y-%m-%d")
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media in PROTOBUF_MEDIA_TYPES:
+        pipeline.add_protobuf(payload, source, build, day)
+        return pipeline.report
     with _bulk_allocation():
         # The decoded batch is not kept past ``add``: freed before the collector resumes, it
         # is not traversed by the collection that follows.
-        pipeline.add(
-            decode_otlp(payload, content_type=content_type, source=source),
-            build,
-            day or datetime.now(UTC).strftime("%Y-%m-%d"),
-        )
+        pipeline.add(decode_otlp(payload, content_type=content_type, source=source), build, day)
     return pipeline.report

@@ -92,12 +92,15 @@ def _searched_tool_call(stripped: str) -> dict[str, JsonValue] | None:
 def _part(raw: Any) -> dict[str, JsonValue]:
     if type(raw) is not dict and not isinstance(raw, Mapping):
         return {"type": "text", "content": "" if raw is None else str(raw)}
+    kind = raw.get("type")
+    if kind == "text":
+        content = raw.get("content")
+        if isinstance(content, str):
+            call = tool_call_from_repr(content)
+            if call is not None:
+                return call
     part = dict(raw)
-    if part.get("type") == "text" and isinstance(part.get("content"), str):
-        call = tool_call_from_repr(part["content"])
-        if call is not None:
-            return call
-    if part.get("type") == "tool_call" and isinstance(part.get("arguments"), str):
+    if kind == "tool_call" and isinstance(part.get("arguments"), str):
         part["arguments"] = json_or_text(part["arguments"])
     return part
 
@@ -191,6 +194,14 @@ def parse_messages(value: Any, default_role: str = "user") -> tuple[Message, ...
             cached = _CACHE[(value, default_role)] = _parse(value, default_role)
         return cached
     return _parse(value, default_role)
+
+
+def parse_output_messages(value: Any) -> tuple[Message, ...]:
+    """``parse_messages(value, "assistant")`` without memoising: outputs are nearly always new.
+
+    Memoising them would only evict the input histories, which do repeat.
+    """
+    return () if value is None else _parse(value, "assistant")
 
 
 def _parse(value: Any, default_role: str) -> tuple[Message, ...]:

@@ -18,6 +18,8 @@ from eval_pipeline.traces.otlp_protobuf import decode_protobuf
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
+PROTOBUF_MEDIA_TYPES = frozenset({PROTOBUF, "application/protobuf", "application/octet-stream"})
+"""Media types decoded as protobuf."""
 
 
 def decode_otlp(
@@ -40,7 +42,7 @@ def decode_otlp(
         The decoded spans and one error per rejected span (or per unreadable payload).
     """
     media = content_type.split(";", 1)[0].strip().lower()
-    if media in (PROTOBUF, "application/protobuf", "application/octet-stream"):
+    if media in PROTOBUF_MEDIA_TYPES:
         return decode_protobuf(payload, source, max_attribute_bytes)
     if media == JSON or media.endswith("+json"):
         return decode_json(payload, source, max_attribute_bytes)
@@ -55,4 +57,4 @@ def decode_otlp(
     )
 
 
-__all__ = ["JSON", "PROTOBUF", "DecodeError", "DecodeResult", "decode_otlp"]
+__all__ = ["JSON", "PROTOBUF", "PROTOBUF_MEDIA_TYPES", "DecodeError", "DecodeResult", "decode_otlp"]

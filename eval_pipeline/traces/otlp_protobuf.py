@@ -57,16 +57,16 @@ def attributes(pairs: Any, limit: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kv in pairs:
         value = kv.value
-        # Strings and ints are nearly every attribute: read them inline (hot path).
-        which = value.WhichOneof("value")
-        if which == "string_value":
-            text = value.string_value
+        # Non-empty strings are nearly every attribute: one read tells them apart (a oneof
+        # reads as "" when another member is set), then ints; the rest take the general way.
+        text = value.string_value
+        if text:
             if len(text) > limit:
                 raise FieldError(
                     f"attributes[{kv.key}]", f"value of {len(text)} chars exceeds {limit}"
                 )
             out[kv.key] = text
-        elif which == "int_value":
+        elif value.WhichOneof("value") == "int_value":
             out[kv.key] = value.int_value
         else:
             out[kv.key] = _value(value, kv.key, limit)
@@ -133,7 +133,7 @@ def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
                 try:
                     keep(pb_span(span, resource, scope, limit))
                 except FieldError as exc:
-                    result.errors.append(_rejected(span, exc, source))
+                    result.errors.append(rejected(span, exc, source))
     return result
 
 
@@ -148,10 +148,11 @@ def _keep(
     try:
         result.spans.append(pb_span(span, resource, scope, limit))
     except FieldError as exc:
-        result.errors.append(_rejected(span, exc, source))
+        result.errors.append(rejected(span, exc, source))
 
 
-def _rejected(span: PbSpan, exc: FieldError, source: str) -> DecodeError:
+def rejected(span: PbSpan, exc: FieldError, source: str) -> DecodeError:
+    """The error for a span the decoder rejects (source, field, message and its ids)."""
     return DecodeError(
         source,
         exc.field_name,

@@ -8,7 +8,6 @@ always gives the same token under one key, so equality (argument correctness) st
 redacted data, while the value cannot be recovered without the key.
 """
 
-import hashlib
 import hmac
 import re
 from collections.abc import Callable
@@ -92,7 +91,7 @@ class Tokeniser:
         """The token for one normalised value (same value and key -> same token)."""
         cached = self._cache.get((kind, value))
         if cached is None:
-            digest = hmac.new(self._key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+            digest = hmac.digest(self._key, f"{kind}:{value}".encode(), "sha256").hex()
             cached = f"[{kind}:{digest[:10]}]"
             self._cache[(kind, value)] = cached
         return cached

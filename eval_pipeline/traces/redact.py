@@ -49,6 +49,13 @@ STRUCTURAL_ATTRIBUTES = frozenset(
 )
 """Attributes that hold identifiers and settings, not user content: not scanned for PII."""
 
+_CHANGED_FIELDS = (
+    "tool_arguments",
+    "tool_result",
+    "input_messages",
+    "output_messages",
+    "attributes",
+)
 _CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_response": "response"}
 
 _Cached = tuple[tuple[Message, ...], tuple[Message, ...], frozenset[str], tuple[str, ...]]
@@ -63,7 +70,7 @@ class Redactor:
         self.policy = policy
         chosen = tuple(DETECTORS[name] for name in DETECTORS if name in policy.detectors)
         self._tokens = Tokeniser(chosen, policy.key)
-        self._cache: dict[tuple[int, str], _Cached] = {}
+        self._cache: dict[int, _Cached] = {}
 
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:
@@ -90,14 +97,18 @@ class Redactor:
             if part.get("arguments") is None:
                 return part
             dropped.add(where + ".tool_call.arguments")
-            return {k: v for k, v in part.items() if k != "arguments"}
+            kept = dict(part)
+            del kept["arguments"]
+            return kept
         if kind == "tool_call_response" and not self.policy.keeps_results(
             names.get(str(part.get("id")))
         ):
             if part.get("response") is None:
                 return part
             dropped.add(f"{where}.tool_call_response.response")
-            return {k: v for k, v in part.items() if k != "response"}
+            kept = dict(part)
+            del kept["response"]
+            return kept
         content_key = _CONTENT_KEYS.get(str(kind))
         if content_key is not None:
             value = part.get(content_key)
@@ -116,8 +127,8 @@ class Redactor:
         # tuple object for the same text), so their results are cached per tuple identity.
         # Outputs are nearly always new: caching them would only evict histories.
         memo = where == "input_messages"
-        key = (id(messages), where)
         if memo:
+            key = id(messages)
             cached = self._cache.get(key)
             if cached is not None and cached[0] is messages:
                 return cached[1], cached[2], cached[3]
@@ -171,11 +182,35 @@ class Redactor:
     def _changes(self, span: Span) -> dict[str, Any] | None:
         """The fields the policy changes on ``span`` (None when it changes nothing)."""
         dropped: set[str] = set()
-        found: list[str] = []
-        arguments, result = span.tool_arguments, span.tool_result
-        tool = span.tool_name
+        arguments, result = self.drop_tool_payload(
+            dropped, span.tool_name, span.operation, span.tool_arguments, span.tool_result
+        )
+        changed = self.changes(
+            dropped,
+            arguments,
+            result,
+            span.input_messages,
+            span.output_messages,
+            span.attributes,
+        )
+        return None if changed is None else dict(zip(_CHANGED_FIELDS, changed, strict=True))
+
+    def drop_tool_payload(
+        self,
+        dropped: set[str],
+        tool: str | None,
+        operation: str,
+        arguments: Any,
+        result: Any,
+    ) -> tuple[Any, Any]:
+        """The tool arguments and result the policy keeps (None for dropped ones).
+
+        The decision depends only on the tool and on which values are present, so the
+        ingestion fast path asks it before parsing a payload it would then throw away.
+        Dropped fields are added to ``dropped``.
+        """
         if (arguments is not None or result is not None) and (
-            tool or span.operation == Operation.EXECUTE_TOOL
+            tool or operation == Operation.EXECUTE_TOOL
         ):
             policy = self.policy
             if arguments is not None and not policy.keeps_arguments(tool):
@@ -184,7 +219,27 @@ class Redactor:
             if result is not None and not policy.keeps_results(tool):
                 result = None
                 dropped.add("tool_result")
-        inputs, outputs = span.input_messages, span.output_messages
+        return arguments, result
+
+    def changes(
+        self,
+        dropped: set[str],
+        arguments: JsonValue,
+        result: JsonValue,
+        inputs: tuple[Message, ...],
+        outputs: tuple[Message, ...],
+        attributes: dict[str, JsonValue],
+    ) -> (
+        tuple[JsonValue, JsonValue, tuple[Message, ...], tuple[Message, ...], dict[str, Any]] | None
+    ):
+        """The changed fields after ``drop_tool_payload`` (None when nothing changes).
+
+        Scrubs personal data from the kept arguments and result, the messages and the
+        non-structural attributes, and records the audit attributes. The fields come back
+        in ``_CHANGED_FIELDS`` order.
+        """
+        found: list[str] = []
+        original_attributes = attributes
         if inputs:
             inputs, in_dropped, in_found = self._messages(inputs, "input_messages")
             dropped.update(in_dropped)
@@ -193,14 +248,13 @@ class Redactor:
             outputs, out_dropped, out_found = self._messages(outputs, "output_messages")
             dropped.update(out_dropped)
             found.extend(out_found)
-        attributes = span.attributes
         for key, value in attributes.items():
             if key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."):
                 continue
             if isinstance(value, str | list | dict):
                 cleaned = self._scrub(value, f"attributes.{key}", found)
                 if cleaned is not value and cleaned != value:
-                    if attributes is span.attributes:
+                    if attributes is original_attributes:
                         attributes = dict(attributes)
                     attributes[key] = cleaned
         if arguments is not None:
@@ -218,13 +272,7 @@ class Redactor:
             for item in found:
                 counts[item] = counts.get(item, 0) + 1
             attributes[REPLACED] = dict(sorted(counts.items()))
-        return {
-            "tool_arguments": arguments,
-            "tool_result": result,
-            "input_messages": inputs,
-            "output_messages": outputs,
-            "attributes": attributes,
-        }
+        return arguments, result, inputs, outputs, attributes
 
 
 def _call_names(messages: tuple[Message, ...]) -> dict[str, str]:

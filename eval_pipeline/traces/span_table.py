@@ -7,7 +7,7 @@ after a write and a read).
 
 import json
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -52,10 +52,18 @@ SCHEMA = pa.schema(
     ]
 )
 
-_SPAN_FIELDS = tuple(name for name in SCHEMA.names if name not in ("build", "day"))
+ROW_FIELDS = tuple(name for name in SCHEMA.names if name not in ("build", "day"))
+"""The ``Span`` fields of a store row, in column order."""
+TRACE_ID, SPAN_ID, PARENT_SPAN_ID, ATTRIBUTES = map(
+    ROW_FIELDS.index, ("trace_id", "span_id", "parent_span_id", "attributes")
+)
 _JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
-_MESSAGE_FIELDS = frozenset({"input_messages", "output_messages"})
-_row = operator.attrgetter(*_SPAN_FIELDS)
+
+Row = tuple[Any, ...]
+"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text)."""
+
+span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
+"""The store row of a span."""
 
 
 def _json(value: Any) -> str | None:
@@ -84,6 +92,10 @@ def _message_text(msg: Message) -> str:
     return text + "}"
 
 
+def _messages_text(items: tuple[Message, ...]) -> str:
+    return "[" + ",".join(map(_message_text, items)) + "]"
+
+
 class _SharedText:
     """JSON text of values that many spans share as one object (histories, resources)."""
 
@@ -95,7 +107,7 @@ class _SharedText:
             return "[]"
         seen = self._seen.get(id(items))
         if seen is None or seen[0] is not items:
-            text = "[" + ",".join(map(_message_text, items)) + "]"
+            text = _messages_text(items)
             seen = self._seen[id(items)] = (items, text)
         return seen[1]
 
@@ -108,18 +120,26 @@ class _SharedText:
 
 def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> pa.Table:
     """Spans (with the build of each) -> one Arrow table in ``SCHEMA``."""
+    # One C-level pass reads every field of every span.
+    return rows_table(list(map(span_row, spans)), builds, day)
+
+
+def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
+    """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
     shared = _SharedText()
-    # One C-level pass reads every field of every span; ``zip`` turns the rows into columns.
-    rows = zip(*map(_row, spans), strict=True)
-    columns = dict(zip(_SPAN_FIELDS, rows, strict=True)) if spans else {}
+    # ``zip`` turns the rows into columns in one C-level pass.
+    columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
     arrays: list[pa.Array] = []
-    for name in _SPAN_FIELDS:
+    for name in ROW_FIELDS:
         values: Any = columns.get(name, ())
         if name in _JSON_FIELDS:
             values = [None if v is None else dumps(v) for v in values]
-        elif name in _MESSAGE_FIELDS:
+        elif name == "input_messages":
+            # Histories repeat on every inference span of a run, as one shared tuple.
             encode = shared.messages
             values = [encode(v) if v else "[]" for v in values]
+        elif name == "output_messages":
+            values = [_messages_text(v) if v else "[]" for v in values]
         elif name == "attributes":
             values = dumps_many(values)
         elif name == "events":
@@ -128,7 +148,7 @@ def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> p
             values = list(map(shared.resource, values))
         arrays.append(pa.array(values, type=SCHEMA.field(name).type))
     arrays.append(pa.array(builds, type=pa.string()))
-    arrays.append(pa.array([day] * len(spans), type=pa.string()))
+    arrays.append(pa.array([day] * len(rows), type=pa.string()))
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 

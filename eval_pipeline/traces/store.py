@@ -21,7 +21,16 @@ import pyarrow.parquet as pq
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.assemble import assemble_runs
 from eval_pipeline.traces.model import AgentRun, Span
-from eval_pipeline.traces.span_table import from_table, to_table
+from eval_pipeline.traces.span_table import (
+    ATTRIBUTES,
+    PARENT_SPAN_ID,
+    SPAN_ID,
+    TRACE_ID,
+    Row,
+    from_table,
+    rows_table,
+    span_row,
+)
 
 UNASSIGNED = "unassigned"
 PRODUCTION = "production"
@@ -29,16 +38,17 @@ PRODUCTION = "production"
 _ALL_DAYS = "all"
 
 
-def _build_of_roots(spans: Iterable[Span]) -> dict[str, str]:
+def _build_of_roots(rows: Iterable[Row]) -> dict[str, str]:
     builds: dict[str, tuple[int, str]] = {}
-    for span in spans:
-        build = span.attributes.get(eval_context.BUILD_ID)
+    for row in rows:
+        build = row[ATTRIBUTES].get(eval_context.BUILD_ID)
         if build is None:
             continue
-        rank = 0 if span.parent_span_id is None else 1
-        seen = builds.get(span.trace_id)
+        rank = 0 if row[PARENT_SPAN_ID] is None else 1
+        trace_id = row[TRACE_ID]
+        seen = builds.get(trace_id)
         if seen is None or rank < seen[0]:
-            builds[span.trace_id] = (rank, str(build))
+            builds[trace_id] = (rank, str(build))
     return {trace_id: build for trace_id, (_, build) in builds.items()}
 
 
@@ -92,14 +102,21 @@ class TraceStore:
         ``default`` replaces ``unassigned`` for traces with no build anywhere (the receiver
         files live traffic under ``production``).
         """
+        return self.builds_for_rows(list(map(span_row, spans)), build, default)
+
+    def builds_for_rows(
+        self, rows: Sequence[Row], build: str | None = None, default: str = UNASSIGNED
+    ) -> list[str]:
+        """``builds_for`` of the spans these store rows hold (``span_table.span_row``)."""
         if build is not None:
-            return [build] * len(spans)
-        roots = _build_of_roots(spans)
-        missing = {s.trace_id for s in spans} - set(roots)
+            return [build] * len(rows)
+        roots = _build_of_roots(rows)
+        missing = {row[TRACE_ID] for row in rows} - set(roots)
         if missing and self._spans_dir.exists():
             stored = self._stored_trace_builds()
             roots.update({t: stored[t] for t in missing if t in stored})
-        return [roots.get(span.trace_id, default) for span in spans]
+        get = roots.get
+        return [get(row[TRACE_ID], default) for row in rows]
 
     def write_spans(
         self,
@@ -113,28 +130,39 @@ class TraceStore:
 
         ``targets`` (optional) is ``builds_for(spans, build)`` when the caller has it already.
         """
+        return self.write_rows(list(map(span_row, spans)), build=build, day=day, targets=targets)
+
+    def write_rows(
+        self,
+        rows: Sequence[Row],
+        *,
+        build: str | None = None,
+        day: str | None = None,
+        targets: Sequence[str] | None = None,
+    ) -> int:
+        """``write_spans`` for the store rows of spans (``span_table.span_row``)."""
         if targets is None:
-            targets = self.builds_for(spans, build)
-        grouped: dict[str, list[Span]] = {}
+            targets = self.builds_for_rows(rows, build)
+        grouped: dict[str, list[Row]] = {}
         keys: dict[str, set[tuple[str, str]]] = {}
-        for span, target in zip(spans, targets, strict=True):
+        for row, target in zip(rows, targets, strict=True):
             known = keys.get(target)
             if known is None:
                 known = keys[target] = self._keys(target)
-            key = (span.trace_id, span.span_id)
+            key = (row[TRACE_ID], row[SPAN_ID])
             if key in known:
                 continue
             known.add(key)
-            grouped.setdefault(target, []).append(span)
+            grouped.setdefault(target, []).append(row)
         written = 0
         for target, members in grouped.items():
             folder = self._build_dir(target) / f"day={quote(day or _ALL_DAYS, safe='')}"
             folder.mkdir(parents=True, exist_ok=True)
-            self._write(folder, to_table(members, [target] * len(members), day))
+            self._write(folder, rows_table(members, [target] * len(members), day))
             written += len(members)
             if self._trace_builds is not None:
                 for stored in members:
-                    self._trace_builds.setdefault(stored.trace_id, target)
+                    self._trace_builds.setdefault(stored[TRACE_ID], target)
         return written
 
     @staticmethod

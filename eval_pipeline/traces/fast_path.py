@@ -1,0 +1,164 @@
+"""The ingestion fast path: a protobuf request straight to redacted store rows.
+
+Nearly all traffic is spans in the current GenAI conventions. For those, the general path's
+intermediate objects (a raw ``Span``, its normalised state, the redacted state, then the store
+row) cost more than the work itself. Here each protobuf span goes to its store row in one step,
+through the same helpers as the general path (``otlp_protobuf.attributes``,
+``dialect_genai.scalar_fields``, ``messages.parse_messages`` and the ``Redactor``), so the row
+equals ``span_row(redact(normalise(decode(span))))``.
+
+Spans it does not take go through the general path, one by one, in place: spans with events
+(older conventions put messages there), another dialect's markers, renamed or removed
+attributes, or any field the general decoder rejects (which then reports the error). One
+difference in effort, none in result: a tool payload the policy drops is never parsed.
+``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal on every data file.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
+
+from eval_pipeline.traces import dialect_openinference, dialect_traceloop
+from eval_pipeline.traces import semconv as sc
+from eval_pipeline.traces.decode_errors import DecodeError, FieldError
+from eval_pipeline.traces.dialect_genai import CURRENT, LIFTED, scalar_fields
+from eval_pipeline.traces.messages import json_or_text, parse_messages, parse_output_messages
+from eval_pipeline.traces.normalise import normalise_span
+from eval_pipeline.traces.otlp_protobuf import (
+    KIND_NAMES,
+    STATUS_NAMES,
+    attributes,
+    pb_span,
+    rejected,
+)
+from eval_pipeline.traces.redact import Redactor
+from eval_pipeline.traces.span_table import Row, span_row
+
+GENERAL_ONLY = (
+    frozenset(sc.RENAMED_ATTRIBUTES)
+    | {sc.SYSTEM, dialect_openinference.SPAN_KIND}
+    | dialect_traceloop.MARKERS
+)
+"""Attributes whose presence sends a span down the general path (renames, other dialects)."""
+
+_ZERO_TRACE = "0" * 32
+_ZERO_SPAN = "0" * 16
+_NO_EVENTS: tuple[()] = ()
+
+
+@dataclass
+class RowBatch:
+    """Store rows of one request, and one error per rejected span."""
+
+    rows: list[Row] = field(default_factory=list)
+    errors: list[DecodeError] = field(default_factory=list)
+
+
+def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> RowBatch | None:
+    """Rows for every span of a protobuf request; None when the request does not parse.
+
+    A request that does not parse as a whole goes to the general decoder's salvage path
+    (``otlp_protobuf.decode_protobuf``), which keeps its good spans.
+    """
+    try:
+        request = ExportTraceServiceRequest.FromString(payload)
+    except ProtobufDecodeError:
+        return None
+    batch = RowBatch()
+    keep = batch.rows.append
+    for resource_spans in request.resource_spans:
+        resource = attributes(resource_spans.resource.attributes, limit)
+        for scope_spans in resource_spans.scope_spans:
+            scope = scope_spans.scope.name or None
+            for span in scope_spans.spans:
+                row = fast_row(span, resource, scope, limit, redactor)
+                if row is None:
+                    try:
+                        row = span_row(
+                            redactor.redact(normalise_span(pb_span(span, resource, scope, limit)))
+                        )
+                    except FieldError as exc:
+                        batch.errors.append(rejected(span, exc, source))
+                        continue
+                keep(row)
+    return batch
+
+
+def fast_row(
+    span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int, redactor: Redactor
+) -> Row | None:
+    """The redacted store row of a current-conventions GenAI span; None for any other span."""
+    trace_id = span.trace_id.hex()
+    span_id = span.span_id.hex()
+    parent = span.parent_span_id.hex()
+    if (
+        len(trace_id) != 32
+        or trace_id == _ZERO_TRACE
+        or len(span_id) != 16
+        or span_id == _ZERO_SPAN
+        or (parent and len(parent) != 16)
+        or span.events
+    ):
+        return None
+    try:
+        raw = attributes(span.attributes, limit)
+    except FieldError:
+        return None
+    if not GENERAL_ONLY.isdisjoint(raw):
+        return None
+    get = raw.get
+    name = span.name
+    operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
+        scalar_fields(get, name, get(sc.PROVIDER_NAME))
+    )
+    dropped: set[str] = set()
+    arguments = get(sc.TOOL_CALL_ARGUMENTS)
+    result = get(sc.TOOL_CALL_RESULT)
+    if arguments is not None or result is not None:
+        arguments, result = redactor.drop_tool_payload(dropped, tool, operation, arguments, result)
+        if arguments is not None:
+            arguments = json_or_text(arguments)
+        if result is not None:
+            result = json_or_text(result)
+    inputs = parse_messages(get(sc.INPUT_MESSAGES))
+    outputs = parse_output_messages(get(sc.OUTPUT_MESSAGES))
+    attrs = {key: value for key, value in raw.items() if key not in LIFTED}
+    changes = redactor.changes(dropped, arguments, result, inputs, outputs, attrs)
+    if changes is not None:
+        arguments, result, inputs, outputs, attrs = changes
+    status = span.status
+    code = status.code
+    kind = span.kind
+    return (
+        trace_id,
+        span_id,
+        parent if parent and parent != _ZERO_SPAN else None,
+        name,
+        KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        STATUS_NAMES[code] if 0 <= code < 3 else STATUS_NAMES[0],
+        status.message or None,
+        operation,
+        agent,
+        tool,
+        call_id,
+        arguments,
+        result,
+        model,
+        provider,
+        input_tokens,
+        output_tokens,
+        conversation,
+        inputs,
+        outputs,
+        attrs,
+        _NO_EVENTS,
+        resource,
+        scope,
+        sc.DIALECT_OTEL_GENAI,
+        CURRENT,
+    )
