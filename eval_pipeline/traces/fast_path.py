@@ -25,7 +25,13 @@ from eval_pipeline.traces import dialect_openinference, dialect_traceloop
 from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.decode_errors import DecodeError, FieldError
 from eval_pipeline.traces.dialect_genai import CURRENT, LIFTED, scalar_fields
-from eval_pipeline.traces.messages import json_or_text, parse_messages, parse_output_messages
+from eval_pipeline.traces.messages import (
+    json_or_text,
+    normalise_part,
+    parse_messages,
+    parse_output_messages,
+)
+from eval_pipeline.traces.model import Message
 from eval_pipeline.traces.normalise import normalise_span
 from eval_pipeline.traces.otlp_protobuf import (
     KIND_NAMES,
@@ -35,7 +41,7 @@ from eval_pipeline.traces.otlp_protobuf import (
     rejected,
 )
 from eval_pipeline.traces.redact import Redactor
-from eval_pipeline.traces.span_table import Row, span_row
+from eval_pipeline.traces.span_table import Row, message_text, span_row
 
 GENERAL_ONLY = (
     frozenset(sc.RENAMED_ATTRIBUTES)
@@ -124,9 +130,16 @@ def fast_row(
         if result is not None:
             result = json_or_text(result)
     inputs = parse_messages(get(sc.INPUT_MESSAGES))
-    outputs = parse_output_messages(get(sc.OUTPUT_MESSAGES))
+    found: list[str] = []
+    raw_outputs = get(sc.OUTPUT_MESSAGES)
+    outputs: tuple[Message, ...] = ()
+    outputs_text = None
+    if raw_outputs is not None:
+        outputs_text = output_text(raw_outputs, redactor, dropped, found)
+        if outputs_text is None:
+            outputs = parse_output_messages(raw_outputs)
     attrs = {key: value for key, value in raw.items() if key not in LIFTED}
-    changes = redactor.changes(dropped, arguments, result, inputs, outputs, attrs)
+    changes = redactor.changes(dropped, arguments, result, inputs, outputs, attrs, found)
     if changes is not None:
         arguments, result, inputs, outputs, attrs = changes
     status = span.status
@@ -154,7 +167,7 @@ def fast_row(
         output_tokens,
         conversation,
         inputs,
-        outputs,
+        outputs if outputs_text is None else outputs_text,
         attrs,
         _NO_EVENTS,
         resource,
@@ -162,3 +175,44 @@ def fast_row(
         sc.DIALECT_OTEL_GENAI,
         CURRENT,
     )
+
+
+def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[str]) -> str | None:
+    """The stored JSON text of GenAI-form output messages with the policy applied.
+
+    Equal to encoding ``parse_output_messages(value)`` after the redactor's pass over it,
+    without building the ``Message`` objects (outputs are parsed once and never shared).
+    Returns None for any other shape (OpenAI-style messages, tool responses, odd types),
+    leaving ``dropped`` and ``found`` untouched; the caller then takes the general way.
+    """
+    parsed = json_or_text(value)
+    if type(parsed) is not list:
+        return None
+    new_dropped: set[str] = set()
+    new_found: list[str] = []
+    pieces = []
+    for raw in parsed:
+        if type(raw) is not dict:
+            return None
+        role = raw.get("role")
+        parts = raw.get("parts")
+        name = raw.get("name")
+        finish = raw.get("finish_reason")
+        if (
+            type(role) is not str
+            or not role
+            or type(parts) is not list
+            or (name is not None and type(name) is not str)
+            or (finish is not None and type(finish) is not str)
+        ):
+            return None
+        redacted = []
+        for item in parts:
+            part = normalise_part(item)
+            if part.get("type") == "tool_call_response":
+                return None
+            redacted.append(redactor.output_part(part, new_dropped, new_found))
+        pieces.append(message_text(role, redacted, None if role == "tool" else name, finish))
+    dropped.update(new_dropped)
+    found.extend(new_found)
+    return "[" + ",".join(pieces) + "]"

@@ -89,7 +89,8 @@ def _searched_tool_call(stripped: str) -> dict[str, JsonValue] | None:
     return {"type": "tool_call", "id": call_id, "name": name, "arguments": json_or_text(arguments)}
 
 
-def _part(raw: Any) -> dict[str, JsonValue]:
+def normalise_part(raw: Any) -> dict[str, JsonValue]:
+    """One message part in the GenAI form (a repr'd tool call becomes a ``tool_call`` part)."""
     if type(raw) is not dict and not isinstance(raw, Mapping):
         return {"type": "text", "content": "" if raw is None else str(raw)}
     kind = raw.get("type")
@@ -121,12 +122,12 @@ def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
     role = str(raw.get("role") or default_role)
     parts: list[dict[str, JsonValue]]
     if isinstance(raw.get("parts"), list):
-        parts = [_part(p) for p in raw["parts"]]
+        parts = [normalise_part(p) for p in raw["parts"]]
     else:
         parts = []
         content = raw.get("content")
         if isinstance(content, list):
-            parts.extend(_part(p) for p in content)
+            parts.extend(normalise_part(p) for p in content)
         elif content not in (None, ""):
             if role == "tool":
                 parts.append(
@@ -137,7 +138,7 @@ def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
                     }
                 )
             else:
-                parts.append(_part({"type": "text", "content": str(content)}))
+                parts.append(normalise_part({"type": "text", "content": str(content)}))
         calls = raw.get("tool_calls")
         if isinstance(calls, str):
             calls = json_or_text(calls)

@@ -118,6 +118,16 @@ class Redactor:
         assert isinstance(cleaned_part, dict)
         return {"type": kind, **cleaned_part}
 
+    def output_part(
+        self, part: dict[str, JsonValue], dropped: set[str], found: list[str]
+    ) -> dict[str, JsonValue]:
+        """One normalised part of an output message with the policy applied.
+
+        For any part but a ``tool_call_response`` (whose tool is named elsewhere in the
+        message list), this is what ``_messages`` does to it.
+        """
+        return self._part(part, "output_messages", _NO_NAMES, dropped, found)
+
     def _messages(
         self, messages: tuple[Message, ...], where: str
     ) -> tuple[tuple[Message, ...], frozenset[str], tuple[str, ...]]:
@@ -229,6 +239,7 @@ class Redactor:
         inputs: tuple[Message, ...],
         outputs: tuple[Message, ...],
         attributes: dict[str, JsonValue],
+        found: list[str] | None = None,
     ) -> (
         tuple[JsonValue, JsonValue, tuple[Message, ...], tuple[Message, ...], dict[str, Any]] | None
     ):
@@ -236,9 +247,10 @@ class Redactor:
 
         Scrubs personal data from the kept arguments and result, the messages and the
         non-structural attributes, and records the audit attributes. The fields come back
-        in ``_CHANGED_FIELDS`` order.
+        in ``_CHANGED_FIELDS`` order. ``found`` holds replacements already made (by
+        ``output_part``).
         """
-        found: list[str] = []
+        found = [] if found is None else found
         original_attributes = attributes
         if inputs:
             inputs, in_dropped, in_found = self._messages(inputs, "input_messages")

@@ -60,7 +60,10 @@ TRACE_ID, SPAN_ID, PARENT_SPAN_ID, ATTRIBUTES = map(
 _JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
 
 Row = tuple[Any, ...]
-"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text)."""
+"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text).
+
+One exception: ``output_messages`` may already be the column's JSON text (``message_text``).
+"""
 
 span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
 """The store row of a span."""
@@ -78,17 +81,23 @@ def _events(events: tuple[SpanEvent, ...]) -> str:
 
 def _message_text(msg: Message) -> str:
     """``dumps`` of the message's ``messages_to_json`` form, without building that form."""
-    role = msg.role
+    return message_text(msg.role, msg.parts, msg.name, msg.finish_reason)
+
+
+def message_text(
+    role: str, parts: Sequence[dict[str, Any]], name: str | None, finish_reason: str | None
+) -> str:
+    """The stored JSON text of one message, from its fields."""
     text = (
         '{"role":'
         + (encode_basestring(role) if type(role) is str else dumps(role))
         + ',"parts":'
-        + dumps(msg.parts)
+        + dumps(parts)
     )
-    if msg.name is not None:
-        text += ',"name":' + dumps(msg.name)
-    if msg.finish_reason is not None:
-        text += ',"finish_reason":' + dumps(msg.finish_reason)
+    if name is not None:
+        text += ',"name":' + dumps(name)
+    if finish_reason is not None:
+        text += ',"finish_reason":' + dumps(finish_reason)
     return text + "}"
 
 
@@ -139,7 +148,8 @@ def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> p
             encode = shared.messages
             values = [encode(v) if v else "[]" for v in values]
         elif name == "output_messages":
-            values = [_messages_text(v) if v else "[]" for v in values]
+            # The ingestion fast path stores outputs as their JSON text already.
+            values = [v if type(v) is str else _messages_text(v) if v else "[]" for v in values]
         elif name == "attributes":
             values = dumps_many(values)
         elif name == "events":

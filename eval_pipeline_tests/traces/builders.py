@@ -75,3 +75,25 @@ def json_span(span_id: str = "00000000000000a1", **overrides: Any) -> dict[str, 
     }
     span.update(overrides)
     return span
+
+
+def otlp_protobuf(document: dict[str, Any]) -> bytes:
+    """The protobuf body of an OTLP/JSON request document (hex ids, enums by name or number)."""
+    import base64
+
+    from google.protobuf import json_format
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    document = json.loads(json.dumps(document))
+    # OTLP/JSON ids are hex; the protobuf JSON mapping wants base64.
+    for resource_spans in document.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if span.get(key):
+                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    request = ExportTraceServiceRequest()
+    json_format.ParseDict(document, request)
+    return request.SerializeToString()
