@@ -8,6 +8,7 @@ always gives the same token under one key, so equality (argument correctness) st
 redacted data, while the value cannot be recovered without the key.
 """
 
+import hashlib
 import hmac
 import re
 from collections.abc import Callable
@@ -83,7 +84,7 @@ class Tokeniser:
 
     def __init__(self, detectors: tuple[Detector, ...], key: bytes) -> None:
         self._detectors = detectors
-        self._key = key
+        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, list[str]]] = {}
 
@@ -91,7 +92,9 @@ class Tokeniser:
         """The token for one normalised value (same value and key -> same token)."""
         cached = self._cache.get((kind, value))
         if cached is None:
-            digest = hmac.digest(self._key, f"{kind}:{value}".encode(), "sha256").hex()
+            keyed = self._keyed.copy()  # the key schedule is computed once, in __init__
+            keyed.update(f"{kind}:{value}".encode())
+            digest = keyed.hexdigest()
             cached = f"[{kind}:{digest[:10]}]"
             self._cache[(kind, value)] = cached
         return cached

@@ -36,6 +36,12 @@ UNASSIGNED = "unassigned"
 PRODUCTION = "production"
 """The build the OTLP receiver files live traffic under (traces whose root names no build)."""
 _ALL_DAYS = "all"
+_SEPARATOR = "\x00"
+
+
+def _key(trace_id: str, span_id: str) -> str:
+    """The idempotence key of a span (ids never hold a NUL)."""
+    return trace_id + _SEPARATOR + span_id
 
 
 def _build_of_roots(rows: Iterable[Row]) -> dict[str, str]:
@@ -58,7 +64,10 @@ class TraceStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._spans_dir = self.root / "spans"
-        self._known: dict[str, set[tuple[str, str]]] = {}
+        # Stored (trace id, span id) pairs per build, as ``_key`` strings: unlike tuples,
+        # strings are not tracked by the cyclic collector, which would otherwise walk every
+        # key once after each ingested batch.
+        self._known: dict[str, set[str]] = {}
         self._trace_builds: dict[str, str] | None = None
 
     def _build_dir(self, build: str) -> Path:
@@ -70,17 +79,17 @@ class TraceStore:
             base = base / f"day={quote(day, safe='')}"
         return sorted(base.rglob("part-*.parquet")) if base.exists() else []
 
-    def _keys(self, build: str) -> set[tuple[str, str]]:
+    def _keys(self, build: str) -> set[str]:
         known = self._known.get(build)
         if known is None:
             known = set()
             for path in self._files(build):
                 table = pq.read_table(path, columns=["trace_id", "span_id"])
                 known.update(
-                    zip(
+                    map(
+                        _key,
                         table.column("trace_id").to_pylist(),
                         table.column("span_id").to_pylist(),
-                        strict=True,
                     )
                 )
             self._known[build] = known
@@ -90,8 +99,8 @@ class TraceStore:
         if self._trace_builds is None:
             self._trace_builds = {}
             for build in self.builds():
-                for trace_id, _ in self._keys(build):
-                    self._trace_builds.setdefault(trace_id, build)
+                for key in self._keys(build):
+                    self._trace_builds.setdefault(key.partition(_SEPARATOR)[0], build)
         return self._trace_builds
 
     def builds_for(
@@ -144,12 +153,12 @@ class TraceStore:
         if targets is None:
             targets = self.builds_for_rows(rows, build)
         grouped: dict[str, list[Row]] = {}
-        keys: dict[str, set[tuple[str, str]]] = {}
+        keys: dict[str, set[str]] = {}
         for row, target in zip(rows, targets, strict=True):
             known = keys.get(target)
             if known is None:
                 known = keys[target] = self._keys(target)
-            key = (row[TRACE_ID], row[SPAN_ID])
+            key = row[TRACE_ID] + _SEPARATOR + row[SPAN_ID]
             if key in known:
                 continue
             known.add(key)

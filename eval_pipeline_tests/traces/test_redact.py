@@ -150,3 +150,18 @@ def test_policy_files_load_and_a_missing_one_is_named(tmp_path):
         load_policy(bad)
     with pytest.raises(PolicyError, match="cannot read"):
         load_policy(tmp_path / "missing.yaml")
+
+
+def test_tokens_are_the_keyed_hmac_of_kind_and_value():
+    # Tokens must not change between versions: stored data is compared across builds.
+    import hashlib
+    import hmac
+
+    from eval_pipeline.traces.pii import DETECTORS, Tokeniser
+
+    tokeniser = Tokeniser(tuple(DETECTORS.values()), b"k" * 32)
+    expected = hmac.new(b"k" * 32, b"EMAIL:ann@example.com", hashlib.sha256).hexdigest()[:10]
+    assert tokeniser.token("EMAIL", "ann@example.com") == f"[EMAIL:{expected}]"
+    text, kinds = tokeniser.redact("write to Ann@Example.com or ann@example.com")
+    assert text == f"write to [EMAIL:{expected}] or [EMAIL:{expected}]"
+    assert kinds == ["EMAIL", "EMAIL"]
