@@ -28,6 +28,7 @@ from eval_pipeline.traces.dialect_genai import CURRENT, LIFTED, scalar_fields
 from eval_pipeline.traces.messages import (
     json_or_text,
     normalise_part,
+    parse_arguments,
     parse_messages,
     parse_output_messages,
 )
@@ -208,9 +209,12 @@ def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[s
             return None
         redacted = []
         for item in parts:
-            part = normalise_part(item)
-            if part.get("type") == "tool_call_response":
+            part = normalise_part(item, parse_arguments=False)
+            kind = part.get("type")
+            if kind == "tool_call_response":
                 return None
+            if kind == "tool_call" and redactor.policy.keeps_arguments(str(part.get("name"))):
+                parse_arguments(part)  # kept: parsed as the general path would have
             redacted.append(redactor.output_part(part, new_dropped, new_found))
         pieces.append(message_text(role, redacted, None if role == "tool" else name, finish))
     dropped.update(new_dropped)

@@ -1,43 +1,40 @@
-"""Compact JSON text for the span store, encoded with the C encoder built once.
+"""Compact JSON text for the span store: orjson where it is exact, the standard encoder elsewhere.
 
-``json.JSONEncoder.encode`` builds a new C encoder (and a circular-reference table) on every
-call, which costs as much as encoding a small attribute mapping. ``dumps`` reuses one encoder
-with the same settings (no ASCII escaping, ``,``/``:`` separators, NaN allowed), so its text is
-identical. Values it cannot encode (unknown types, circular structures) go through the standard
-encoder, which raises its usual error.
+The store's JSON columns (attributes, messages, arguments) are written once per span, so the
+encoder is on the ingestion hot path; orjson is about eight times faster than ``json``. Its
+text is the standard encoder's (no ASCII escaping, ``,``/``:`` separators) for every value
+made of strings, integers, booleans, None, lists, tuples and string-keyed dicts; a float may
+be spelled differently (``1e16`` for ``1e+16``) but reads back as the same float. Everything
+where the two could differ in *value* goes through the standard encoder instead:
+
+- output containing ``null`` (orjson writes NaN and infinities as ``null``; a real None or
+  the text "null" only costs the slower encoder);
+- values orjson refuses (integers beyond 64 bits, lone surrogates, non-string keys, unknown
+  types, cycles, deep nesting), which the standard encoder writes, or raises its usual error
+  for.
 """
 
 import json
 from collections.abc import Sequence
-from itertools import repeat
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-_STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_FAST = (
-    c_make_encoder(None, _STANDARD.default, encode_basestring, None, ":", ",", False, False, True)
-    if c_make_encoder is not None
-    else None
-)
+import orjson
 
-_JOIN = "".join
+_STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_fast = orjson.dumps
 
 
 def dumps(value: Any) -> str:
-    """``value`` as compact JSON text (same text as ``_STANDARD.encode``)."""
-    if _FAST is not None:
-        try:
-            return "".join(_FAST(value, 0))
-        except (TypeError, ValueError, RecursionError):
-            pass
-    return _STANDARD.encode(value)
+    """``value`` as compact JSON text (see the module docstring for the encoder used)."""
+    try:
+        text = _fast(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return _STANDARD.encode(value)
+    if b"null" in text:
+        return _STANDARD.encode(value)
+    return text.decode()
 
 
 def dumps_many(values: Sequence[Any]) -> list[str]:
-    """``[dumps(v) for v in values]``, in one C-level pass when every value encodes."""
-    if _FAST is not None:
-        try:
-            return list(map(_JOIN, map(_FAST, values, repeat(0, len(values)))))
-        except (TypeError, ValueError, RecursionError):
-            pass
-    return [dumps(value) for value in values]
+    """``[dumps(v) for v in values]``."""
+    return list(map(dumps, values))

@@ -56,8 +56,12 @@ def _literal(match: re.Match[str] | None) -> Any:
     return text[1:-1] if "\\" not in text else ast.literal_eval(text)
 
 
-def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
-    """A ``tool_call`` part from a ``ResponseFunctionToolCall(...)`` repr, or None."""
+def tool_call_from_repr(text: str, parse_arguments: bool = True) -> dict[str, JsonValue] | None:
+    """A ``tool_call`` part from a ``ResponseFunctionToolCall(...)`` repr, or None.
+
+    ``parse_arguments=False`` leaves the arguments as their text (``parse_arguments`` of the
+    part does the rest), for a caller that may drop them unread.
+    """
     stripped = text.strip()
     if not stripped.startswith(_REPR_PREFIX) or not stripped.endswith(")"):
         return None
@@ -68,12 +72,12 @@ def tool_call_from_repr(text: str) -> dict[str, JsonValue] | None:
             "type": "tool_call",
             "id": call_id,
             "name": name,
-            "arguments": json_or_text(arguments),
+            "arguments": json_or_text(arguments) if parse_arguments else arguments,
         }
-    return _searched_tool_call(stripped)
+    return _searched_tool_call(stripped, parse_arguments)
 
 
-def _searched_tool_call(stripped: str) -> dict[str, JsonValue] | None:
+def _searched_tool_call(stripped: str, parse_arguments: bool = True) -> dict[str, JsonValue] | None:
     """The general reading of a repr (any field order, escapes), for ``tool_call_from_repr``."""
     found = _REPR_ARGUMENTS.search(stripped)
     # The other fields are looked for after the arguments, whose text may contain anything.
@@ -86,24 +90,39 @@ def _searched_tool_call(stripped: str) -> dict[str, JsonValue] | None:
         return None
     if not isinstance(name, str):
         return None
-    return {"type": "tool_call", "id": call_id, "name": name, "arguments": json_or_text(arguments)}
+    return {
+        "type": "tool_call",
+        "id": call_id,
+        "name": name,
+        "arguments": json_or_text(arguments) if parse_arguments else arguments,
+    }
 
 
-def normalise_part(raw: Any) -> dict[str, JsonValue]:
-    """One message part in the GenAI form (a repr'd tool call becomes a ``tool_call`` part)."""
+def normalise_part(raw: Any, parse_arguments: bool = True) -> dict[str, JsonValue]:
+    """One message part in the GenAI form (a repr'd tool call becomes a ``tool_call`` part).
+
+    ``parse_arguments=False`` leaves a tool call's arguments text unparsed; then
+    ``parse_arguments(part)`` gives what the default would have.
+    """
     if type(raw) is not dict and not isinstance(raw, Mapping):
         return {"type": "text", "content": "" if raw is None else str(raw)}
     kind = raw.get("type")
     if kind == "text":
         content = raw.get("content")
         if isinstance(content, str):
-            call = tool_call_from_repr(content)
+            call = tool_call_from_repr(content, parse_arguments)
             if call is not None:
                 return call
     part = dict(raw)
-    if kind == "tool_call" and isinstance(part.get("arguments"), str):
+    if parse_arguments and kind == "tool_call" and isinstance(part.get("arguments"), str):
         part["arguments"] = json_or_text(part["arguments"])
     return part
+
+
+def parse_arguments(part: dict[str, JsonValue]) -> None:
+    """Parse, in place, the arguments text a ``normalise_part(..., False)`` part kept."""
+    if part.get("type") == "tool_call" and isinstance(part.get("arguments"), str):
+        part["arguments"] = json_or_text(part["arguments"])
 
 
 def _openai_tool_call(raw: Mapping[str, Any]) -> dict[str, JsonValue]:
