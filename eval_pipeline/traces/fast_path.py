@@ -25,6 +25,7 @@ from eval_pipeline.traces import dialect_openinference, dialect_traceloop
 from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.decode_errors import DecodeError, FieldError
 from eval_pipeline.traces.dialect_genai import CURRENT, LIFTED, scalar_fields
+from eval_pipeline.traces.json_text import dumps
 from eval_pipeline.traces.messages import (
     json_or_text,
     normalise_part,
@@ -42,7 +43,7 @@ from eval_pipeline.traces.otlp_protobuf import (
     rejected,
 )
 from eval_pipeline.traces.redact import Redactor
-from eval_pipeline.traces.span_table import Row, message_text, span_row
+from eval_pipeline.traces.span_table import Row, span_row
 
 GENERAL_ONLY = (
     frozenset(sc.RENAMED_ATTRIBUTES)
@@ -51,6 +52,14 @@ GENERAL_ONLY = (
 )
 """Attributes whose presence sends a span down the general path (renames, other dialects)."""
 
+# Attribute names and constants, bound once (the hot path reads them for every span).
+_PROVIDER = sc.PROVIDER_NAME
+_ARGUMENTS = sc.TOOL_CALL_ARGUMENTS
+_RESULT = sc.TOOL_CALL_RESULT
+_INPUTS = sc.INPUT_MESSAGES
+_OUTPUTS = sc.OUTPUT_MESSAGES
+_DIALECT = sc.DIALECT_OTEL_GENAI
+_UNSET = STATUS_NAMES[0]
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 _NO_EVENTS: tuple[()] = ()
@@ -76,12 +85,13 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
         return None
     batch = RowBatch()
     keep = batch.rows.append
+    row_of = fast_row
     for resource_spans in request.resource_spans:
         resource = attributes(resource_spans.resource.attributes, limit)
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name or None
             for span in scope_spans.spans:
-                row = fast_row(span, resource, scope, limit, redactor)
+                row = row_of(span, resource, scope, limit, redactor)
                 if row is None:
                     try:
                         row = span_row(
@@ -119,20 +129,20 @@ def fast_row(
     get = raw.get
     name = span.name
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
-        scalar_fields(get, name, get(sc.PROVIDER_NAME))
+        scalar_fields(get, name, get(_PROVIDER))
     )
     dropped: set[str] = set()
-    arguments = get(sc.TOOL_CALL_ARGUMENTS)
-    result = get(sc.TOOL_CALL_RESULT)
+    arguments = get(_ARGUMENTS)
+    result = get(_RESULT)
     if arguments is not None or result is not None:
         arguments, result = redactor.drop_tool_payload(dropped, tool, operation, arguments, result)
         if arguments is not None:
             arguments = json_or_text(arguments)
         if result is not None:
             result = json_or_text(result)
-    inputs = parse_messages(get(sc.INPUT_MESSAGES))
+    inputs = parse_messages(get(_INPUTS))
     found: list[str] = []
-    raw_outputs = get(sc.OUTPUT_MESSAGES)
+    raw_outputs = get(_OUTPUTS)
     outputs: tuple[Message, ...] = ()
     outputs_text = None
     if raw_outputs is not None:
@@ -154,7 +164,7 @@ def fast_row(
         KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
         span.start_time_unix_nano,
         span.end_time_unix_nano,
-        STATUS_NAMES[code] if 0 <= code < 3 else STATUS_NAMES[0],
+        STATUS_NAMES[code] if 0 <= code < 3 else _UNSET,
         status.message or None,
         operation,
         agent,
@@ -173,7 +183,7 @@ def fast_row(
         _NO_EVENTS,
         resource,
         scope,
-        sc.DIALECT_OTEL_GENAI,
+        _DIALECT,
         CURRENT,
     )
 
@@ -191,7 +201,7 @@ def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[s
         return None
     new_dropped: set[str] = set()
     new_found: list[str] = []
-    pieces = []
+    messages: list[dict[str, Any]] = []
     for raw in parsed:
         if type(raw) is not dict:
             return None
@@ -216,7 +226,14 @@ def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[s
             if kind == "tool_call" and redactor.policy.keeps_arguments(str(part.get("name"))):
                 parse_arguments(part)  # kept: parsed as the general path would have
             redacted.append(redactor.output_part(part, new_dropped, new_found))
-        pieces.append(message_text(role, redacted, None if role == "tool" else name, finish))
+        # The stored form of a message (``span_table._message_text``): keys in this order,
+        # name and finish reason only when set.
+        stored: dict[str, Any] = {"role": role, "parts": redacted}
+        if name is not None and role != "tool":
+            stored["name"] = name
+        if finish is not None:
+            stored["finish_reason"] = finish
+        messages.append(stored)
     dropped.update(new_dropped)
     found.extend(new_found)
-    return "[" + ",".join(pieces) + "]"
+    return dumps(messages)

@@ -263,15 +263,17 @@ def ingest_payload(
 
     Traces whose root names no build are stored under ``default_build``.
     """
-    pipeline = _Pipeline(store, policy, default_build)
-    pipeline.report.files = 1
     day = day or datetime.now(UTC).strftime("%Y-%m-%d")
     media = content_type.split(";", 1)[0].strip().lower()
-    if media in PROTOBUF_MEDIA_TYPES:
-        pipeline.add_protobuf(payload, source, build, day)
-        return pipeline.report
     with _bulk_allocation():
-        # The decoded batch is not kept past ``add``: freed before the collector resumes, it
-        # is not traversed by the collection that follows.
-        pipeline.add(decode_otlp(payload, content_type=content_type, source=source), build, day)
-    return pipeline.report
+        pipeline = _Pipeline(store, policy, default_build)
+        report = pipeline.report
+        report.files = 1
+        if media in PROTOBUF_MEDIA_TYPES:
+            pipeline.add_protobuf(payload, source, build, day)
+        else:
+            pipeline.add(decode_otlp(payload, content_type=content_type, source=source), build, day)
+        # Everything the request allocated, the redactor's caches included, is freed before
+        # the collector resumes, so the collection that follows does not walk it.
+        del pipeline
+    return report

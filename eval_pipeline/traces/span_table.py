@@ -62,7 +62,8 @@ _JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
 Row = tuple[Any, ...]
 """A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text).
 
-One exception: ``output_messages`` may already be the column's JSON text (``message_text``).
+One exception: ``output_messages`` may already be the column's JSON text (the ingestion fast
+path writes it directly).
 """
 
 span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
@@ -81,23 +82,17 @@ def _events(events: tuple[SpanEvent, ...]) -> str:
 
 def _message_text(msg: Message) -> str:
     """``dumps`` of the message's ``messages_to_json`` form, without building that form."""
-    return message_text(msg.role, msg.parts, msg.name, msg.finish_reason)
-
-
-def message_text(
-    role: str, parts: Sequence[dict[str, Any]], name: str | None, finish_reason: str | None
-) -> str:
-    """The stored JSON text of one message, from its fields."""
+    role = msg.role
     text = (
         '{"role":'
         + (encode_basestring(role) if type(role) is str else dumps(role))
         + ',"parts":'
-        + dumps(parts)
+        + dumps(msg.parts)
     )
-    if name is not None:
-        text += ',"name":' + dumps(name)
-    if finish_reason is not None:
-        text += ',"finish_reason":' + dumps(finish_reason)
+    if msg.name is not None:
+        text += ',"name":' + dumps(msg.name)
+    if msg.finish_reason is not None:
+        text += ',"finish_reason":' + dumps(msg.finish_reason)
     return text + "}"
 
 
