@@ -185,16 +185,25 @@ ScalarFields = tuple[
 """operation, agent, tool, call id, model, provider, input and output tokens, conversation."""
 
 
-def scalar_fields(get: Callable[[str], Any], span_name: str, provider: Any) -> ScalarFields:
+def scalar_fields(
+    get: Callable[[str], Any],
+    span_name: str,
+    provider: Any,
+    model_get: Callable[[str], Any] | None = None,
+) -> ScalarFields:
     """The scalar ``Span`` fields of a GenAI span, from its (renamed) attributes' ``get``.
 
     ``provider`` is the raw provider value (``gen_ai.provider.name``, or the renamed
-    ``gen_ai.system``). Shared by ``lift`` and the ingestion fast path.
+    ``gen_ai.system``). The model is read with ``model_get`` when given (the request and
+    response model stay in ``attributes``, so a caller holding the lifted attributes apart
+    passes the others' ``get``). Shared by ``lift`` and the ingestion fast path.
     """
+    if model_get is None:
+        model_get = get
     agent = get(sc.AGENT_NAME)
     tool = get(sc.TOOL_NAME)
     call_id = get(sc.TOOL_CALL_ID)
-    model = get(sc.RESPONSE_MODEL) or get(sc.REQUEST_MODEL)
+    model = model_get(sc.RESPONSE_MODEL) or model_get(sc.REQUEST_MODEL)
     input_tokens = get(sc.USAGE_INPUT_TOKENS)
     output_tokens = get(sc.USAGE_OUTPUT_TOKENS)
     conversation = get(sc.CONVERSATION_ID)

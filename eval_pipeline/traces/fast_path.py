@@ -41,6 +41,7 @@ from eval_pipeline.traces.otlp_protobuf import (
     attributes,
     pb_span,
     rejected,
+    split_attributes,
 )
 from eval_pipeline.traces.redact import Redactor
 from eval_pipeline.traces.span_table import Row, span_row
@@ -54,6 +55,7 @@ GENERAL_ONLY = (
 
 # Attribute names and constants, bound once (the hot path reads them for every span).
 _PROVIDER = sc.PROVIDER_NAME
+_SYSTEM = sc.SYSTEM
 _ARGUMENTS = sc.TOOL_CALL_ARGUMENTS
 _RESULT = sc.TOOL_CALL_RESULT
 _INPUTS = sc.INPUT_MESSAGES
@@ -121,15 +123,15 @@ def fast_row(
     ):
         return None
     try:
-        raw = attributes(span.attributes, limit)
+        attrs, lifted = split_attributes(span.attributes, limit, LIFTED)
     except FieldError:
         return None
-    if not GENERAL_ONLY.isdisjoint(raw):
+    if not GENERAL_ONLY.isdisjoint(attrs) or _SYSTEM in lifted:
         return None
-    get = raw.get
+    get = lifted.get
     name = span.name
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
-        scalar_fields(get, name, get(_PROVIDER))
+        scalar_fields(get, name, get(_PROVIDER), attrs.get)
     )
     dropped: set[str] = set()
     arguments = get(_ARGUMENTS)
@@ -149,8 +151,9 @@ def fast_row(
         outputs_text = output_text(raw_outputs, redactor, dropped, found)
         if outputs_text is None:
             outputs = parse_output_messages(raw_outputs)
-    attrs = {key: value for key, value in raw.items() if key not in LIFTED}
-    changes = redactor.changes(dropped, arguments, result, inputs, outputs, attrs, found)
+    changes = redactor.changes(
+        dropped, arguments, result, inputs, outputs, attrs, found, owned=True
+    )
     if changes is not None:
         arguments, result, inputs, outputs, attrs = changes
     status = span.status

@@ -24,6 +24,7 @@ from eval_pipeline.traces.wire import Truncated, diagnose_span, iter_fields
 KIND_NAMES = ("unspecified", "internal", "server", "client", "producer", "consumer")
 STATUS_NAMES = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
 _ZERO_TRACE = "0" * 32
+_NO_KEYS: frozenset[str] = frozenset()
 _ZERO_SPAN = "0" * 16
 
 
@@ -54,23 +55,35 @@ def _value(value: AnyValue, key: str, limit: int) -> Any:
 
 def attributes(pairs: Any, limit: int) -> dict[str, Any]:
     """Protobuf ``KeyValue`` list -> dict (bytes as base64 text, kvlists as dicts)."""
+    return split_attributes(pairs, limit, _NO_KEYS)[0]
+
+
+def split_attributes(
+    pairs: Any, limit: int, apart: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``attributes``, with the keys in ``apart`` put in a second dict (same values, order).
+
+    The ingestion fast path sets apart the attributes it lifts into span fields.
+    """
     out: dict[str, Any] = {}
+    set_apart: dict[str, Any] = {}
     for kv in pairs:
         value = kv.value
+        key = kv.key
         # Non-empty strings are nearly every attribute: one read tells them apart (a oneof
         # reads as "" when another member is set), then ints; the rest take the general way.
-        text = value.string_value
-        if text:
-            if len(text) > limit:
+        read = value.string_value
+        if read:
+            if len(read) > limit:
                 raise FieldError(
-                    f"attributes[{kv.key}]", f"value of {len(text)} chars exceeds {limit}"
+                    f"attributes[{key}]", f"value of {len(read)} chars exceeds {limit}"
                 )
-            out[kv.key] = text
         elif value.WhichOneof("value") == "int_value":
-            out[kv.key] = value.int_value
+            read = value.int_value
         else:
-            out[kv.key] = _value(value, kv.key, limit)
-    return out
+            read = _value(value, key, limit)
+        (set_apart if key in apart else out)[key] = read
+    return out, set_apart
 
 
 def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int) -> Span:

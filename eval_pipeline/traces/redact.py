@@ -240,6 +240,8 @@ class Redactor:
         outputs: tuple[Message, ...],
         attributes: dict[str, JsonValue],
         found: list[str] | None = None,
+        *,
+        owned: bool = False,
     ) -> (
         tuple[JsonValue, JsonValue, tuple[Message, ...], tuple[Message, ...], dict[str, Any]] | None
     ):
@@ -248,10 +250,11 @@ class Redactor:
         Scrubs personal data from the kept arguments and result, the messages and the
         non-structural attributes, and records the audit attributes. The fields come back
         in ``_CHANGED_FIELDS`` order. ``found`` holds replacements already made (by
-        ``output_part``).
+        ``output_part``). ``owned``: ``attributes`` belongs to the caller alone and may be
+        changed in place.
         """
         found = [] if found is None else found
-        original_attributes = attributes
+        original_attributes = None if owned else attributes
         if inputs:
             inputs, in_dropped, in_found = self._messages(inputs, "input_messages")
             dropped.update(in_dropped)
@@ -275,7 +278,8 @@ class Redactor:
             result = self._scrub(result, "tool_result", found)
         if not dropped and not found:
             return None
-        attributes = dict(attributes)
+        if attributes is original_attributes:
+            attributes = dict(attributes)
         attributes[POLICY] = self.policy.name
         if dropped:
             attributes[DROPPED] = sorted(dropped)

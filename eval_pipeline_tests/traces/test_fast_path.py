@@ -233,3 +233,12 @@ def test_an_unparseable_request_is_salvaged_by_the_general_decoder(tmp_path):
     )
     assert any("truncated" in str(error) for error in report.errors)
     assert report.spans_stored == 0  # the only span is the cut one; nothing half-stored
+
+
+def test_the_only_lifted_attribute_that_leaves_the_fast_path_is_the_old_system_key():
+    # fast_row checks the attributes it keeps against GENERAL_ONLY, and this one apart.
+    from eval_pipeline.traces import semconv as sc
+    from eval_pipeline.traces.dialect_genai import LIFTED
+    from eval_pipeline.traces.fast_path import GENERAL_ONLY
+
+    assert GENERAL_ONLY & LIFTED == {sc.SYSTEM}
