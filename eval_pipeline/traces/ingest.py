@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -214,7 +215,7 @@ class _Pipeline:
             report.spans_stored += self.store.write_rows(
                 rows, build=build, day=day, targets=targets
             )
-            report.traces.update(row[TRACE_ID] for row in rows)
+            report.traces.update(map(itemgetter(TRACE_ID), rows))
             report.builds.update(targets)
 
 

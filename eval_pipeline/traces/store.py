@@ -12,6 +12,7 @@ on its trace's root (in the batch, or already stored for a late span), else ``un
 import os
 import uuid
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -37,6 +38,8 @@ PRODUCTION = "production"
 """The build the OTLP receiver files live traffic under (traces whose root names no build)."""
 _ALL_DAYS = "all"
 _SEPARATOR = "\x00"
+_TRACE_ID = itemgetter(TRACE_ID)
+_SPAN_ID = itemgetter(SPAN_ID)
 
 
 def _key(trace_id: str, span_id: str) -> str:
@@ -152,17 +155,7 @@ class TraceStore:
         """``write_spans`` for the store rows of spans (``span_table.span_row``)."""
         if targets is None:
             targets = self.builds_for_rows(rows, build)
-        grouped: dict[str, list[Row]] = {}
-        keys: dict[str, set[str]] = {}
-        for row, target in zip(rows, targets, strict=True):
-            known = keys.get(target)
-            if known is None:
-                known = keys[target] = self._keys(target)
-            key = row[TRACE_ID] + _SEPARATOR + row[SPAN_ID]
-            if key in known:
-                continue
-            known.add(key)
-            grouped.setdefault(target, []).append(row)
+        grouped = self._new_rows(rows, targets)
         written = 0
         for target, members in grouped.items():
             folder = self._build_dir(target) / f"day={quote(day or _ALL_DAYS, safe='')}"
@@ -173,6 +166,28 @@ class TraceStore:
                 for stored in members:
                     self._trace_builds.setdefault(stored[TRACE_ID], target)
         return written
+
+    def _new_rows(self, rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
+        """The rows not stored yet (nor earlier in ``rows``), by target build, in order."""
+        keys = list(map(_key, map(_TRACE_ID, rows), map(_SPAN_ID, rows)))
+        first = targets[0] if targets else ""
+        if targets.count(first) == len(targets):
+            # One build and nothing seen before: the usual case, decided in bulk.
+            known = self._keys(first)
+            if known.isdisjoint(keys) and len(set(keys)) == len(keys):
+                known.update(keys)
+                return {first: list(rows)} if rows else {}
+        grouped: dict[str, list[Row]] = {}
+        stored: dict[str, set[str]] = {}
+        for row, key, target in zip(rows, keys, targets, strict=True):
+            seen = stored.get(target)
+            if seen is None:
+                seen = stored[target] = self._keys(target)
+            if key in seen:
+                continue
+            seen.add(key)
+            grouped.setdefault(target, []).append(row)
+        return grouped
 
     @staticmethod
     def _write(folder: Path, table: pa.Table) -> None:

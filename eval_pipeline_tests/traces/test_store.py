@@ -41,6 +41,14 @@ def test_writes_are_idempotent_by_span_id(tmp_path):
     assert len(store.read_spans("b")) == len(spans)
 
 
+def test_a_span_twice_in_one_batch_is_stored_once(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    assert store.write_spans([*spans, spans[0]], build="b") == len(spans)
+    assert store.write_spans([spans[1], spans[1]], build="c") == 1  # another build: its own keys
+    assert sorted(s.span_id for s in store.read_spans("b")) == sorted(s.span_id for s in spans)
+
+
 def test_build_from_root_eval_context_and_for_late_spans(tmp_path):
     context = eval_context.to_attributes(EvalContext(build_id="cand-7", item_id="i1", run_index=2))
     root = make_span("1", operation=Operation.INVOKE_AGENT, agent_name="A", attributes=context)
