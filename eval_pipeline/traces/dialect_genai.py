@@ -29,7 +29,7 @@ CURRENT = "1.37+"
 
 _RENAMED_KEYS = frozenset(sc.RENAMED_ATTRIBUTES)
 # Pinned operation names that are not also aliases: ``operation_from`` returns them as given.
-_PLAIN_OPERATIONS = _OPERATIONS - sc.OPERATION_ALIASES.keys()
+_PLAIN_OPERATIONS = {name: name for name in _OPERATIONS - sc.OPERATION_ALIASES.keys()}
 
 
 def operation_from(raw: Any, span_name: str) -> str:
@@ -208,13 +208,12 @@ def scalar_fields(
     output_tokens = get(sc.USAGE_OUTPUT_TOKENS)
     conversation = get(sc.CONVERSATION_ID)
     operation = get(sc.OPERATION_NAME)
+    # One shared object per operation name: the store's column builder reads the same few
+    # strings over and over instead of one per span.
+    plain = _PLAIN_OPERATIONS.get(operation) if type(operation) is str else None
     # Most values are absent, strings or ints: those need no conversion (hot path).
     return (
-        (
-            operation
-            if type(operation) is str and operation in _PLAIN_OPERATIONS
-            else operation_from(operation, span_name)
-        ),
+        plain if plain is not None else operation_from(operation, span_name),
         agent if agent is None or type(agent) is str else _text(agent),
         tool if tool is None or type(tool) is str else _text(tool),
         call_id if call_id is None or type(call_id) is str else _text(call_id),

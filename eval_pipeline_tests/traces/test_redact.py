@@ -165,3 +165,20 @@ def test_tokens_are_the_keyed_hmac_of_kind_and_value():
     text, kinds = tokeniser.redact("write to Ann@Example.com or ann@example.com")
     assert text == f"write to [EMAIL:{expected}] or [EMAIL:{expected}]"
     assert kinds == ["EMAIL", "EMAIL"]
+
+
+def test_anchored_email_scan_finds_what_a_full_scan_finds():
+    import dataclasses
+    import random
+
+    from eval_pipeline.traces.pii import DETECTORS, Tokeniser
+
+    anchored = Tokeniser(tuple(DETECTORS.values()), b"k")
+    full = Tokeniser(
+        tuple(dataclasses.replace(d, anchor=None) for d in DETECTORS.values()), b"k"
+    )
+    alphabet = ["a", "Z", "9", "_", "%", ".", "+", "-", "@", " ", "\n", "x.com", "é", "@b.io"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
+        assert anchored.redact(text) == full.redact(text), text
