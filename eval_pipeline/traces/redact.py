@@ -283,7 +283,9 @@ class Redactor:
         attributes[POLICY] = self.policy.name
         if dropped:
             attributes[DROPPED] = sorted(dropped)
-        if found:
+        if len(found) == 1:  # the usual case, without the counting
+            attributes[REPLACED] = {found[0]: 1}
+        elif found:
             counts: dict[str, int] = {}
             for item in found:
                 counts[item] = counts.get(item, 0) + 1
