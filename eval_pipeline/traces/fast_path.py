@@ -2,16 +2,18 @@
 
 Nearly all traffic is spans in the current GenAI conventions. For those, the general path's
 intermediate objects (a raw ``Span``, its normalised state, the redacted state, then the store
-row) cost more than the work itself. Here each protobuf span goes to its store row in one step,
-through the same helpers as the general path (``otlp_protobuf.attributes``,
-``dialect_genai.scalar_fields``, ``messages.parse_messages`` and the ``Redactor``), so the row
-equals ``span_row(redact(normalise(decode(span))))``.
+row) cost more than the work itself. Here each protobuf span goes to its store row in one pass,
+through the same helpers as the general path (``otlp_protobuf.split_attributes``,
+``dialect_genai.scalar_fields``, ``messages.parse_messages`` / ``normalise_part`` and the
+``Redactor``), so the stored row equals that of ``redact(normalise(decode(span)))``.
 
 Spans it does not take go through the general path, one by one, in place: spans with events
 (older conventions put messages there), another dialect's markers, renamed or removed
-attributes, or any field the general decoder rejects (which then reports the error). One
-difference in effort, none in result: a tool payload the policy drops is never parsed.
-``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal on every data file.
+attributes, or any field the general decoder rejects (which then reports the error). Two
+differences in effort, none in result: a tool payload the policy drops is never parsed, and
+output messages (parsed once, never shared) go to their stored JSON text without ``Message``
+objects. ``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal, as stored,
+on every OTLP file in ``data/otel``, the benchmark payload and each way off the fast path.
 """
 
 from dataclasses import dataclass, field

@@ -113,5 +113,9 @@ def chat_server(script: list[tuple[Any, ...]]) -> Iterator[ChatServer]:
     try:
         yield state
     finally:
-        httpd.shutdown()
+        # ``shutdown`` waits, without a timeout, for the serving loop to say it stopped; once
+        # in a full-suite run that wait never ended. Bound it, so a stuck loop cannot hang CI.
+        stopper = threading.Thread(target=httpd.shutdown, daemon=True)
+        stopper.start()
+        stopper.join(timeout=10)
         httpd.server_close()

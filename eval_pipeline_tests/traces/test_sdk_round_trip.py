@@ -159,3 +159,27 @@ def test_protobuf_and_json_encodings_decode_to_the_same_runs():
     assert run.final_answer == "Refunded W1."
     assert (run.eval_context.build_id, run.eval_context.run_index) == ("sdk-b", 1)
     assert run.complete and run.conversation_id == "conv-1"
+
+
+def test_sdk_protobuf_through_ingestion_stores_the_same_runs(tmp_path):
+    # ingest_payload takes protobuf through the fast path (traces.fast_path).
+    from eval_pipeline.traces.ingest import ingest_payload
+    from eval_pipeline.traces.redact import Redactor, load_policy
+    from eval_pipeline.traces.store import TraceStore
+
+    sdk_spans = _record()
+    redactor = Redactor(load_policy())
+    direct = normalise_spans([_direct(s) for s in sdk_spans])
+    expected = assemble_runs([redactor.redact(span) for span in direct])
+    report = ingest_payload(
+        encode_spans(sdk_spans).SerializeToString(),
+        content_type=PROTOBUF,
+        store=TraceStore(tmp_path),
+        day="2026-11-30",
+    )
+    assert report.errors == []
+    assert report.spans_stored == len(sdk_spans)
+    assert TraceStore(tmp_path).runs("sdk-b") == expected
+    (run,) = expected
+    assert run.tool_names == ("refund",)
+    assert run.tool_calls[0].arguments is None  # dropped by the default policy
