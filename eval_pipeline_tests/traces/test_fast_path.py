@@ -241,4 +241,4 @@ def test_the_only_lifted_attribute_that_leaves_the_fast_path_is_the_old_system_k
     from eval_pipeline.traces.dialect_genai import LIFTED
     from eval_pipeline.traces.fast_path import GENERAL_ONLY
 
-    assert GENERAL_ONLY & LIFTED == {sc.SYSTEM}
+    assert {sc.SYSTEM} == GENERAL_ONLY & LIFTED

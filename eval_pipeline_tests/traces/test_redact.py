@@ -174,9 +174,7 @@ def test_anchored_email_scan_finds_what_a_full_scan_finds():
     from eval_pipeline.traces.pii import DETECTORS, Tokeniser
 
     anchored = Tokeniser(tuple(DETECTORS.values()), b"k")
-    full = Tokeniser(
-        tuple(dataclasses.replace(d, anchor=None) for d in DETECTORS.values()), b"k"
-    )
+    full = Tokeniser(tuple(dataclasses.replace(d, anchor=None) for d in DETECTORS.values()), b"k")
     alphabet = ["a", "Z", "9", "_", "%", ".", "+", "-", "@", " ", "\n", "x.com", "é", "@b.io"]
     rng = random.Random(7)
     for _ in range(3000):
