@@ -33,12 +33,20 @@ def _emit(result: dict[str, Any], fmt: str) -> None:
     show_default=True,
     help="Spans in the synthetic OTLP payload.",
 )
+@click.option(
+    "--redaction-policy",
+    "policy",
+    type=click.Choice(["default", "keep-tools"]),
+    default="default",
+    show_default=True,
+    help="Shipped redaction policy (keep-tools keeps and scrubs tool payloads).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def bench_ingest(n_spans: int, fmt: str) -> None:
+def bench_ingest(n_spans: int, policy: str, fmt: str) -> None:
     """Spans/s through decode -> normalise -> redact -> store vs a plain protobuf->Parquet walk."""
     from eval_pipeline.benchmarks.ingest import run
 
-    _emit(run(n_spans=n_spans), fmt)
+    _emit(run(n_spans=n_spans, policy_name=policy), fmt)
 
 
 @bench.command("score")

@@ -9,6 +9,7 @@ tree.
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
@@ -123,3 +124,15 @@ def test_bench_ingest_reports_a_ratio():
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["spans"] == 200 and report["ratio"] > 0
+    assert set(report["pipeline_us_per_span_by_stage"]) == {"decode_normalise_redact", "store"}
+    general = report["general_path_us_per_span_by_stage"]
+    assert general["total"] == pytest.approx(sum(v for k, v in general.items() if k != "total"))
+    assert "(default policy)" in report["pipeline"]
+
+
+def test_bench_ingest_takes_the_keep_tools_policy():
+    result = _invoke(
+        "bench", "ingest", "--spans", "200", "--redaction-policy", "keep-tools", "--format", "json"
+    )
+    assert result.exit_code == 0, result.output
+    assert "(keep-tools policy)" in json.loads(result.output)["pipeline"]
