@@ -8,6 +8,7 @@ session fails if any happened (telemetry off is tested, not assumed).
 
 import ipaddress
 import os
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ _OUTBOUND: list[str] = []
 
 def _is_local(host: object) -> bool:
     if not isinstance(host, str):
-        return True  # AF_UNIX paths and the like
+        return True  # abstract socket addresses and the like
     if host in ("localhost", ""):
         return True
     try:
@@ -34,6 +35,8 @@ def _is_local(host: object) -> bool:
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if event == "socket.connect":
+        if getattr(args[0], "family", None) == socket.AF_UNIX:
+            return  # a path on this host (multiprocessing managers use these)
         address = args[1]
         host = address[0] if isinstance(address, tuple) and address else address
         if not _is_local(host):

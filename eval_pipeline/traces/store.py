@@ -2,16 +2,20 @@
 
 Layout: ``<root>/spans/build=<build>/day=<day|all>/part-<uuid>.parquet``. Writes are
 idempotent by (trace id, span id) within a build: a span already stored is skipped, so
-re-ingesting a file or receiving a retried OTLP request stores nothing twice. Each part is
-written to a temporary name and renamed, so a crash never leaves a half-written part.
+re-ingesting a file or receiving a retried OTLP request stores nothing twice, also when
+several processes on one host write the same build (a per-build write lock; see
+``_write_lock``). Each part is written to a temporary name and renamed, so a crash never leaves
+a half-written part.
 
 Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
 on its trace's root (in the batch, or already stored for a late span), else ``unassigned``.
 """
 
+import fcntl
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -47,6 +51,17 @@ def _key(trace_id: str, span_id: str) -> str:
     return trace_id + _SEPARATOR + span_id
 
 
+def _by_target(rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
+    """Rows grouped by the build each goes to, in order."""
+    first = targets[0] if targets else ""
+    if targets.count(first) == len(targets):
+        return {first: list(rows)} if rows else {}
+    grouped: dict[str, list[Row]] = {}
+    for row, target in zip(rows, targets, strict=True):
+        grouped.setdefault(target, []).append(row)
+    return grouped
+
+
 def _build_of_roots(rows: Iterable[Row]) -> dict[str, str]:
     builds: dict[str, tuple[int, str]] = {}
     for row in rows:
@@ -71,6 +86,7 @@ class TraceStore:
         # strings are not tracked by the cyclic collector, which would otherwise walk every
         # key once after each ingested batch.
         self._known: dict[str, set[str]] = {}
+        self._parts: dict[str, set[str]] = {}  # part files already read into ``_known``
         self._trace_builds: dict[str, str] | None = None
 
     def _build_dir(self, build: str) -> Path:
@@ -83,19 +99,21 @@ class TraceStore:
         return sorted(base.rglob("part-*.parquet")) if base.exists() else []
 
     def _keys(self, build: str) -> set[str]:
-        known = self._known.get(build)
-        if known is None:
-            known = set()
-            for path in self._files(build):
-                table = pq.read_table(path, columns=["trace_id", "span_id"])
-                known.update(
-                    map(
-                        _key,
-                        table.column("trace_id").to_pylist(),
-                        table.column("span_id").to_pylist(),
-                    )
-                )
-            self._known[build] = known
+        """The keys stored in ``build``, read anew from parts written since the last call.
+
+        Another process may have added parts; ``write_rows`` calls this under the build's
+        write lock, so what it decides is new is new.
+        """
+        known = self._known.setdefault(build, set())
+        read = self._parts.setdefault(build, set())
+        for path in self._files(build):
+            if path.name in read:
+                continue
+            table = pq.read_table(path, columns=["trace_id", "span_id"])
+            known.update(
+                map(_key, table.column("trace_id").to_pylist(), table.column("span_id").to_pylist())
+            )
+            read.add(path.name)
         return known
 
     def _stored_trace_builds(self) -> dict[str, str]:
@@ -155,46 +173,62 @@ class TraceStore:
         """``write_spans`` for the store rows of spans (``span_table.span_row``)."""
         if targets is None:
             targets = self.builds_for_rows(rows, build)
-        grouped = self._new_rows(rows, targets)
         written = 0
-        for target, members in grouped.items():
+        for target, members in _by_target(rows, targets).items():
             folder = self._build_dir(target) / f"day={quote(day or _ALL_DAYS, safe='')}"
             folder.mkdir(parents=True, exist_ok=True)
-            self._write(folder, rows_table(members, [target] * len(members), day))
-            written += len(members)
+            with self._write_lock(target):
+                fresh, keys = self._unseen(target, members)
+                if not fresh:
+                    continue
+                name = self._write(folder, rows_table(fresh, [target] * len(fresh), day))
+                self._parts[target].add(name)
+                self._known[target].update(keys)
+            written += len(fresh)
             if self._trace_builds is not None:
-                for stored in members:
+                for stored in fresh:
                     self._trace_builds.setdefault(stored[TRACE_ID], target)
         return written
 
-    def _new_rows(self, rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
-        """The rows not stored yet (nor earlier in ``rows``), by target build, in order."""
+    @contextmanager
+    def _write_lock(self, build: str) -> Iterator[None]:
+        """Hold the build's write lock: one writer at a time decides what is new and writes it.
+
+        An advisory ``flock`` on a file in the build's folder, so writers in other processes
+        on this host (the receiver and a CLI ingestion, say) cannot both store one span.
+        """
+        with open(self._build_dir(build) / ".write.lock", "ab") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _unseen(self, build: str, rows: list[Row]) -> tuple[list[Row], list[str]]:
+        """The rows not stored in ``build`` yet (nor earlier in ``rows``), and their keys."""
+        known = self._keys(build)
         keys = list(map(_key, map(_TRACE_ID, rows), map(_SPAN_ID, rows)))
-        first = targets[0] if targets else ""
-        if targets.count(first) == len(targets):
-            # One build and nothing seen before: the usual case, decided in bulk.
-            known = self._keys(first)
-            if known.isdisjoint(keys) and len(set(keys)) == len(keys):
-                known.update(keys)
-                return {first: list(rows)} if rows else {}
-        grouped: dict[str, list[Row]] = {}
-        stored: dict[str, set[str]] = {}
-        for row, key, target in zip(rows, keys, targets, strict=True):
-            seen = stored.get(target)
-            if seen is None:
-                seen = stored[target] = self._keys(target)
-            if key in seen:
+        if known.isdisjoint(keys) and len(set(keys)) == len(keys):
+            return rows, keys  # the usual case, decided in bulk
+        fresh: list[Row] = []
+        fresh_keys: list[str] = []
+        seen: set[str] = set()
+        for row, key in zip(rows, keys, strict=True):
+            if key in known or key in seen:
                 continue
             seen.add(key)
-            grouped.setdefault(target, []).append(row)
-        return grouped
+            fresh.append(row)
+            fresh_keys.append(key)
+        return fresh, fresh_keys
 
     @staticmethod
-    def _write(folder: Path, table: pa.Table) -> None:
+    def _write(folder: Path, table: pa.Table) -> str:
+        """Write one part (to a temporary name, then renamed); returns its file name."""
         name = f"part-{uuid.uuid4().hex}.parquet"
         temporary = folder / f".{name}.tmp"
         pq.write_table(table, temporary)
         os.replace(temporary, folder / name)
+        return name
 
     def read_spans(self, build: str, day: str | None = None) -> list[Span]:
         """Every span stored for ``build`` (one day of it when ``day`` is given)."""

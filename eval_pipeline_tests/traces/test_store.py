@@ -81,3 +81,27 @@ def test_day_partitions_and_find_trace(tmp_path):
     assert found is not None and found[0] == "prod" and len(found[1]) == len(spans)
     assert store.find_trace("00" * 16) is None
     assert list((tmp_path / "spans" / "build=prod").iterdir())
+
+
+def _write_repeatedly(root: str, start: "object", repeats: int) -> int:
+    """In a child process: wait for the start signal, then write the sample spans repeatedly."""
+    from pathlib import Path
+
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(Path(root))
+    start.wait()  # type: ignore[attr-defined]
+    return sum(store.write_spans(spans, build="shared") for _ in range(repeats))
+
+
+def test_writers_in_two_processes_store_each_span_once(tmp_path):
+    import multiprocessing
+
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    context = multiprocessing.get_context("spawn")
+    start = context.Manager().Event()
+    with context.Pool(2) as pool:
+        pending = [pool.apply_async(_write_repeatedly, (str(tmp_path), start, 5)) for _ in range(2)]
+        start.set()
+        stored = [result.get(timeout=120) for result in pending]
+    assert sum(stored) == len(spans)
+    assert len(TraceStore(tmp_path).read_spans("shared")) == len(spans)
