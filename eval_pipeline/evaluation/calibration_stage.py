@@ -143,7 +143,7 @@ def ceiling_verdict(home: Home, digest: str) -> dict[str, Any]:
         rates[name] = report["false_pass_rate"]
         if report["blocks_gating"]:
             problems.append(
-                f"false-pass rate {report['false_pass_rate']} on {name} is above "
+                f"false-pass rate {_rate(report['false_pass_rate'])} on {name} is above "
                 f"the {report['ceiling_tier']} ceiling {report['ceiling']}"
             )
     return {
@@ -167,12 +167,21 @@ def calibration_block(stage: Stage) -> str | None:
         return f"judge {digest} has no calibration on {name}: materialise judge_calibration"
     ceiling = float(stage_ceiling(stage))
     rate = report["false_pass_rate"]
-    if rate is None or rate > ceiling:
+    if rate is None:
         return (
-            f"judge {digest} false-pass rate {rate} on {name} is above the "
-            f"{stage.suite.risk_tier} tier's ceiling {ceiling}"
+            f"judge {digest} has no false-pass rate on {name}: its labels hold no human-failed item"
+        )
+    if rate > ceiling:
+        return (
+            f"judge {digest} false-pass rate {_rate(rate)} on {name} is above the "
+            f"{stage.suite.risk_tier} tier's ceiling {ceiling:g}"
         )
     return None
+
+
+def _rate(rate: float | None) -> str:
+    """A false-pass rate for people: two decimals (``n/a`` when there is none)."""
+    return "n/a" if rate is None else f"{rate:.2f}"
 
 
 def stage_ceiling(stage: Stage) -> float:
