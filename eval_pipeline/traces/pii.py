@@ -90,7 +90,7 @@ class Tokeniser:
         self._detectors = detectors
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         self._cache: dict[tuple[str, str], str] = {}
-        self._texts: dict[str, tuple[str, list[str]]] = {}
+        self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def token(self, kind: str, value: str) -> str:
         """The token for one normalised value (same value and key -> same token)."""
@@ -103,18 +103,18 @@ class Tokeniser:
             self._cache[(kind, value)] = cached
         return cached
 
-    def redact(self, text: str) -> tuple[str, list[str]]:
+    def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         """``text`` with personal data replaced, and the kinds replaced (one per match)."""
         if "@" not in text and not _DIGIT_RUN.search(text):
-            return text, []
+            return text, ()
         cached = self._texts.get(text)
         if cached is None:
             if len(self._texts) >= 8192:
                 self._texts.clear()
             cached = self._texts[text] = self._redact(text)
-        return cached[0], list(cached[1])
+        return cached
 
-    def _redact(self, text: str) -> tuple[str, list[str]]:
+    def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         spans: list[tuple[int, int, str]] = []
         digits = _DIGIT_RUN.search(text) is not None
         for detector in self._detectors:
@@ -131,7 +131,7 @@ class Tokeniser:
                 if value is not None:
                     spans.append((start, end, self.token(detector.kind, value)))
         if not spans:
-            return text, []
+            return text, ()
         spans.sort()
         pieces: list[str] = []
         last = 0
@@ -140,4 +140,4 @@ class Tokeniser:
             pieces.append(token)
             last = end
         pieces.append(text[last:])
-        return "".join(pieces), [token[1:].split(":", 1)[0] for _, _, token in spans]
+        return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in spans)

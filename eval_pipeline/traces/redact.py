@@ -79,7 +79,18 @@ class Redactor:
                 found.extend(f"{path}:{kind}" for kind in kinds)
             return text
         if isinstance(value, dict):
-            return {k: self._scrub(v, f"{path}.{k}", found) for k, v in value.items()}
+            # String values inline, so a key's path is only spelled out when it holds PII.
+            redact = self._tokens.redact
+            out: dict[str, JsonValue] = {}
+            for k, v in value.items():
+                if type(v) is str:
+                    text, kinds = redact(v)
+                    if kinds:
+                        found.extend(f"{path}.{k}:{kind}" for kind in kinds)
+                    out[k] = text
+                else:
+                    out[k] = self._scrub(v, f"{path}.{k}", found)
+            return out
         if isinstance(value, list):
             return [self._scrub(v, path, found) for v in value]
         return value

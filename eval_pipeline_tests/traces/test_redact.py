@@ -164,7 +164,7 @@ def test_tokens_are_the_keyed_hmac_of_kind_and_value():
     assert tokeniser.token("EMAIL", "ann@example.com") == f"[EMAIL:{expected}]"
     text, kinds = tokeniser.redact("write to Ann@Example.com or ann@example.com")
     assert text == f"write to [EMAIL:{expected}] or [EMAIL:{expected}]"
-    assert kinds == ["EMAIL", "EMAIL"]
+    assert kinds == ("EMAIL", "EMAIL")
 
 
 def test_anchored_email_scan_finds_what_a_full_scan_finds():
