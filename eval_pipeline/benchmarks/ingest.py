@@ -7,17 +7,20 @@ synthetic OTLP protobuf request of agent traces shaped like the OpenAI Agents sa
 results, some personal data to redact). Goal: ratio >= 0.5.
 """
 
+import base64
 import gc
 import json
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
@@ -25,11 +28,11 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode_errors import MAX_ATTRIBUTE_BYTES
-from eval_pipeline.traces.fast_path import decode_rows
+from eval_pipeline.traces.fast_path import decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest import IngestReport, ingest_payload
 from eval_pipeline.traces.messages import clear_parse_cache
 from eval_pipeline.traces.normalise import normalise_batch
-from eval_pipeline.traces.otlp_decode import PROTOBUF, decode_otlp
+from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store import TraceStore
 
@@ -122,6 +125,18 @@ def make_payload(n_spans: int) -> bytes:
     return request.SerializeToString()
 
 
+_REFERENCE_COLUMNS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "kind",
+    "start",
+    "end",
+    "attributes",
+)
+
+
 def _plain_value(value: AnyValue) -> Any:
     return getattr(value, value.WhichOneof("value") or "string_value")
 
@@ -129,19 +144,7 @@ def _plain_value(value: AnyValue) -> Any:
 def reference(payload: bytes, folder: Path) -> int:
     """Plain protobuf parse walked into Python objects and written to Parquet."""
     request = ExportTraceServiceRequest.FromString(payload)
-    rows: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "trace_id",
-            "span_id",
-            "parent_span_id",
-            "name",
-            "kind",
-            "start",
-            "end",
-            "attributes",
-        )
-    }
+    rows: dict[str, list[Any]] = {k: [] for k in _REFERENCE_COLUMNS}
     for resource_spans in request.resource_spans:
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
@@ -159,10 +162,70 @@ def reference(payload: bytes, folder: Path) -> int:
     return len(rows["span_id"])
 
 
-def _pipeline(payload: bytes, store: TraceStore, policy: RedactionPolicy) -> IngestReport:
-    return ingest_payload(
-        payload, content_type=PROTOBUF, store=store, policy=policy, day="2026-01-01"
-    )
+def make_json_payload(n_spans: int) -> bytes:
+    """``make_payload``'s request in the OTLP/JSON encoding (hex ids, as exporters send it)."""
+    document = MessageToDict(ExportTraceServiceRequest.FromString(make_payload(n_spans)))
+    for resource_spans in document["resourceSpans"]:
+        for scope_spans in resource_spans["scopeSpans"]:
+            for span in scope_spans["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+    return json.dumps(document).encode()
+
+
+def json_reference(payload: bytes, folder: Path) -> int:
+    """Plain JSON parse walked into Python objects and written to Parquet."""
+    document = json.loads(payload)
+    rows: dict[str, list[Any]] = {k: [] for k in _REFERENCE_COLUMNS}
+    for resource_spans in document["resourceSpans"]:
+        for scope_spans in resource_spans["scopeSpans"]:
+            for span in scope_spans["spans"]:
+                rows["trace_id"].append(span["traceId"])
+                rows["span_id"].append(span["spanId"])
+                rows["parent_span_id"].append(span.get("parentSpanId"))
+                rows["name"].append(span["name"])
+                rows["kind"].append(span.get("kind"))
+                rows["start"].append(int(span["startTimeUnixNano"]))
+                rows["end"].append(int(span["endTimeUnixNano"]))
+                rows["attributes"].append(
+                    json.dumps(
+                        {kv["key"]: next(iter(kv["value"].values())) for kv in span["attributes"]}
+                    )
+                )
+    pq.write_table(pa.Table.from_pydict(rows), folder / "reference.parquet")
+    return len(rows["span_id"])
+
+
+@dataclass(frozen=True)
+class _Encoding:
+    """What differs between the protobuf and the JSON run of the benchmark."""
+
+    media: str
+    payload: Callable[[int], bytes]
+    reference: Callable[[bytes, Path], int]
+    decode_rows: Callable[..., Any]
+    reference_text: str
+
+
+ENCODINGS = {
+    "protobuf": _Encoding(
+        PROTOBUF, make_payload, reference, decode_rows, "protobuf parse -> Python dicts -> Parquet"
+    ),
+    "json": _Encoding(
+        JSON,
+        make_json_payload,
+        json_reference,
+        decode_json_rows,
+        "json.loads -> Python dicts -> Parquet",
+    ),
+}
+
+
+def _pipeline(
+    payload: bytes, store: TraceStore, policy: RedactionPolicy, media: str = PROTOBUF
+) -> IngestReport:
+    return ingest_payload(payload, content_type=media, store=store, policy=policy, day="2026-01-01")
 
 
 def _timed(function: Any, *args: Any) -> tuple[float, float, Any]:
@@ -171,7 +234,9 @@ def _timed(function: Any, *args: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
-def stage_breakdown(payload: bytes, policy: RedactionPolicy, folder: Path) -> dict[str, float]:
+def stage_breakdown(
+    payload: bytes, policy: RedactionPolicy, folder: Path, encoding: str = "protobuf"
+) -> dict[str, float]:
     """CPU microseconds per span of each stage of the pipeline as it runs.
 
     Protobuf requests take the fast path (``traces.fast_path``), where decoding, normalising
@@ -182,7 +247,9 @@ def stage_breakdown(payload: bytes, policy: RedactionPolicy, folder: Path) -> di
     clear_parse_cache()
     with _no_gc():
         marks = [time.process_time()]
-        batch = decode_rows(payload, "bench", MAX_ATTRIBUTE_BYTES, Redactor(policy))
+        batch = ENCODINGS[encoding].decode_rows(
+            payload, "bench", MAX_ATTRIBUTE_BYTES, Redactor(policy)
+        )
         marks.append(time.process_time())
         assert batch is not None
         TraceStore(folder).write_rows(batch.rows, day="2026-01-01")
@@ -192,7 +259,9 @@ def stage_breakdown(payload: bytes, policy: RedactionPolicy, folder: Path) -> di
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}
 
 
-def general_path(payload: bytes, policy: RedactionPolicy, folder: Path) -> dict[str, float]:
+def general_path(
+    payload: bytes, policy: RedactionPolicy, folder: Path, encoding: str = "protobuf"
+) -> dict[str, float]:
     """CPU microseconds per span of each stage of the general path, on the same payload.
 
     The general path takes what the fast path declines (spans with events, other dialects,
@@ -201,7 +270,7 @@ def general_path(payload: bytes, policy: RedactionPolicy, folder: Path) -> dict[
     clear_parse_cache()
     with _no_gc():
         marks = [time.process_time()]
-        decoded = decode_otlp(payload, content_type=PROTOBUF, source="bench")
+        decoded = decode_otlp(payload, content_type=ENCODINGS[encoding].media, source="bench")
         marks.append(time.process_time())
         normalised = normalise_batch(decoded.spans)
         marks.append(time.process_time())
@@ -225,7 +294,9 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def run(n_spans: int = 20000, repeats: int = 5, policy_name: str = "default") -> dict[str, Any]:
+def run(
+    n_spans: int = 20000, repeats: int = 5, policy_name: str = "default", encoding: str = "protobuf"
+) -> dict[str, Any]:
     """Measure both paths on the same payload, interleaved, best of ``repeats``; JSON-safe.
 
     ``ratio`` uses process CPU time, which other processes on a shared machine do not
@@ -235,7 +306,8 @@ def run(n_spans: int = 20000, repeats: int = 5, policy_name: str = "default") ->
     ``general_path_*`` measure, on the same payload, the path that spans off the fast path
     and JSON requests take (``general_path``), so a change to either path shows up here.
     """
-    payload = make_payload(n_spans)
+    chosen = ENCODINGS[encoding]
+    payload = chosen.payload(n_spans)
     policy = load_policy(policy_name)
     pipeline: list[tuple[float, float]] = []
     plain: list[tuple[float, float]] = []
@@ -243,19 +315,19 @@ def run(n_spans: int = 20000, repeats: int = 5, policy_name: str = "default") ->
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for attempt in range(repeats):
-            wall, cpu, count = _timed(reference, payload, root)
+            wall, cpu, count = _timed(chosen.reference, payload, root)
             plain.append((wall, cpu))
             store = TraceStore(root / f"store{attempt}")
             clear_parse_cache()  # no run profits from histories parsed by the one before
-            wall, cpu, report = _timed(_pipeline, payload, store, policy)
+            wall, cpu, report = _timed(_pipeline, payload, store, policy, chosen.media)
             pipeline.append((wall, cpu))
             stored = report.spans_stored
         stages: dict[str, float] = {}
         general: dict[str, float] = {}
         for attempt in range(repeats):
-            measured = stage_breakdown(payload, policy, root / f"stages{attempt}")
+            measured = stage_breakdown(payload, policy, root / f"stages{attempt}", encoding)
             stages = {k: min(v, stages.get(k, v)) for k, v in measured.items()}
-            measured = general_path(payload, policy, root / f"general{attempt}")
+            measured = general_path(payload, policy, root / f"general{attempt}", encoding)
             general = {k: min(v, general.get(k, v)) for k, v in measured.items()}
     general_total = round(sum(general.values()), 2)
     cpu_rate = stored / min(c for _, c in pipeline)
@@ -264,6 +336,7 @@ def run(n_spans: int = 20000, repeats: int = 5, policy_name: str = "default") ->
     reference_wall_rate = count / min(w for w, _ in plain)
     return {
         "benchmark": "ingest",
+        "encoding": encoding,
         "spans": stored,
         "payload_bytes": len(payload),
         "pipeline_spans_per_s": round(cpu_rate, 1),
@@ -279,5 +352,5 @@ def run(n_spans: int = 20000, repeats: int = 5, policy_name: str = "default") ->
         "general_path_us_per_span_by_stage": {"total": general_total, **general},
         "general_path_ratio": round(1e6 / reference_cpu_rate / general_total, 3),
         "pipeline": f"decode -> normalise -> redact ({policy.name} policy) -> Parquet store",
-        "reference": "protobuf parse -> Python dicts -> Parquet",
+        "reference": chosen.reference_text,
     }

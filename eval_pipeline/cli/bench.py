@@ -41,12 +41,19 @@ def _emit(result: dict[str, Any], fmt: str) -> None:
     show_default=True,
     help="Shipped redaction policy (keep-tools keeps and scrubs tool payloads).",
 )
+@click.option(
+    "--encoding",
+    type=click.Choice(["protobuf", "json"]),
+    default="protobuf",
+    show_default=True,
+    help="OTLP encoding of the payload (the reference parses the same encoding).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def bench_ingest(n_spans: int, policy: str, fmt: str) -> None:
-    """Spans/s through decode -> normalise -> redact -> store vs a plain protobuf->Parquet walk."""
+def bench_ingest(n_spans: int, policy: str, encoding: str, fmt: str) -> None:
+    """Spans/s through decode -> normalise -> redact -> store vs a plain parse->Parquet walk."""
     from eval_pipeline.benchmarks.ingest import run
 
-    _emit(run(n_spans=n_spans, policy_name=policy), fmt)
+    _emit(run(n_spans=n_spans, policy_name=policy, encoding=encoding), fmt)
 
 
 @bench.command("score")

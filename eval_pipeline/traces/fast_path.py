@@ -37,6 +37,15 @@ from eval_pipeline.traces.messages import (
 )
 from eval_pipeline.traces.model import Message
 from eval_pipeline.traces.normalise import normalise_span
+from eval_pipeline.traces.otlp_json import (
+    Head,
+    iter_scopes,
+    json_span,
+    parse_document,
+    span_error,
+    span_head,
+)
+from eval_pipeline.traces.otlp_json import attributes as json_attributes
 from eval_pipeline.traces.otlp_protobuf import (
     KIND_NAMES,
     STATUS_NAMES,
@@ -108,6 +117,54 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     return batch
 
 
+def decode_json_rows(
+    payload: bytes, source: str, limit: int, redactor: Redactor
+) -> RowBatch | None:
+    """Rows for every span of an OTLP/JSON request; None to leave it to the general decoder.
+
+    The general decoder (``otlp_json.decode_json``) takes a request that is not UTF-8 or not
+    JSON, or whose structure is off anywhere, and reports it as before.
+    """
+    try:
+        document, not_utf8 = parse_document(payload)
+        if not_utf8:
+            return None
+        scopes = list(iter_scopes(document, limit))
+    except (ValueError, FieldError):  # json.JSONDecodeError is a ValueError
+        return None
+    batch = RowBatch()
+    keep = batch.rows.append
+    row_of = json_row
+    for resource, scope, spans in scopes:
+        for raw in spans:
+            row = row_of(raw, resource, scope, limit, redactor)
+            if row is None:
+                try:
+                    row = span_row(
+                        redactor.redact(normalise_span(json_span(raw, resource, scope, limit)))
+                    )
+                except FieldError as exc:
+                    batch.errors.append(span_error(raw, exc, source))
+                    continue
+            keep(row)
+    return batch
+
+
+def json_row(
+    raw: Any, resource: dict[str, Any], scope: str | None, limit: int, redactor: Redactor
+) -> Row | None:
+    """``fast_row`` for a span of an OTLP/JSON request (a decoded JSON object)."""
+    if type(raw) is not dict or raw.get("events"):
+        return None
+    try:
+        head = span_head(raw, limit)
+        attrs = json_attributes(raw.get("attributes", []), "attributes", limit)
+    except FieldError:
+        return None
+    lifted = {key: attrs.pop(key) for key in LIFTED.intersection(attrs)}
+    return genai_row(head, attrs, lifted, resource, scope, redactor)
+
+
 def fast_row(
     span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int, redactor: Redactor
 ) -> Row | None:
@@ -128,12 +185,41 @@ def fast_row(
         attrs, lifted = split_attributes(span.attributes, limit, LIFTED)
     except FieldError:
         return None
+    status = span.status
+    code = status.code
+    kind = span.kind
+    head = (
+        trace_id,
+        span_id,
+        parent if parent and parent != _ZERO_SPAN else None,
+        span.name,
+        KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        STATUS_NAMES[code] if 0 <= code < 3 else _UNSET,
+        status.message or None,
+    )
+    return genai_row(head, attrs, lifted, resource, scope, redactor)
+
+
+def genai_row(
+    head: Head,
+    attrs: dict[str, Any],
+    lifted: dict[str, Any],
+    resource: dict[str, Any],
+    scope: str | None,
+    redactor: Redactor,
+) -> Row | None:
+    """The redacted store row of a span from its decoded parts (None: not current GenAI).
+
+    ``head`` holds the fields before the attributes (``otlp_json.Head``); ``lifted`` the
+    attributes in ``dialect_genai.LIFTED``, ``attrs`` the others (owned: changed in place).
+    """
     if not GENERAL_ONLY.isdisjoint(attrs) or _SYSTEM in lifted:
         return None
     get = lifted.get
-    name = span.name
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
-        scalar_fields(get, name, get(_PROVIDER), attrs.get)
+        scalar_fields(get, head[3], get(_PROVIDER), attrs.get)
     )
     dropped: set[str] = set()
     arguments = get(_ARGUMENTS)
@@ -158,19 +244,8 @@ def fast_row(
     )
     if changes is not None:
         arguments, result, inputs, outputs, attrs = changes
-    status = span.status
-    code = status.code
-    kind = span.kind
     return (
-        trace_id,
-        span_id,
-        parent if parent and parent != _ZERO_SPAN else None,
-        name,
-        KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        STATUS_NAMES[code] if 0 <= code < 3 else _UNSET,
-        status.message or None,
+        *head,
         operation,
         agent,
         tool,

@@ -28,7 +28,7 @@ from eval_pipeline.traces.decode_errors import (
     DecodeResult,
     FieldError,
 )
-from eval_pipeline.traces.fast_path import decode_rows
+from eval_pipeline.traces.fast_path import decode_json_rows, decode_rows
 from eval_pipeline.traces.flat_spans import decode_flat, is_flat
 from eval_pipeline.traces.importers import tau2, taubench
 from eval_pipeline.traces.normalise import normalise_batch
@@ -98,19 +98,25 @@ def expand(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
-def _is_protobuf(payload: bytes, fmt: str | None) -> bool:
-    """True for an OTLP protobuf file (the format ``_decode_file`` would take it as)."""
-    return fmt in (None, "otlp") and payload.lstrip()[:1] not in (b"{", b"[")
+def _otlp_media(payload: bytes, fmt: str | None) -> str | None:
+    """The media type of an OTLP request file, when the file is one without a doubt.
+
+    Protobuf when it does not look like JSON (and the format is OTLP or unknown), JSON when
+    ``--format otlp`` says so; None leaves the file to ``_decode_file``'s detection.
+    """
+    looks_json = payload.lstrip()[:1] in (b"{", b"[")
+    if fmt == "otlp":
+        return JSON if looks_json else PROTOBUF
+    return PROTOBUF if fmt is None and not looks_json else None
+
+
+_OTLP_JSON = DecodeResult()
+"""``_decode_file``'s answer for a JSON file detected as an OTLP request (decoded elsewhere)."""
 
 
 def _decode_file(
     payload: bytes, source: str, fmt: str | None, build: str | None
 ) -> tuple[DecodeResult, list[Score]]:
-    head = payload.lstrip()[:1]
-    looks_json = head in (b"{", b"[")
-    if fmt == "otlp" or (fmt is None and not looks_json):
-        content_type = JSON if looks_json else PROTOBUF
-        return decode_otlp(payload, content_type=content_type, source=source), []
     try:
         document = json.loads(payload)
     except UnicodeDecodeError as exc:
@@ -145,7 +151,7 @@ def _decode_file(
             and isinstance(document, dict)
             and ("resourceSpans" in document or "resource_spans" in document)
         ):
-            return decode_otlp(payload, content_type=JSON, source=source), []
+            return _OTLP_JSON, []
     except FieldError as exc:
         return DecodeResult(errors=[DecodeError(source, exc.field_name, exc.message)]), []
     return DecodeResult(
@@ -195,12 +201,19 @@ class _Pipeline:
             spans = self.redactor.redact_batch(normalise_batch(list(result.spans)))
             self._store(list(map(span_row, spans)), build, day)
 
-    def add_protobuf(self, payload: bytes, source: str, build: str | None, day: str | None) -> None:
-        """A protobuf request through the fast path (``traces.fast_path``)."""
+    def add_request(
+        self, payload: bytes, media: str, source: str, build: str | None, day: str | None
+    ) -> None:
+        """An OTLP request (``media``: PROTOBUF or JSON) through the fast path.
+
+        See ``traces.fast_path``; a request it declines as a whole (it does not parse, or its
+        structure is off) goes to the general decoder, which salvages and reports it.
+        """
         with _bulk_allocation():
-            batch = decode_rows(payload, source, MAX_ATTRIBUTE_BYTES, self.redactor)
-            if batch is None:  # the request does not parse: the general decoder salvages it
-                self.add(decode_otlp(payload, content_type=PROTOBUF, source=source), build, day)
+            decode = decode_rows if media == PROTOBUF else decode_json_rows
+            batch = decode(payload, source, MAX_ATTRIBUTE_BYTES, self.redactor)
+            if batch is None:
+                self.add(decode_otlp(payload, content_type=media, source=source), build, day)
                 return
             self.report.errors.extend(batch.errors)
             self.report.spans_rejected += len(batch.errors)
@@ -238,12 +251,16 @@ def ingest_paths(
         except OSError as exc:
             pipeline.report.errors.append(DecodeError(str(path), "$", f"cannot read: {exc}"))
             continue
-        if _is_protobuf(payload, fmt):
-            pipeline.add_protobuf(payload, str(path), build, None)
+        media = _otlp_media(payload, fmt)
+        if media is not None:
+            pipeline.add_request(payload, media, str(path), build, None)
             continue
         with _bulk_allocation():
             result, scores = _decode_file(payload, str(path), fmt, build)
-            pipeline.add(result, build, None)
+            if result is _OTLP_JSON:
+                pipeline.add_request(payload, JSON, str(path), build, None)
+            else:
+                pipeline.add(result, build, None)
             del result  # freed before the collector resumes (see ``ingest_payload``)
         pipeline.report.scores.extend(scores)
     return pipeline.report
@@ -271,8 +288,10 @@ def ingest_payload(
         report = pipeline.report
         report.files = 1
         if media in PROTOBUF_MEDIA_TYPES:
-            pipeline.add_protobuf(payload, source, build, day)
-        else:
+            pipeline.add_request(payload, PROTOBUF, source, build, day)
+        elif media == JSON or media.endswith("+json"):
+            pipeline.add_request(payload, JSON, source, build, day)
+        else:  # the decoder answers with the error naming the media type
             pipeline.add(decode_otlp(payload, content_type=content_type, source=source), build, day)
         # Everything the request allocated, the redactor's caches included, is freed before
         # the collector resumes, so the collection that follows does not walk it.

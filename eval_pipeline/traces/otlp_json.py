@@ -6,6 +6,7 @@ Every ``AnyValue`` kind is decoded: kvlists become dicts, arrays lists, bytes ba
 """
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from eval_pipeline.traces.decode_errors import DecodeError, DecodeResult, FieldError
@@ -132,9 +133,13 @@ def attributes(pairs: Any, where: str, limit: int) -> dict[str, Any]:
     return out
 
 
-def _span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
-    if not isinstance(raw, dict):
-        raise FieldError("span", f"must be an object, got {type(raw).__name__}")
+Head = tuple[str, str, str | None, str, str, int, int, str, str | None]
+"""A span's fields before its attributes: trace id, span id, parent span id, name, kind,
+start and end time, status code and message."""
+
+
+def span_head(raw: dict[str, Any], limit: int) -> Head:
+    """The head fields of a JSON span object; raises ``FieldError`` naming a bad one."""
     trace_id = _hex_id(_get(raw, "traceId", "trace_id"), 32, "traceId", True)
     span_id = _hex_id(_get(raw, "spanId", "span_id"), 16, "spanId", True)
     parent = _hex_id(_get(raw, "parentSpanId", "parent_span_id"), 16, "parentSpanId", False)
@@ -142,6 +147,21 @@ def _span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int) -> 
     if not isinstance(status, dict):
         raise FieldError("status", "must be an object")
     message = status.get("message")
+    return (
+        str(trace_id),
+        str(span_id),
+        parent,
+        _text(raw.get("name", ""), "name", limit),
+        _enum(raw.get("kind"), _KINDS, "SPAN_KIND_", "kind"),
+        _uint(_get(raw, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano"),
+        _uint(_get(raw, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano"),
+        _enum(status.get("code"), _STATUSES, "STATUS_CODE_", "status.code"),
+        _text(message, "status.message", limit) if message else None,
+    )
+
+
+def events_of(raw: dict[str, Any], limit: int) -> tuple[SpanEvent, ...]:
+    """The events of a JSON span object; raises ``FieldError`` naming a bad one."""
     events = []
     for index, event in enumerate(_list(raw, "events", "events", "events")):
         if not isinstance(event, dict):
@@ -157,22 +177,27 @@ def _span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int) -> 
                 ),
             )
         )
+    return tuple(events)
+
+
+def json_span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
+    """One JSON span object -> a raw ``Span``; raises ``FieldError`` for a bad field."""
+    if not isinstance(raw, dict):
+        raise FieldError("span", f"must be an object, got {type(raw).__name__}")
+    trace_id, span_id, parent, name, kind, start, end, code, message = span_head(raw, limit)
+    events = events_of(raw, limit)
     return Span(
-        trace_id=str(trace_id),
-        span_id=str(span_id),
+        trace_id=trace_id,
+        span_id=span_id,
         parent_span_id=parent,
-        name=_text(raw.get("name", ""), "name", limit),
-        kind=_enum(raw.get("kind"), _KINDS, "SPAN_KIND_", "kind"),
-        start_time_unix_nano=_uint(
-            _get(raw, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano"
-        ),
-        end_time_unix_nano=_uint(
-            _get(raw, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano"
-        ),
-        status_code=_enum(status.get("code"), _STATUSES, "STATUS_CODE_", "status.code"),
-        status_message=_text(message, "status.message", limit) if message else None,
+        name=name,
+        kind=kind,
+        start_time_unix_nano=start,
+        end_time_unix_nano=end,
+        status_code=code,
+        status_message=message,
         attributes=attributes(raw.get("attributes", []), "attributes", limit),
-        events=tuple(events),
+        events=events,
         resource=resource,
         scope_name=scope,
         convention_version=None,
@@ -186,75 +211,84 @@ def _raw_id(raw: Any, camel: str, snake: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def span_error(raw: Any, exc: FieldError, source: str) -> DecodeError:
+    """The error for a span the decoder rejects (source, field, message and its ids)."""
+    return DecodeError(
+        source,
+        exc.field_name,
+        exc.message,
+        _raw_id(raw, "spanId", "span_id"),
+        _raw_id(raw, "traceId", "trace_id"),
+    )
+
+
+def parse_document(payload: bytes) -> tuple[Any, bool]:
+    """The JSON document of a request, and whether it held bytes that are not UTF-8.
+
+    Undecodable bytes become lone surrogates, so only the spans holding one are rejected.
+    Raises ``json.JSONDecodeError`` for text that is not JSON.
+    """
+    try:
+        return json.loads(payload.decode("utf-8")), False
+    except UnicodeDecodeError:
+        return json.loads(payload.decode("utf-8", errors="surrogateescape")), True
+
+
 def decode_json(payload: bytes, source: str, limit: int) -> DecodeResult:
     """Decode an OTLP/JSON request; bad spans are rejected with an error, the rest kept."""
     result = DecodeResult()
     try:
-        text = payload.decode("utf-8")
-        strict = False
-    except UnicodeDecodeError:
-        # Bad bytes become lone surrogates; only spans that contain one are rejected.
-        text = payload.decode("utf-8", errors="surrogateescape")
-        strict = True
-    try:
-        document = json.loads(text)
+        document, strict = parse_document(payload)
     except json.JSONDecodeError as exc:
         result.errors.append(
             DecodeError(source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}")
         )
         return result
     try:
-        if not isinstance(document, dict):
-            raise FieldError("$", "an ExportTraceServiceRequest must be a JSON object")
-        for r_index, resource_spans in enumerate(
-            _list(document, "resourceSpans", "resource_spans", "resourceSpans")
-        ):
-            where = f"resourceSpans[{r_index}]"
-            _resource_spans(resource_spans, where, source, limit, result, strict)
+        for resource, scope, spans in iter_scopes(document, limit):
+            for raw in spans:
+                try:
+                    bad = _invalid_text(raw, "") if strict else None
+                    if bad is not None:
+                        raise FieldError(bad or "span", "invalid UTF-8")
+                    result.spans.append(json_span(raw, resource, scope, limit))
+                except FieldError as exc:
+                    result.errors.append(span_error(raw, exc, source))
     except FieldError as exc:
         result.errors.append(DecodeError(source, exc.field_name, exc.message))
     return result
 
 
-def _resource_spans(
-    resource_spans: Any,
-    where: str,
-    source: str,
-    limit: int,
-    result: DecodeResult,
-    strict: bool,
-) -> None:
-    if not isinstance(resource_spans, dict):
-        raise FieldError(where, "must be an object")
-    resource_obj = resource_spans.get("resource") or {}
-    resource = (
-        attributes(resource_obj.get("attributes", []), f"{where}.resource.attributes", limit)
-        if isinstance(resource_obj, dict)
-        else {}
-    )
-    scopes = _list(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
-    for s_index, scope_spans in enumerate(scopes):
-        if not isinstance(scope_spans, dict):
-            raise FieldError(f"{where}.scopeSpans[{s_index}]", "must be an object")
-        scope_obj = scope_spans.get("scope") or {}
-        scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
-        spans = _list(scope_spans, "spans", "spans", f"{where}.scopeSpans[{s_index}].spans")
-        for raw in spans:
-            try:
-                bad = _invalid_text(raw, "") if strict else None
-                if bad is not None:
-                    raise FieldError(bad or "span", "invalid UTF-8")
-                result.spans.append(_span(raw, resource, scope or None, limit))
-            except FieldError as exc:
-                result.errors.append(
-                    DecodeError(
-                        source,
-                        exc.field_name,
-                        exc.message,
-                        _raw_id(raw, "spanId", "span_id"),
-                        _raw_id(raw, "traceId", "trace_id"),
-                    )
-                )
+def iter_scopes(
+    document: Any, limit: int
+) -> Iterator[tuple[dict[str, Any], str | None, list[Any]]]:
+    """``(resource attributes, scope name, raw spans)`` for each scope of a request document.
+
+    Raises ``FieldError`` where the structure is off, only when iteration reaches it: the
+    spans of the scopes before are decoded and kept (partial success).
+    """
+    if not isinstance(document, dict):
+        raise FieldError("$", "an ExportTraceServiceRequest must be a JSON object")
+    for r_index, resource_spans in enumerate(
+        _list(document, "resourceSpans", "resource_spans", "resourceSpans")
+    ):
+        where = f"resourceSpans[{r_index}]"
+        if not isinstance(resource_spans, dict):
+            raise FieldError(where, "must be an object")
+        resource_obj = resource_spans.get("resource") or {}
+        resource = (
+            attributes(resource_obj.get("attributes", []), f"{where}.resource.attributes", limit)
+            if isinstance(resource_obj, dict)
+            else {}
+        )
+        scopes = _list(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
+        for s_index, scope_spans in enumerate(scopes):
+            if not isinstance(scope_spans, dict):
+                raise FieldError(f"{where}.scopeSpans[{s_index}]", "must be an object")
+            scope_obj = scope_spans.get("scope") or {}
+            scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
+            spans = _list(scope_spans, "spans", "spans", f"{where}.scopeSpans[{s_index}].spans")
+            yield resource, scope or None, spans
 
 
 def _invalid_text(value: Any, path: str) -> str | None:

@@ -130,6 +130,14 @@ def test_bench_ingest_reports_a_ratio():
     assert "(default policy)" in report["pipeline"]
 
 
+def test_bench_ingest_measures_the_json_encoding_against_a_json_reference():
+    result = _invoke("bench", "ingest", "--spans", "200", "--encoding", "json", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["encoding"] == "json" and report["spans"] == 200
+    assert report["reference"].startswith("json.loads")
+
+
 def test_bench_ingest_takes_the_keep_tools_policy():
     result = _invoke(
         "bench", "ingest", "--spans", "200", "--redaction-policy", "keep-tools", "--format", "json"

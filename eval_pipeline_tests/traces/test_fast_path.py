@@ -1,10 +1,10 @@
 """The ingestion fast path stores exactly what the general path stores.
 
-``traces.fast_path`` goes from a protobuf span to its redacted store row without the general
-path's intermediate objects. These tests hold the two equal, as stored (the Arrow rows of
-``rows_table``) and in their errors, on every OTLP file in ``data/otel`` (as protobuf), on the
-benchmark payload, and on hand-made spans for each way off the fast path, under both shipped
-redaction policies.
+``traces.fast_path`` goes from a protobuf or JSON span to its redacted store row without the
+general path's intermediate objects. These tests hold the two equal, as stored (the Arrow rows
+of ``rows_table``) and in their errors, on every OTLP file in ``data/otel`` (as protobuf, and as
+the JSON it is), on the benchmark payload, and on hand-made spans for each way off the fast
+path, under both shipped redaction policies.
 """
 
 import json
@@ -15,15 +15,15 @@ import pytest
 
 from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode_errors import MAX_ATTRIBUTE_BYTES
-from eval_pipeline.traces.fast_path import decode_rows, fast_row
+from eval_pipeline.traces.fast_path import decode_json_rows, decode_rows, fast_row
 from eval_pipeline.traces.ingest import ingest_payload
 from eval_pipeline.traces.messages import clear_parse_cache
 from eval_pipeline.traces.normalise import normalise_spans
-from eval_pipeline.traces.otlp_decode import PROTOBUF, decode_otlp
+from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.redact import Redactor, load_policy
 from eval_pipeline.traces.span_table import rows_table, span_row
 from eval_pipeline.traces.store import TraceStore
-from eval_pipeline_tests.traces.builders import OTEL, json_span, otlp_protobuf
+from eval_pipeline_tests.traces.builders import OTEL, json_span, otlp_json, otlp_protobuf
 
 POLICIES = ("default", "keep-tools")
 OTLP_FILES = sorted(p for p in OTEL.rglob("*.otlp.json"))
@@ -33,24 +33,29 @@ def _stored(rows: list[Any]) -> list[dict[str, Any]]:
     return rows_table(rows, ["b"] * len(rows), None).to_pylist()
 
 
-def _general(payload: bytes, policy: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _general(
+    payload: bytes, policy: str, media: str = PROTOBUF
+) -> tuple[list[dict[str, Any]], list[str]]:
     clear_parse_cache()
-    decoded = decode_otlp(payload, content_type=PROTOBUF, source="s")
+    decoded = decode_otlp(payload, content_type=media, source="s")
     redactor = Redactor(load_policy(policy))
     spans = [redactor.redact(span) for span in normalise_spans(decoded.spans)]
     return _stored([span_row(span) for span in spans]), [str(e) for e in decoded.errors]
 
 
-def _fast(payload: bytes, policy: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _fast(
+    payload: bytes, policy: str, media: str = PROTOBUF
+) -> tuple[list[dict[str, Any]], list[str]]:
     clear_parse_cache()
-    batch = decode_rows(payload, "s", MAX_ATTRIBUTE_BYTES, Redactor(load_policy(policy)))
+    decode = decode_rows if media == PROTOBUF else decode_json_rows
+    batch = decode(payload, "s", MAX_ATTRIBUTE_BYTES, Redactor(load_policy(policy)))
     assert batch is not None
     return _stored(batch.rows), [str(e) for e in batch.errors]
 
 
-def _assert_same(payload: bytes, policy: str) -> list[dict[str, Any]]:
-    fast_rows, fast_errors = _fast(payload, policy)
-    general_rows, general_errors = _general(payload, policy)
+def _assert_same(payload: bytes, policy: str, media: str = PROTOBUF) -> list[dict[str, Any]]:
+    fast_rows, fast_errors = _fast(payload, policy, media)
+    general_rows, general_errors = _general(payload, policy, media)
     assert fast_errors == general_errors
     assert len(fast_rows) == len(general_rows)
     for fast, general in zip(fast_rows, general_rows, strict=True):
@@ -71,6 +76,25 @@ def test_every_otlp_data_file_stores_the_same_rows(path: Path, policy: str):
     except Exception as exc:  # a bad-input sample the protobuf JSON mapping rejects
         pytest.skip(f"not expressible as protobuf: {exc}")
     _assert_same(payload, policy)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("path", OTLP_FILES, ids=lambda p: p.name)
+def test_every_otlp_json_data_file_stores_the_same_rows(path: Path, policy: str):
+    payload = path.read_bytes()
+    if decode_json_rows(payload, "s", MAX_ATTRIBUTE_BYTES, Redactor(load_policy())) is None:
+        pytest.skip("left to the general decoder as a whole")
+    _assert_same(payload, policy, JSON)
+
+
+def test_every_otlp_json_data_file_takes_the_fast_path():
+    redactor = Redactor(load_policy())
+    declined = [
+        p.name
+        for p in OTLP_FILES
+        if decode_json_rows(p.read_bytes(), "s", MAX_ATTRIBUTE_BYTES, redactor) is None
+    ]
+    assert declined == []
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -185,6 +209,29 @@ _EDGE_SPANS = {
 def test_spans_off_the_common_shape_store_the_same_rows(case: str, policy: str):
     span = json_span("00000000000000a1", attributes=_EDGE_SPANS[case], name="invoke_agent A")
     _assert_same(_request(span), policy)
+    _assert_same(otlp_json([span]), policy, JSON)
+
+
+_BAD_JSON_SPANS = {
+    "unknown kind": {"kind": "SPAN_KIND_BOGUS"},
+    "short trace id": {"traceId": "abc"},
+    "attributes not a list": {"attributes": {"a": 1}},
+    "attribute without a key": {"attributes": [{"value": {"stringValue": "x"}}]},
+    "int value that is not one": {"attributes": [{"key": "n", "value": {"intValue": "x1"}}]},
+    "events not a list": {"events": {"name": "e"}},
+    "event without a time": {"events": [{"name": "e", "timeUnixNano": "soon"}]},
+    "negative start": {"startTimeUnixNano": "-5"},
+    "status not an object": {"status": "ok"},
+    "enum by name": {"kind": "SPAN_KIND_SERVER", "status": {"code": "STATUS_CODE_ERROR"}},
+    "snake case keys": {"trace_id": "0af7651916cd43dd8448eb211c80319c", "start_time_unix_nano": 7},
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_JSON_SPANS))
+def test_json_spans_with_bad_or_unusual_fields_match_the_general_path(case: str):
+    odd = json_span("00000000000000e1", **_BAD_JSON_SPANS[case])
+    rows = _assert_same(otlp_json([odd, json_span("00000000000000e2")]), "default", JSON)
+    assert "00000000000000e2" in [row["span_id"] for row in rows]
 
 
 def test_events_invalid_fields_and_errors_match_the_general_path():
