@@ -230,7 +230,8 @@ def genai_row(
             arguments = json_or_text(arguments)
         if result is not None:
             result = json_or_text(result)
-    inputs = parse_messages(get(_INPUTS))
+    raw_inputs = get(_INPUTS)
+    inputs = () if raw_inputs is None else parse_messages(raw_inputs)
     found: list[str] = []
     raw_outputs = get(_OUTPUTS)
     outputs: tuple[Message, ...] = ()
