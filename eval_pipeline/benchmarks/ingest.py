@@ -7,7 +7,6 @@ synthetic OTLP protobuf request of agent traces shaped like the OpenAI Agents sa
 results, some personal data to redact). Goal: ratio >= 0.5.
 """
 
-import base64
 import gc
 import json
 import tempfile
@@ -20,7 +19,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
@@ -33,6 +31,7 @@ from eval_pipeline.traces.ingest import IngestReport, ingest_payload
 from eval_pipeline.traces.messages import clear_parse_cache
 from eval_pipeline.traces.normalise import normalise_batch
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.otlp_json import to_document
 from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store import TraceStore
 
@@ -164,14 +163,8 @@ def reference(payload: bytes, folder: Path) -> int:
 
 def make_json_payload(n_spans: int) -> bytes:
     """``make_payload``'s request in the OTLP/JSON encoding (hex ids, as exporters send it)."""
-    document = MessageToDict(ExportTraceServiceRequest.FromString(make_payload(n_spans)))
-    for resource_spans in document["resourceSpans"]:
-        for scope_spans in resource_spans["scopeSpans"]:
-            for span in scope_spans["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
-    return json.dumps(document).encode()
+    request = ExportTraceServiceRequest.FromString(make_payload(n_spans))
+    return json.dumps(to_document(request)).encode()
 
 
 def json_reference(payload: bytes, folder: Path) -> int:

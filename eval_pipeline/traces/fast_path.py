@@ -16,6 +16,7 @@ objects. ``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal
 on every OTLP file in ``data/otel``, the benchmark payload and each way off the fast path.
 """
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from eval_pipeline.traces.messages import (
     parse_messages,
     parse_output_messages,
 )
-from eval_pipeline.traces.model import Message
+from eval_pipeline.traces.model import Message, Span
 from eval_pipeline.traces.normalise import normalise_span
 from eval_pipeline.traces.otlp_json import (
     Head,
@@ -96,25 +97,13 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
         request = ExportTraceServiceRequest.FromString(payload)
     except ProtobufDecodeError:
         return None
-    batch = RowBatch()
-    keep = batch.rows.append
-    row_of = fast_row
-    for resource_spans in request.resource_spans:
-        resource = attributes(resource_spans.resource.attributes, limit)
-        for scope_spans in resource_spans.scope_spans:
-            scope = scope_spans.scope.name or None
-            for span in scope_spans.spans:
-                row = row_of(span, resource, scope, limit, redactor)
-                if row is None:
-                    try:
-                        row = span_row(
-                            redactor.redact(normalise_span(pb_span(span, resource, scope, limit)))
-                        )
-                    except FieldError as exc:
-                        batch.errors.append(rejected(span, exc, source))
-                        continue
-                keep(row)
-    return batch
+    scopes = (
+        (resource, scope_spans.scope.name or None, scope_spans.spans)
+        for resource_spans in request.resource_spans
+        for resource in [attributes(resource_spans.resource.attributes, limit)]
+        for scope_spans in resource_spans.scope_spans
+    )
+    return _rows(scopes, fast_row, pb_span, rejected, source, limit, redactor)
 
 
 def decode_json_rows(
@@ -132,19 +121,35 @@ def decode_json_rows(
         scopes = list(iter_scopes(document, limit))
     except (ValueError, FieldError):  # json.JSONDecodeError is a ValueError
         return None
+    return _rows(scopes, json_row, json_span, span_error, source, limit, redactor)
+
+
+def _rows(
+    scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any]]],
+    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor], Row | None],
+    general: Callable[[Any, dict[str, Any], str | None, int], Span],
+    reject: Callable[[Any, FieldError, str], DecodeError],
+    source: str,
+    limit: int,
+    redactor: Redactor,
+) -> RowBatch:
+    """Each span's row from ``fast``, else through the general path.
+
+    ``general`` decodes a span the fast path declines, raising ``FieldError`` for a bad field,
+    which ``reject`` turns into the span's error.
+    """
     batch = RowBatch()
     keep = batch.rows.append
-    row_of = json_row
     for resource, scope, spans in scopes:
         for raw in spans:
-            row = row_of(raw, resource, scope, limit, redactor)
+            row = fast(raw, resource, scope, limit, redactor)
             if row is None:
                 try:
                     row = span_row(
-                        redactor.redact(normalise_span(json_span(raw, resource, scope, limit)))
+                        redactor.redact(normalise_span(general(raw, resource, scope, limit)))
                     )
                 except FieldError as exc:
-                    batch.errors.append(span_error(raw, exc, source))
+                    batch.errors.append(reject(raw, exc, source))
                     continue
             keep(row)
     return batch

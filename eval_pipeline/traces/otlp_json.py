@@ -5,6 +5,7 @@ strings, enums may be integers or their names, keys are lowerCamelCase (snake_ca
 Every ``AnyValue`` kind is decoded: kvlists become dicts, arrays lists, bytes base64 text.
 """
 
+import base64
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -202,6 +203,24 @@ def json_span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int)
         scope_name=scope,
         convention_version=None,
     )
+
+
+def to_document(request: Any) -> dict[str, Any]:
+    """An ``ExportTraceServiceRequest`` message as an OTLP/JSON document.
+
+    The protobuf JSON mapping writes ids, like all bytes, as base64; OTLP/JSON wants them hex.
+    Enums come out as names and 64-bit integers as strings, both of which OTLP/JSON allows.
+    """
+    from google.protobuf.json_format import MessageToDict
+
+    document: dict[str, Any] = MessageToDict(request)
+    for resource_spans in document.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+    return document
 
 
 def _raw_id(raw: Any, camel: str, snake: str) -> str | None:

@@ -11,7 +11,15 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
-from eval_pipeline_tests.traces.builders import AGENTS, CHAT, OTEL, SYNTHETIC, json_span, otlp_json
+from eval_pipeline_tests.traces.builders import (
+    AGENTS,
+    CHAT,
+    OTEL,
+    SYNTHETIC,
+    json_span,
+    otlp_json,
+    otlp_protobuf,
+)
 
 
 @pytest.mark.parametrize("path", sorted(OTEL.rglob("*.otlp.json")), ids=lambda p: p.name)
@@ -27,21 +35,8 @@ def test_every_otlp_sample_decodes_without_errors(path):
 def test_json_and_protobuf_bodies_decode_to_equal_spans():
     path = AGENTS / "test_agent_with_function_tool_spans.otlp.json"
     from_json = decode_otlp(path.read_bytes(), content_type=JSON, source="j").spans
-    request = ExportTraceServiceRequest()
-    from google.protobuf import json_format
-
-    document = json.loads(path.read_text())
-    # OTLP/JSON ids are hex; the protobuf JSON mapping wants base64, so convert for the parser.
-    for rs in document["resourceSpans"]:
-        for ss in rs["scopeSpans"]:
-            for span in ss["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if span.get(key):
-                        import base64
-
-                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
-    json_format.ParseDict(document, request)
-    from_pb = decode_otlp(request.SerializeToString(), content_type=PROTOBUF, source="p").spans
+    payload = otlp_protobuf(json.loads(path.read_text()))
+    from_pb = decode_otlp(payload, content_type=PROTOBUF, source="p").spans
     assert from_pb == from_json
 
 

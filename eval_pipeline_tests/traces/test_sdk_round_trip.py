@@ -5,10 +5,8 @@ OTLP encoder (protobuf, and the JSON mapping of the same message with hex ids) d
 same runs as the SDK's spans read directly.
 """
 
-import base64
 import json
 
-from google.protobuf.json_format import MessageToDict
 from opentelemetry.exporter.otlp.proto.common._internal.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -21,6 +19,7 @@ from eval_pipeline.traces.assemble import assemble_runs
 from eval_pipeline.traces.model import EvalContext, Span, SpanEvent
 from eval_pipeline.traces.normalise import normalise_spans
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.otlp_json import to_document
 
 
 def _record():
@@ -140,13 +139,7 @@ def test_protobuf_and_json_encodings_decode_to_the_same_runs():
     assert from_pb.errors == []
     assert assemble_runs(normalise_spans(from_pb.spans)) == expected
 
-    document = MessageToDict(message)  # enums as names, int64 as strings, ids as base64
-    for resource_spans in document["resourceSpans"]:
-        for scope_spans in resource_spans["scopeSpans"]:
-            for span in scope_spans["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
+    document = to_document(message)  # enums as names, int64 as strings, ids as hex
     from_json = decode_otlp(json.dumps(document).encode(), content_type=JSON, source="sdk")
     assert from_json.errors == []
     assert assemble_runs(normalise_spans(from_json.spans)) == expected
