@@ -38,15 +38,14 @@ from eval_pipeline.traces.messages import (
 )
 from eval_pipeline.traces.model import Message, Span
 from eval_pipeline.traces.normalise import normalise_span
+from eval_pipeline.traces.otlp_json import attributes as json_attributes
 from eval_pipeline.traces.otlp_json import (
-    Head,
     iter_scopes,
     json_span,
     parse_document,
     span_error,
     span_head,
 )
-from eval_pipeline.traces.otlp_json import attributes as json_attributes
 from eval_pipeline.traces.otlp_protobuf import (
     KIND_NAMES,
     STATUS_NAMES,
@@ -167,7 +166,8 @@ def json_row(
     except FieldError:
         return None
     lifted = {key: attrs.pop(key) for key in LIFTED.intersection(attrs)}
-    return genai_row(head, attrs, lifted, resource, scope, redactor)
+    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor)
+    return None if tail is None else head + tail
 
 
 def fast_row(
@@ -190,6 +190,10 @@ def fast_row(
         attrs, lifted = split_attributes(span.attributes, limit, LIFTED)
     except FieldError:
         return None
+    name = span.name
+    tail = genai_tail(name, attrs, lifted, resource, scope, redactor)
+    if tail is None:
+        return None
     status = span.status
     code = status.code
     kind = span.kind
@@ -197,34 +201,34 @@ def fast_row(
         trace_id,
         span_id,
         parent if parent and parent != _ZERO_SPAN else None,
-        span.name,
+        name,
         KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
         span.start_time_unix_nano,
         span.end_time_unix_nano,
         STATUS_NAMES[code] if 0 <= code < 3 else _UNSET,
         status.message or None,
     )
-    return genai_row(head, attrs, lifted, resource, scope, redactor)
+    return head + tail
 
 
-def genai_row(
-    head: Head,
+def genai_tail(
+    name: str,
     attrs: dict[str, Any],
     lifted: dict[str, Any],
     resource: dict[str, Any],
     scope: str | None,
     redactor: Redactor,
-) -> Row | None:
-    """The redacted store row of a span from its decoded parts (None: not current GenAI).
+) -> tuple[Any, ...] | None:
+    """The redacted store-row fields after the head (None: not current GenAI).
 
-    ``head`` holds the fields before the attributes (``otlp_json.Head``); ``lifted`` the
-    attributes in ``dialect_genai.LIFTED``, ``attrs`` the others (owned: changed in place).
+    The head is ``otlp_json.Head``. ``lifted`` holds the attributes in
+    ``dialect_genai.LIFTED``, ``attrs`` the others (owned: changed in place).
     """
     if not GENERAL_ONLY.isdisjoint(attrs) or _SYSTEM in lifted:
         return None
     get = lifted.get
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
-        scalar_fields(get, head[3], get(_PROVIDER), attrs.get)
+        scalar_fields(get, name, get(_PROVIDER), attrs.get)
     )
     dropped: set[str] = set()
     arguments = get(_ARGUMENTS)
@@ -251,7 +255,6 @@ def genai_row(
     if changes is not None:
         arguments, result, inputs, outputs, attrs = changes
     return (
-        *head,
         operation,
         agent,
         tool,
