@@ -97,13 +97,18 @@ class RedactionPolicy:
 
     def keeps_arguments(self, tool: str | None) -> bool:
         """True when this tool's arguments are opted in."""
-        patterns = self.keep_arguments
-        return bool(patterns) and tool is not None and _matches(tool, patterns)
+        return _keeps(tool, self.keep_arguments)
 
     def keeps_results(self, tool: str | None) -> bool:
         """True when this tool's results are opted in."""
-        patterns = self.keep_results
-        return bool(patterns) and tool is not None and _matches(tool, patterns)
+        return _keeps(tool, self.keep_results)
+
+
+def _keeps(tool: str | None, patterns: tuple[str, ...]) -> bool:
+    if not patterns or tool is None:
+        return False
+    # "*" matches every name: answered without the glob (asked for every tool payload).
+    return "*" in patterns or _matches(tool, patterns)
 
 
 @lru_cache(maxsize=4096)
