@@ -3,8 +3,9 @@
 Layout: ``<root>/spans/build=<build>/day=<day|all>/part-<uuid>.parquet``. Writes are
 idempotent by (trace id, span id) within a build: a span already stored is skipped, so
 re-ingesting a file or receiving a retried OTLP request stores nothing twice, also when
-several processes on one host write the same build (a per-build write lock; see
-``_write_lock``). Each part is written to a temporary name and renamed, so a crash never leaves
+several processes on one host write the same build: a per-build write lock (``_write_lock``)
+and a per-build manifest of parts (``_MANIFEST``) from which each writer learns what the others
+stored, without listing the build's folder on every write. Each part is written to a temporary name and renamed, so a crash never leaves
 a half-written part.
 
 Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
@@ -42,6 +43,8 @@ PRODUCTION = "production"
 """The build the OTLP receiver files live traffic under (traces whose root names no build)."""
 _ALL_DAYS = "all"
 _SEPARATOR = "\x00"
+_MANIFEST = ".parts.log"
+"""In each build folder: one line per part written (``day=.../part-....parquet``)."""
 _TRACE_ID = itemgetter(TRACE_ID)
 _SPAN_ID = itemgetter(SPAN_ID)
 
@@ -87,6 +90,7 @@ class TraceStore:
         # key once after each ingested batch.
         self._known: dict[str, set[str]] = {}
         self._parts: dict[str, set[str]] = {}  # part files already read into ``_known``
+        self._offsets: dict[str, int] = {}  # how far each build's manifest has been read
         self._trace_builds: dict[str, str] | None = None
 
     def _build_dir(self, build: str) -> Path:
@@ -99,22 +103,51 @@ class TraceStore:
         return sorted(base.rglob("part-*.parquet")) if base.exists() else []
 
     def _keys(self, build: str) -> set[str]:
-        """The keys stored in ``build``, read anew from parts written since the last call.
+        """The keys stored in ``build``, including parts other writers added since last time.
 
-        Another process may have added parts; ``write_rows`` calls this under the build's
-        write lock, so what it decides is new is new.
+        The first call reads every part on disk; later calls read only the parts named in the
+        build's manifest (``_MANIFEST``, appended by every writer under the write lock) since
+        the last call, so a long-running writer does not list the build on every write.
+        ``write_rows`` calls this under the build's write lock, so what it decides is new is new.
         """
-        known = self._known.setdefault(build, set())
-        read = self._parts.setdefault(build, set())
-        for path in self._files(build):
-            if path.name in read:
-                continue
-            table = pq.read_table(path, columns=["trace_id", "span_id"])
-            known.update(
-                map(_key, table.column("trace_id").to_pylist(), table.column("span_id").to_pylist())
-            )
-            read.add(path.name)
+        known = self._known.get(build)
+        if known is None:
+            known = self._known[build] = set()
+            self._parts[build] = set()
+            # The manifest's end is taken first: a part logged later is read next time.
+            self._offsets[build] = self._manifest_end(build)
+            for path in self._files(build):
+                self._read_keys(build, path)
+            return known
+        for relative in self._new_manifest_lines(build):
+            self._read_keys(build, self._build_dir(build) / relative)
         return known
+
+    def _read_keys(self, build: str, path: Path) -> None:
+        read = self._parts[build]
+        if path.name in read:
+            return
+        table = pq.read_table(path, columns=["trace_id", "span_id"])
+        self._known[build].update(
+            map(_key, table.column("trace_id").to_pylist(), table.column("span_id").to_pylist())
+        )
+        read.add(path.name)
+
+    def _manifest_end(self, build: str) -> int:
+        manifest = self._build_dir(build) / _MANIFEST
+        return manifest.stat().st_size if manifest.exists() else 0
+
+    def _new_manifest_lines(self, build: str) -> list[str]:
+        """Manifest lines (part paths in the build) after the last read, whole lines only."""
+        manifest = self._build_dir(build) / _MANIFEST
+        if not manifest.exists():
+            return []
+        with open(manifest, "rb") as handle:
+            handle.seek(self._offsets[build])
+            text = handle.read()
+        complete = text[: text.rfind(b"\n") + 1]
+        self._offsets[build] += len(complete)
+        return complete.decode().splitlines()
 
     def _stored_trace_builds(self) -> dict[str, str]:
         if self._trace_builds is None:
@@ -182,6 +215,7 @@ class TraceStore:
                 if not fresh:
                     continue
                 name = self._write(folder, rows_table(fresh, [target] * len(fresh), day))
+                self._log_part(target, f"{folder.name}/{name}")
                 self._parts[target].add(name)
                 self._known[target].update(keys)
             written += len(fresh)
@@ -203,6 +237,13 @@ class TraceStore:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _log_part(self, build: str, relative: str) -> None:
+        """Name a new part in the build's manifest (under the write lock), past our offset."""
+        with open(self._build_dir(build) / _MANIFEST, "ab") as handle:
+            handle.write(relative.encode() + b"\n")
+            # Only this writer appended since its last read (it holds the lock): skip its line.
+            self._offsets[build] = handle.tell()
 
     def _unseen(self, build: str, rows: list[Row]) -> tuple[list[Row], list[str]]:
         """The rows not stored in ``build`` yet (nor earlier in ``rows``), and their keys."""

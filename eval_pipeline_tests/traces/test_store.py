@@ -105,3 +105,21 @@ def test_writers_in_two_processes_store_each_span_once(tmp_path):
         stored = [result.get(timeout=120) for result in pending]
     assert sum(stored) == len(spans)
     assert len(TraceStore(tmp_path).read_spans("shared")) == len(spans)
+
+
+def test_a_writer_learns_other_writers_parts_from_the_manifest_without_listing(
+    tmp_path, monkeypatch
+):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    first, second = TraceStore(tmp_path), TraceStore(tmp_path)
+    assert first.write_spans(spans[:3], build="x") == 3
+    assert second.write_spans(spans[:5], build="x") == 2  # its first look lists the parts
+
+    def no_listing(*args, **kwargs):
+        raise AssertionError("a writer that has looked once reads the manifest, not the folder")
+
+    monkeypatch.setattr(TraceStore, "_files", no_listing)
+    assert first.write_spans(spans, build="x") == len(spans) - 5  # second's part, via manifest
+    assert second.write_spans(spans, build="x") == 0
+    monkeypatch.undo()
+    assert len(TraceStore(tmp_path).read_spans("x")) == len(spans)
