@@ -5,8 +5,8 @@ idempotent by (trace id, span id) within a build: a span already stored is skipp
 re-ingesting a file or receiving a retried OTLP request stores nothing twice, also when
 several processes on one host write the same build: a per-build write lock (``_write_lock``)
 and a per-build manifest of parts (``_MANIFEST``) from which each writer learns what the others
-stored, without listing the build's folder on every write. Each part is written to a temporary name and renamed, so a crash never leaves
-a half-written part.
+stored, without listing the build's folder on every write. Each part is written to a
+temporary name and renamed, so a crash never leaves a half-written part.
 
 Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
 on its trace's root (in the batch, or already stored for a late span), else ``unassigned``.
