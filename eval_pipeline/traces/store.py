@@ -239,7 +239,12 @@ class TraceStore:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def _log_part(self, build: str, relative: str) -> None:
-        """Name a new part in the build's manifest (under the write lock), past our offset."""
+        """Name a new part in the build's manifest (under the write lock), past our offset.
+
+        The part is on disk before its line is written, so a reader never meets a line for a
+        missing part. A crash between the two leaves the part unlogged: writers already
+        running learn of it only when they start again.
+        """
         with open(self._build_dir(build) / _MANIFEST, "ab") as handle:
             handle.write(relative.encode() + b"\n")
             # Only this writer appended since its last read (it holds the lock): skip its line.
