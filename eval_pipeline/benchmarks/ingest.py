@@ -7,12 +7,10 @@ synthetic OTLP protobuf request of agent traces shaped like the OpenAI Agents sa
 results, some personal data to redact). Goal: ratio >= 0.5.
 """
 
-import gc
 import json
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode_errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.fast_path import decode_json_rows, decode_rows
-from eval_pipeline.traces.ingest import IngestReport, ingest_payload
+from eval_pipeline.traces.ingest import IngestReport, bulk_allocation, ingest_payload
 from eval_pipeline.traces.messages import clear_parse_cache
 from eval_pipeline.traces.normalise import normalise_batch
 from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
@@ -238,7 +236,7 @@ def stage_breakdown(
     end-to-end figure; it says where the time goes.
     """
     clear_parse_cache()
-    with _no_gc():
+    with bulk_allocation():  # as the pipeline runs its batches
         marks = [time.process_time()]
         batch = ENCODINGS[encoding].decode_rows(
             payload, "bench", MAX_ATTRIBUTE_BYTES, Redactor(policy)
@@ -261,7 +259,7 @@ def general_path(
     renamed attributes) and every JSON request: ``Span`` objects at each step.
     """
     clear_parse_cache()
-    with _no_gc():
+    with bulk_allocation():  # as the pipeline runs its batches
         marks = [time.process_time()]
         decoded = decode_otlp(payload, content_type=ENCODINGS[encoding].media, source="bench")
         marks.append(time.process_time())
@@ -274,17 +272,6 @@ def general_path(
     count = max(1, len(redacted))
     names = ("decode", "normalise", "redact", "store")
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def run(

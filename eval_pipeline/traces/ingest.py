@@ -167,7 +167,7 @@ def _decode_file(
 
 
 @contextmanager
-def _bulk_allocation() -> Iterator[None]:
+def bulk_allocation() -> Iterator[None]:
     """Pause cyclic GC while a batch is processed.
 
     A batch allocates many long-lived, acyclic objects (spans, messages, dicts); the cyclic
@@ -193,7 +193,7 @@ class _Pipeline:
         self.report = IngestReport()
 
     def add(self, result: DecodeResult, build: str | None, day: str | None) -> None:
-        with _bulk_allocation():
+        with bulk_allocation():
             report = self.report
             report.errors.extend(result.errors)
             report.spans_rejected += sum(1 for e in result.errors if e.span_id is not None)
@@ -209,7 +209,7 @@ class _Pipeline:
         See ``traces.fast_path``; a request it declines as a whole (it does not parse, or its
         structure is off) goes to the general decoder, which salvages and reports it.
         """
-        with _bulk_allocation():
+        with bulk_allocation():
             decode = decode_rows if media == PROTOBUF else decode_json_rows
             batch = decode(payload, source, MAX_ATTRIBUTE_BYTES, self.redactor)
             if batch is None:
@@ -218,7 +218,7 @@ class _Pipeline:
             self.report.errors.extend(batch.errors)
             self.report.spans_rejected += len(batch.errors)
             self._store(batch.rows, build, day)
-            del batch  # freed before the collector resumes (see ``_bulk_allocation``)
+            del batch  # freed before the collector resumes (see ``bulk_allocation``)
 
     def _store(self, rows: list[Row], build: str | None, day: str | None) -> None:
         report = self.report
@@ -255,7 +255,7 @@ def ingest_paths(
         if media is not None:
             pipeline.add_request(payload, media, str(path), build, None)
             continue
-        with _bulk_allocation():
+        with bulk_allocation():
             result, scores = _decode_file(payload, str(path), fmt, build)
             if result is _OTLP_JSON:
                 pipeline.add_request(payload, JSON, str(path), build, None)
@@ -283,7 +283,7 @@ def ingest_payload(
     """
     day = day or datetime.now(UTC).strftime("%Y-%m-%d")
     media = content_type.split(";", 1)[0].strip().lower()
-    with _bulk_allocation():
+    with bulk_allocation():
         pipeline = _Pipeline(store, policy, default_build)
         report = pipeline.report
         report.files = 1

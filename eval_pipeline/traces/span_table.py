@@ -161,45 +161,38 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def _messages(text: str) -> tuple[Message, ...]:
+    return messages_from_json(json.loads(text))
+
+
+def _span_events(text: str) -> tuple[SpanEvent, ...]:
+    return tuple(SpanEvent(n, t, a) for n, t, a in json.loads(text))
+
+
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "tool_arguments": _loads,
+    "tool_result": _loads,
+    "input_messages": _messages,
+    "output_messages": _messages,
+    "attributes": json.loads,
+    "events": _span_events,
+}
+"""How a JSON column is read back into its ``Span`` field (the others are taken as they are)."""
+
+
 def from_table(table: pa.Table) -> list[Span]:
     """The inverse of ``to_table`` (build and day columns are not part of a span)."""
-    rows = table.select([name for name in SCHEMA.names if name not in ("build", "day")])
-    resources: dict[str, Any] = {}
+    rows = table.select(list(ROW_FIELDS))
+    resources: dict[str, Any] = {}  # one object per distinct resource, as on ingestion
     out = []
     for row in rows.to_pylist():
+        fields = {
+            name: _READERS[name](row[name]) if name in _READERS else row[name]
+            for name in ROW_FIELDS
+        }
         resource_text = row["resource"]
         if resource_text not in resources:
             resources[resource_text] = json.loads(resource_text)
-        out.append(
-            Span(
-                trace_id=row["trace_id"],
-                span_id=row["span_id"],
-                parent_span_id=row["parent_span_id"],
-                name=row["name"],
-                kind=row["kind"],
-                start_time_unix_nano=row["start_time_unix_nano"],
-                end_time_unix_nano=row["end_time_unix_nano"],
-                status_code=row["status_code"],
-                status_message=row["status_message"],
-                operation=row["operation"],
-                agent_name=row["agent_name"],
-                tool_name=row["tool_name"],
-                tool_call_id=row["tool_call_id"],
-                tool_arguments=_loads(row["tool_arguments"]),
-                tool_result=_loads(row["tool_result"]),
-                model=row["model"],
-                provider=row["provider"],
-                input_tokens=row["input_tokens"],
-                output_tokens=row["output_tokens"],
-                conversation_id=row["conversation_id"],
-                input_messages=messages_from_json(json.loads(row["input_messages"])),
-                output_messages=messages_from_json(json.loads(row["output_messages"])),
-                attributes=json.loads(row["attributes"]),
-                events=tuple(SpanEvent(n, t, a) for n, t, a in json.loads(row["events"])),
-                resource=resources[resource_text],
-                scope_name=row["scope_name"],
-                dialect=row["dialect"],
-                convention_version=row["convention_version"],
-            )
-        )
+        fields["resource"] = resources[resource_text]
+        out.append(Span(**fields))
     return out
