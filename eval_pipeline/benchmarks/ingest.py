@@ -23,15 +23,15 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
-from eval_pipeline.traces.decode_errors import MAX_ATTRIBUTE_BYTES
-from eval_pipeline.traces.fast_path import decode_json_rows, decode_rows
-from eval_pipeline.traces.ingest import IngestReport, bulk_allocation, ingest_payload
-from eval_pipeline.traces.messages import clear_parse_cache
-from eval_pipeline.traces.normalise import normalise_batch
-from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
-from eval_pipeline.traces.otlp_json import to_document
-from eval_pipeline.traces.redact import RedactionPolicy, Redactor, load_policy
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
+from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.decode.otlp_json import to_document
+from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
+from eval_pipeline.traces.ingest.pipeline import IngestReport, bulk_allocation, ingest_payload
+from eval_pipeline.traces.normalise.messages import clear_parse_cache
+from eval_pipeline.traces.normalise.normaliser import normalise_batch
+from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 SPANS_PER_TRACE = 8
 

@@ -18,7 +18,7 @@ import click
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 
-SAMPLE_RUNNER = "python:examples.support_agent.app:run_item?agent_build={build}"
+SAMPLE_RUNNER = "python:eval_pipeline.sample_agent.app:run_item?agent_build={build}"
 
 
 def _runner_spec(build: str, explicit: str | None) -> str:
@@ -99,7 +99,7 @@ def run(
     from eval_pipeline.evaluation.runner_spec import RunnerSpecError, runner_from_spec
     from eval_pipeline.runners.sink import TraceStoreSink
     from eval_pipeline.traces.model import EvalContext
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     suite, items = _suite_and_items(suite_ref, limit)
     spec = _runner_spec(build, runner)

@@ -17,11 +17,11 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
-from eval_pipeline.traces.ingest import FORMATS, IngestReport, ingest_paths
-from eval_pipeline.traces.redact import PolicyError, RedactionPolicy, load_policy
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.ingest.pipeline import FORMATS, IngestReport, ingest_paths
+from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy
+from eval_pipeline.traces.store.trace_store import TraceStore
 
-BFCL_MODULE = "eval_pipeline.datasets.importers.bfcl_results"
+BFCL_MODULE = "eval_pipeline.importers.bfcl_results"
 
 
 def _policy(value: str | None) -> RedactionPolicy:

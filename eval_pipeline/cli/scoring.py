@@ -63,7 +63,7 @@ def score(suite_ref: str, build: str, spread_repeats: int) -> None:
     from eval_pipeline.suites.config import SuiteError, load_suite
     from eval_pipeline.suites.locate import locate_suite
     from eval_pipeline.suites.prices import PriceTable, known_cost_of_run
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     home = current_home().ensure()
     try:

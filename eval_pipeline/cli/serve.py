@@ -23,7 +23,7 @@ def serve(host: str, port: int, policy_path: str | None) -> None:
     import uvicorn
 
     from eval_pipeline.realtime.receiver import make_app
-    from eval_pipeline.traces.redact import load_policy
+    from eval_pipeline.traces.redact.redactor import load_policy
 
     app = make_app(current_home().ensure().store, policy=load_policy(policy_path))
     uvicorn.run(app, host=host, port=port, log_level="info")

@@ -11,9 +11,9 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.assemble import assemble_run
-from eval_pipeline.traces.render import render_text, run_row, run_tree
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.runs.assemble import assemble_run
+from eval_pipeline.traces.runs.render import render_text, run_row, run_tree
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 
 @click.group("traces")

@@ -47,8 +47,8 @@ def _source_item(store: DatasetStore, run: AgentRun) -> DatasetItem | None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def triage(trace_id: str, dataset_name: str, note: str, owner: str, fmt: str) -> None:
     """Turn a failing run into a regression case (a new dataset version)."""
-    from eval_pipeline.traces.assemble import assemble_run
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.runs.assemble import assemble_run
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     home = current_home().ensure()
     found = TraceStore(home.store).find_trace(trace_id)

@@ -2,7 +2,7 @@
 
 - ``golden/retail-refunds@v1``: tau-bench v1 retail test tasks that return delivered items or
   cancel pending orders using only lookup, return and cancel tools (the sample support agent's
-  tool set; the same 31 tasks as ``data/retail_db/tasks.json``).
+  tool set; the same 31 tasks as ``eval_pipeline/sample_agent/retail_data/tasks.json``).
 - ``adversarial/banking-injection@v1``: every 7th AgentDojo banking security case (21 of 144;
   7 is coprime with the 9 injection tasks, so every injection task appears).
 

@@ -22,8 +22,8 @@ from eval_pipeline.runners.sink import RunSink
 from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.score import Score, ScoreStatus
-from eval_pipeline.traces.assemble import assemble_runs
 from eval_pipeline.traces.model import AgentRun, EvalContext
+from eval_pipeline.traces.runs.assemble import assemble_runs
 
 RunnerFactory = Callable[[str, Mapping[str, Any]], Runner]
 """(build id, build params) -> a runner writing to the evaluation's sink."""

@@ -1,6 +1,6 @@
 """The sample agent's story: baseline, improved candidate, A/A control and seeded defects.
 
-Wires the sample system under test (``examples.support_agent``: its builds registry, its
+Wires the sample system under test (``eval_pipeline.sample_agent``: its builds registry, its
 datasets and its suite) into ``validate_defects``: traces go to the home's trace store, scores
 to its score store, the judge is the suite's (cached in the state database), cost comes from
 the versioned price table. ``run_story`` is what ``eval-pipeline demo`` and the ``defects``
@@ -25,9 +25,9 @@ from eval_pipeline.runners.python_entry import PythonEntryPointRunner, import_mo
 from eval_pipeline.runners.sink import RunSink, TraceStoreSink
 from eval_pipeline.traces.model import EvalContext
 
-SAMPLE_ENTRY = "examples.support_agent.app:run_item"
-SAMPLE_BUILDS = "examples.support_agent.builds"
-SAMPLE_ITEMS = "examples.support_agent.items"
+SAMPLE_ENTRY = "eval_pipeline.sample_agent.app:run_item"
+SAMPLE_BUILDS = "eval_pipeline.sample_agent.builds"
+SAMPLE_ITEMS = "eval_pipeline.sample_agent.items"
 EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-agent.yaml"
 AA_SUFFIX = "-aa"
 
@@ -116,7 +116,7 @@ def sample_evaluation(
     """A ``SuiteEvaluation`` running the sample agent in process, storing into ``home``."""
     from eval_pipeline.scoring.store import ScoreStore
     from eval_pipeline.suites.prices import PriceTable, UnknownModelError, cost_of_run
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     run_sink = sink if sink is not None else TraceStoreSink(TraceStore(home.store))
     prices = PriceTable.load()

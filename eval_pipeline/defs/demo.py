@@ -1,6 +1,6 @@
 """``eval-pipeline demo``: the whole story, materialised through the asset graph in-process.
 
-The sample support agent (``examples/support_agent``, a documented simulator) is registered as
+The sample support agent (``eval_pipeline/sample_agent``, a documented simulator) is registered as
 a baseline, an improved candidate and seeded-defect builds. The reference assets (pinned
 datasets, judge calibration) are materialised first, then each build's partition of the
 evaluation job, on the persistent Dagster instance under ``EVAL_PIPELINE_HOME`` so the UI shows
@@ -19,7 +19,7 @@ from eval_pipeline.defs.launch import evaluate_build, local_instance, quiet_run_
 from eval_pipeline.home import Home
 
 DEMO_SUITE = "support-agent"
-AGENT_ENTRY = "python:examples.support_agent.app:run_item"
+AGENT_ENTRY = "python:eval_pipeline.sample_agent.app:run_item"
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class DemoResult:
 
 def demo_builds(include_defects: bool = True) -> tuple[DemoBuild, ...]:
     """Baseline, improved candidate and (optionally) every seeded defect."""
-    from examples.support_agent.builds import BASELINE, DEFECTS, IMPROVED
+    from eval_pipeline.sample_agent.builds import BASELINE, DEFECTS, IMPROVED
 
     configs = [BASELINE, IMPROVED, *(DEFECTS if include_defects else ())]
     return tuple(DemoBuild(f"support-{c.name}", c.name, c.target_metric) for c in configs)

@@ -7,7 +7,7 @@ from eval_pipeline.evaluation.sampler import sample_runs
 from eval_pipeline.evaluation.stage import dataset_store
 from eval_pipeline.home import Home
 from eval_pipeline.suites.locate import suite_files
-from eval_pipeline.traces.store import PRODUCTION as PRODUCTION_BUILD
+from eval_pipeline.traces.store.trace_store import PRODUCTION as PRODUCTION_BUILD
 
 
 def _pinned(home: Home) -> list[tuple[Any, Any]]:
@@ -77,8 +77,8 @@ def regression_summary(home: Home) -> dict[str, Any]:
 def sample_production_day(home: Home, day: str, rate: float | None = None) -> dict[str, Any]:
     """Sample one day of production traces (build ``production``) and store the sample."""
     from eval_pipeline.suites.risk import load_risk_policy
-    from eval_pipeline.traces.assemble import assemble_runs
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.runs.assemble import assemble_runs
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     if rate is None:
         rate = float(load_risk_policy().tier("medium").production_sampling_rate)

@@ -8,7 +8,7 @@ from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.runners.sink import TraceStoreSink
 from eval_pipeline.traces.model import AgentRun, EvalContext
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 
 @dataclass(frozen=True)

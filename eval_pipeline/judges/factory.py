@@ -12,8 +12,8 @@ from typing import Any
 from eval_pipeline.home import current_home
 from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.http_judge import HttpJudge
-from eval_pipeline.judges.offline import BACKEND as OFFLINE_MODEL
-from eval_pipeline.judges.offline import OfflineJudge
+from eval_pipeline.judges.offline.judge import BACKEND as OFFLINE_MODEL
+from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import Judge
 
 BASE_URL_ENV = "EVAL_PIPELINE_JUDGE_BASE_URL"

@@ -26,9 +26,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from eval_pipeline.traces.ingest import IngestReport, ingest_payload
-from eval_pipeline.traces.redact import RedactionPolicy
-from eval_pipeline.traces.store import PRODUCTION, TraceStore
+from eval_pipeline.traces.ingest.pipeline import IngestReport, ingest_payload
+from eval_pipeline.traces.redact.redactor import RedactionPolicy
+from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
 

@@ -62,8 +62,8 @@ def decode_request(body: bytes, *, source: str = "runner") -> list[Span]:
 
 def _project_decoder(body: bytes, source: str) -> list[Span] | None:
     try:
-        decoder = importlib.import_module("eval_pipeline.traces.otlp_decode")
-        normaliser = importlib.import_module("eval_pipeline.traces.normalise")
+        decoder = importlib.import_module("eval_pipeline.traces.decode.otlp")
+        normaliser = importlib.import_module("eval_pipeline.traces.normalise.normaliser")
     except ImportError:
         return None
     result = decoder.decode_otlp(body, content_type="application/x-protobuf", source=source)

@@ -69,7 +69,7 @@ class MemorySink:
 
 
 class TraceStoreSink:
-    """The project's trace store (``eval_pipeline.traces.store.TraceStore``) as a run sink."""
+    """The project's trace store (``traces.store.trace_store.TraceStore``) as a run sink."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
@@ -78,7 +78,7 @@ class TraceStoreSink:
     @classmethod
     def at(cls, root: Path) -> "TraceStoreSink":
         """A sink over the trace store rooted at ``root`` (usually ``Home.store``)."""
-        from eval_pipeline.traces.store import TraceStore
+        from eval_pipeline.traces.store.trace_store import TraceStore
 
         return cls(TraceStore(root))
 

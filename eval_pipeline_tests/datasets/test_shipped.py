@@ -24,7 +24,9 @@ def test_shipped_datasets_are_reproducible_from_fixtures() -> None:
 
 def test_golden_refunds_match_the_sample_agent_tasks() -> None:
     golden = default_dataset_store().load("golden/retail-refunds", "v1")
-    tasks = json.loads((DATA / "retail_db/tasks.json").read_text())["tasks"]
+    tasks = json.loads(
+        (DATA.parent / "eval_pipeline/sample_agent/retail_data/tasks.json").read_text()
+    )["tasks"]
     assert list(golden.item_ids) == [t["task_id"] for t in tasks]
     schema_tools = {s["name"] for s in golden.tool_schemas}
     for item in golden.items:

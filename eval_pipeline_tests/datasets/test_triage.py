@@ -14,9 +14,9 @@ from eval_pipeline.cli import cli
 from eval_pipeline.datasets.store import default_dataset_store
 from eval_pipeline.datasets.validation import validate_dataset
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.importers.conversation import Turn, conversation_spans
+from eval_pipeline.importers.conversation import Turn, conversation_spans
 from eval_pipeline.traces.model import EvalContext, Span
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 
 def _store_run(key: str, context: EvalContext, build: str) -> list[Span]:

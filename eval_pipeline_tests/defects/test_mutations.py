@@ -11,15 +11,15 @@ requested it.
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.defects import mutations
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
+from eval_pipeline.sample_agent.items import adversarial_items, golden_items
 from eval_pipeline.scoring.registry import build_scorer
-from eval_pipeline.traces.assemble import assemble_run
 from eval_pipeline.traces.model import Span
-from examples.support_agent.items import adversarial_items, golden_items
+from eval_pipeline.traces.runs.assemble import assemble_run
 
 
 def _recorded(item: DatasetItem) -> list[Span]:
     runner = PythonEntryPointRunner(
-        "examples.support_agent.app:run_item",
+        "eval_pipeline.sample_agent.app:run_item",
         params={"agent_build": "candidate-improved"},
         progress=False,
     )

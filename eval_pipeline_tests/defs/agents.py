@@ -3,7 +3,7 @@
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
-from examples.support_agent.app import run_item
+from eval_pipeline.sample_agent.app import run_item
 
 
 def fails_on_first_item(item: DatasetItem, context: Any) -> dict[str, Any]:

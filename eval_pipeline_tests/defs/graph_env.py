@@ -15,7 +15,7 @@ from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.home import Home, current_home
 
-AGENT = "python:examples.support_agent.app:run_item"
+AGENT = "python:eval_pipeline.sample_agent.app:run_item"
 SUITE = """\
 suite: mini
 risk_tier: low

@@ -18,9 +18,9 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.ingest import ingest_paths
-from eval_pipeline.traces.redaction_policy import load_policy
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.ingest.pipeline import ingest_paths
+from eval_pipeline.traces.redact.policy import load_policy
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT
 from eval_pipeline_tests.defs.postgres import scratch_database
 

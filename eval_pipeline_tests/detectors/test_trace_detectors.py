@@ -10,10 +10,10 @@ from pathlib import Path
 
 from eval_pipeline.detectors.registry import detect
 from eval_pipeline.detectors.trace_detectors import LongTrajectoryDetector
-from eval_pipeline.traces.assemble import assemble_runs
+from eval_pipeline.traces.decode.otlp import decode_otlp
 from eval_pipeline.traces.model import AgentRun
-from eval_pipeline.traces.normalise import normalise_spans
-from eval_pipeline.traces.otlp_decode import decode_otlp
+from eval_pipeline.traces.normalise.normaliser import normalise_spans
+from eval_pipeline.traces.runs.assemble import assemble_runs
 from eval_pipeline_tests.conftest import DATA_DIR
 from eval_pipeline_tests.scoring.builders import call, make_run
 

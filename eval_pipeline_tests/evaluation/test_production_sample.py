@@ -12,8 +12,8 @@ from eval_pipeline.defs.dataset_assets import production_sample
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.dataset_stage import PRODUCTION_BUILD, sample_production_day
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.ingest import ingest_payload
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.ingest.pipeline import ingest_payload
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR
 
 DAY = "2026-11-30"

@@ -14,7 +14,7 @@ from eval_pipeline.home import current_home
 from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.factory import judge_from_config, judge_from_suite
 from eval_pipeline.judges.http_judge import HttpJudge, RetryPolicy
-from eval_pipeline.judges.offline import OfflineJudge
+from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import JudgeError
 from eval_pipeline.judges.rubrics import load_rubric
 from eval_pipeline_tests.judges.chat_server import chat_server

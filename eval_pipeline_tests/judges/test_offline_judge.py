@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 from eval_pipeline.judges.calibration import agreement
-from eval_pipeline.judges.claims import evidence_units, split_claims
-from eval_pipeline.judges.embedder import shared_embedder
 from eval_pipeline.judges.errors import JudgeCannotJudge
 from eval_pipeline.judges.labelled_run import calibrate_judge
-from eval_pipeline.judges.offline import OfflineJudge
+from eval_pipeline.judges.offline.claims import evidence_units, split_claims
+from eval_pipeline.judges.offline.embedder import shared_embedder
+from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import JudgeError
 from eval_pipeline.judges.rubrics import load_rubric
 from eval_pipeline_tests.conftest import DATA_DIR

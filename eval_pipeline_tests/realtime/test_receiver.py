@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver import make_app
-from eval_pipeline.traces.store import PRODUCTION, TraceStore
+from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR
 
 

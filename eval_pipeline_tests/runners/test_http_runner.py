@@ -14,10 +14,10 @@ import pytest
 
 from eval_pipeline.runners.http_endpoint import PROPAGATED_PARENT, HttpEndpointRunner
 from eval_pipeline.runners.otlp_receiver import SpanReceiver
+from eval_pipeline.sample_agent.http_app import AgentServer
+from eval_pipeline.sample_agent.items import golden_items
 from eval_pipeline.traces import eval_context
-from eval_pipeline.traces.assemble import assemble_runs
-from examples.support_agent.http_app import AgentServer
-from examples.support_agent.items import golden_items
+from eval_pipeline.traces.runs.assemble import assemble_runs
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import json
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.tau2 import import_tau2
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.runners.replay import ReplayRunner
 from eval_pipeline.runners.sink import TraceStoreSink
-from eval_pipeline.traces.assemble import assemble_runs
-from eval_pipeline.traces.importers.tau2 import import_tau2
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR
 
 FIXTURE = DATA_DIR / "taubench_trajectories" / "tau2_gpt-4.1_airline_3sims.json"

@@ -9,7 +9,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.home import current_home
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import TraceStoreSink
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.runners import fault_agents
 
 AGENTS = "eval_pipeline_tests.runners.fault_agents"

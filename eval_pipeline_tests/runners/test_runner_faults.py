@@ -17,7 +17,7 @@ from eval_pipeline.runners.failure import FAILURE_KIND, FAILURE_REASON, FailureK
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import TraceStoreSink
 from eval_pipeline.scoring.registry import build_scorer
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 AGENTS = "eval_pipeline_tests.runners.fault_agents"
 GOOD = [f"ok-{i}" for i in range(6)]

@@ -18,7 +18,7 @@ from eval_pipeline.home import current_home
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import EvalContext, Message, Operation, StatusCode
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.scoring.builders import make_span
 
 ITEM = "v1-test-5"

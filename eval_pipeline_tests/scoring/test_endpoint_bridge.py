@@ -17,7 +17,7 @@ import pytest
 
 from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.http_judge import HttpJudge
-from eval_pipeline.judges.offline import OfflineJudge
+from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.scoring.adapters.llm_bridge import endpoint_of
 from eval_pipeline.scoring.registry import build_scorer
 from eval_pipeline_tests.scoring.builders import call, make_item, make_run

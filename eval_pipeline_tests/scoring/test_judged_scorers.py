@@ -85,7 +85,7 @@ def test_spread_is_measured_and_stored(tmp_path) -> None:  # type: ignore[no-unt
 
 
 def test_offline_judge_cannot_judge_is_unscored_not_error() -> None:
-    from eval_pipeline.judges.offline import OfflineJudge
+    from eval_pipeline.judges.offline.judge import OfflineJudge
 
     judge = OfflineJudge()
     no_reference = build_scorer("task_completion", judge=judge).score(RUN, ITEM)

@@ -19,10 +19,10 @@ from eval_pipeline.scoring.registry import (
     build_scorer,
     score_run,
 )
-from eval_pipeline.traces.assemble import assemble_runs
+from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
 from eval_pipeline.traces.model import AgentRun
-from eval_pipeline.traces.normalise import normalise_spans
-from eval_pipeline.traces.otlp_decode import JSON, decode_otlp
+from eval_pipeline.traces.normalise.normaliser import normalise_spans
+from eval_pipeline.traces.runs.assemble import assemble_runs
 from eval_pipeline_tests.scoring.builders import make_item
 from eval_pipeline_tests.scoring.judges_for_tests import OverlapJudge
 

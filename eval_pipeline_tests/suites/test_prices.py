@@ -16,8 +16,8 @@ from eval_pipeline.suites.prices import (
     UnknownModelError,
     cost_of_run,
 )
-from eval_pipeline.traces.assemble import assemble_run
 from eval_pipeline.traces.model import Operation, Span
+from eval_pipeline.traces.runs.assemble import assemble_run
 
 REPO = Path(__file__).resolve().parents[2]
 DAY_NS = 1_727_000_000_000_000_000  # 2024-09-22

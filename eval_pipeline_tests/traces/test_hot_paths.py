@@ -14,19 +14,23 @@ import re
 
 import pytest
 
-from eval_pipeline.traces.json_text import dumps, dumps_many
-from eval_pipeline.traces.messages import (
+from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
+from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.normalise.messages import (
     _searched_tool_call,
     json_or_text,
     messages_to_json,
     tool_call_from_repr,
 )
-from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.normalise import normalise_batch, normalise_span, normalise_spans
-from eval_pipeline.traces.otlp_decode import JSON, decode_otlp
-from eval_pipeline.traces.redact import Redactor, load_policy
-from eval_pipeline.traces.span_table import to_table
-from eval_pipeline.traces.store import TraceStore
+from eval_pipeline.traces.normalise.normaliser import (
+    normalise_batch,
+    normalise_span,
+    normalise_spans,
+)
+from eval_pipeline.traces.redact.redactor import Redactor, load_policy
+from eval_pipeline.traces.store.json_text import dumps, dumps_many
+from eval_pipeline.traces.store.span_table import to_table
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.traces.builders import AGENTS, OTEL, SYNTHETIC
 
 _STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

@@ -15,11 +15,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from eval_pipeline.traces import eval_context
-from eval_pipeline.traces.assemble import assemble_runs
+from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
+from eval_pipeline.traces.decode.otlp_json import to_document
 from eval_pipeline.traces.model import EvalContext, Span, SpanEvent
-from eval_pipeline.traces.normalise import normalise_spans
-from eval_pipeline.traces.otlp_decode import JSON, PROTOBUF, decode_otlp
-from eval_pipeline.traces.otlp_json import to_document
+from eval_pipeline.traces.normalise.normaliser import normalise_spans
+from eval_pipeline.traces.runs.assemble import assemble_runs
 
 
 def _record():
@@ -156,9 +156,9 @@ def test_protobuf_and_json_encodings_decode_to_the_same_runs():
 
 def test_sdk_protobuf_through_ingestion_stores_the_same_runs(tmp_path):
     # ingest_payload takes protobuf through the fast path (traces.fast_path).
-    from eval_pipeline.traces.ingest import ingest_payload
-    from eval_pipeline.traces.redact import Redactor, load_policy
-    from eval_pipeline.traces.store import TraceStore
+    from eval_pipeline.traces.ingest.pipeline import ingest_payload
+    from eval_pipeline.traces.redact.redactor import Redactor, load_policy
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     sdk_spans = _record()
     redactor = Redactor(load_policy())

@@ -1,0 +1,145 @@
+"""Claim-level support check: each claim against evidence units, by embeddings and hard conflicts.
+
+For each claim the closest evidence units (cosine of MiniLM embeddings) are found. Then, in
+order: a hard conflict (a fact absent from evidence that states facts, an opposed polarity
+term, a negation mismatch with a near-identical unit) makes it ``contradicted``; enough
+similarity plus content-word coverage makes it ``supported``; anything else is
+``unsupported``. Deterministic, explainable, and weak on paraphrase: calibration measures how
+weak.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from eval_pipeline.judges.offline.claims import coverage, evidence_units
+from eval_pipeline.judges.offline.conflicts import (
+    fact_conflicts,
+    facts,
+    is_negated,
+    polarity_conflict,
+)
+from eval_pipeline.judges.offline.embedder import MiniLMEmbedder
+
+SUPPORT_SIMILARITY = 0.5
+SUPPORT_COVERAGE = 0.5
+LOOSE_SIMILARITY = 0.35
+LOOSE_COVERAGE = 0.8
+NEGATION_SIMILARITY = 0.6
+TOP_UNITS = 3
+
+PARAMETERS = {
+    "support_similarity": SUPPORT_SIMILARITY,
+    "support_coverage": SUPPORT_COVERAGE,
+    "loose_similarity": LOOSE_SIMILARITY,
+    "loose_coverage": LOOSE_COVERAGE,
+    "negation_similarity": NEGATION_SIMILARITY,
+    "top_units": TOP_UNITS,
+}
+"""The thresholds, recorded in the offline judge's fingerprint."""
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """The verdict on one claim, with the evidence unit it was decided against."""
+
+    claim: str
+    verdict: str  # supported | unsupported | contradicted
+    evidence: str
+    similarity: float
+    why: str
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-safe form (matches the faithfulness rubric's claim items, plus extras)."""
+        return {
+            "claim": self.claim,
+            "verdict": self.verdict,
+            "evidence": self.evidence,
+            "similarity": round(self.similarity, 4),
+            "why": self.why,
+        }
+
+
+def check_claims(
+    claims: list[str], contexts: list[str], embedder: MiniLMEmbedder, *, allowed_text: str = ""
+) -> list[ClaimVerdict]:
+    """Verdicts for ``claims`` against ``contexts``.
+
+    ``allowed_text`` (typically the user's question) may be restated without evidence: its
+    facts and words count as known.
+    """
+    if not claims:
+        return []
+    units: list[str] = []
+    for context in contexts:
+        units.extend(evidence_units(context))
+    known_facts = facts(allowed_text)
+    evidence_facts: set[str] = set()
+    for context in contexts:
+        evidence_facts |= facts(context)
+    vectors = embedder.embed([*claims, *units])
+    sims = vectors[: len(claims)] @ vectors[len(claims) :].T
+    verdicts = []
+    for i, claim in enumerate(claims):
+        order = np.argsort(-sims[i])[:TOP_UNITS]
+        best, best_sim = units[int(order[0])], float(sims[i, order[0]])
+        near = " \n".join(units[int(j)] for j in order)
+        verdicts.append(
+            _decide(claim, best, best_sim, near, evidence_facts, known_facts, allowed_text)
+        )
+    return verdicts
+
+
+def _decide(
+    claim: str,
+    best: str,
+    best_sim: float,
+    near: str,
+    evidence_facts: set[str],
+    known_facts: set[str],
+    allowed_text: str,
+) -> ClaimVerdict:
+    missing = [f for f in fact_conflicts(claim, evidence_facts) if f not in known_facts]
+    if missing:
+        return ClaimVerdict(
+            claim,
+            "contradicted",
+            best,
+            best_sim,
+            f"states {', '.join(missing)}, which the evidence does not",
+        )
+    polarity = polarity_conflict(claim, near)
+    if polarity is not None:
+        return ClaimVerdict(
+            claim,
+            "contradicted",
+            best,
+            best_sim,
+            f"says {polarity[0]!r} where the evidence says {polarity[1]!r}",
+        )
+    cover = coverage(claim, f"{near}\n{allowed_text}")
+    if (
+        best_sim >= NEGATION_SIMILARITY
+        and cover >= SUPPORT_COVERAGE
+        and is_negated(claim) != is_negated(best)
+    ):
+        return ClaimVerdict(
+            claim, "contradicted", best, best_sim, "negation differs from the closest evidence"
+        )
+    if (best_sim >= SUPPORT_SIMILARITY and cover >= SUPPORT_COVERAGE) or (
+        best_sim >= LOOSE_SIMILARITY and cover >= LOOSE_COVERAGE
+    ):
+        return ClaimVerdict(
+            claim,
+            "supported",
+            best,
+            best_sim,
+            f"similarity {best_sim:.2f}, word coverage {cover:.2f}",
+        )
+    return ClaimVerdict(
+        claim,
+        "unsupported",
+        best,
+        best_sim,
+        f"closest evidence similarity {best_sim:.2f}, word coverage {cover:.2f}",
+    )

@@ -1,0 +1,162 @@
+"""The offline default judge: non-generative, on the packaged MiniLM int8 ONNX model, no download.
+
+Tasks it judges, from the request's fields (it never reads the rendered prompt):
+
+- ``faithfulness``: claim-level check of the answer against the contexts (``claim_check``);
+  score = share of supported claims, passed = every claim supported.
+- ``answer_relevancy``: question-answer cosine (best of the whole answer and its best
+  sentence), mapped linearly from [0.15, 0.55] onto [0, 1]; passed = score >= 0.5.
+- ``task_completion`` (only with an ``expected_outcome``): each claim of the expected outcome
+  checked against the final answer and the tool results; without one it cannot judge.
+- ``hallucination`` (no context, as in HaluEval): specific facts the answer introduces that the
+  question does not contain, plus low relevance (``hallucination_signals``). Weak by
+  construction: it has no world knowledge; calibration reports how weak.
+
+``plan_quality`` and ``plan_adherence`` need reasoning a similarity model does not have: the
+judge raises ``JudgeCannotJudge`` and scorers record ``unscored`` with its reason.
+"""
+
+import json
+from typing import Any
+
+from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.offline import claim_check
+from eval_pipeline.judges.offline.claims import split_claims
+from eval_pipeline.judges.offline.embedder import MODEL_ID, MiniLMEmbedder, shared_embedder
+from eval_pipeline.judges.offline.hallucination_signals import hallucination_verdict
+from eval_pipeline.judges.protocol import JudgeFingerprint, JudgeRequest, JudgeVerdict
+from eval_pipeline.judges.rubrics import latest_version
+
+BACKEND = "offline-minilm"
+METHOD_VERSION = "1"
+RELEVANCY_FLOOR = 0.15
+RELEVANCY_CEILING = 0.55
+
+
+def _as_texts(value: Any) -> list[str]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [v if isinstance(v, str) else json.dumps(v, default=str) for v in items if v]
+
+
+class OfflineJudge:
+    """The default judge (see the module docstring). Stateless apart from the shared embedder."""
+
+    SUPPORTED_TASKS = ("faithfulness", "answer_relevancy", "task_completion", "hallucination")
+
+    def __init__(
+        self, rubric_version: str | None = None, embedder: MiniLMEmbedder | None = None
+    ) -> None:
+        self._rubric_version = rubric_version or latest_version()
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> MiniLMEmbedder:
+        """The embedder in use (the process-wide one unless injected)."""
+        return self._embedder or shared_embedder()
+
+    @property
+    def backend(self) -> str:
+        """``offline-minilm``."""
+        return BACKEND
+
+    @property
+    def fingerprint(self) -> JudgeFingerprint:
+        """Backend, model id, rubric set version and the method's thresholds."""
+        return JudgeFingerprint(
+            backend=BACKEND,
+            model=MODEL_ID,
+            rubric_version=self._rubric_version,
+            parameters={
+                "method": f"claims@{METHOD_VERSION}",
+                **claim_check.PARAMETERS,
+                "relevancy_range": [RELEVANCY_FLOOR, RELEVANCY_CEILING],
+            },
+        )
+
+    def judge(self, request: JudgeRequest) -> JudgeVerdict:
+        """Judge ``request`` from its fields.
+
+        Raises:
+            JudgeCannotJudge: the task is not one this judge can judge, or a field it needs is
+                missing.
+        """
+        fields = request.fields
+        if request.task == "faithfulness":
+            return self._faithfulness(fields)
+        if request.task == "answer_relevancy":
+            return self._relevancy(fields)
+        if request.task == "task_completion":
+            return self._task_completion(fields)
+        if request.task == "hallucination":
+            return hallucination_verdict(
+                _require(fields, "question"), _require(fields, "answer"), self.embedder
+            )
+        raise JudgeCannotJudge(
+            f"the offline judge cannot judge {request.task!r} (a similarity model cannot assess "
+            f"plans); it judges {', '.join(self.SUPPORTED_TASKS)}"
+        )
+
+    def _faithfulness(self, fields: dict[str, Any]) -> JudgeVerdict:
+        answer = _require(fields, "answer")
+        contexts = _as_texts(fields.get("contexts"))
+        if not contexts:
+            raise JudgeCannotJudge("faithfulness needs contexts (retrieved text or tool results)")
+        claims = split_claims(answer)
+        verdicts = claim_check.check_claims(
+            claims, contexts, self.embedder, allowed_text=str(fields.get("question") or "")
+        )
+        return _claims_verdict(verdicts, "claims")
+
+    def _task_completion(self, fields: dict[str, Any]) -> JudgeVerdict:
+        expected = fields.get("expected_outcome")
+        if not expected:
+            raise JudgeCannotJudge(
+                "the offline judge judges task_completion only against an expected_outcome"
+            )
+        evidence = [_require(fields, "answer"), *_as_texts(fields.get("tool_calls"))]
+        steps = split_claims(expected if isinstance(expected, str) else json.dumps(expected))
+        verdicts = claim_check.check_claims(steps, evidence, self.embedder)
+        return _claims_verdict(verdicts, "steps")
+
+    def _relevancy(self, fields: dict[str, Any]) -> JudgeVerdict:
+        question, answer = _require(fields, "question"), _require(fields, "answer")
+        sentences = split_claims(answer) or [answer]
+        vectors = self.embedder.embed([question, answer, *sentences])
+        cosines = vectors[1:] @ vectors[0]
+        best = float(max(cosines))
+        score = min(1.0, max(0.0, (best - RELEVANCY_FLOOR) / (RELEVANCY_CEILING - RELEVANCY_FLOOR)))
+        return JudgeVerdict(
+            score=score,
+            passed=score >= 0.5,
+            reason=f"question-answer cosine {best:.2f}",
+            details={"cosine": round(best, 4), "off_topic": []},
+        )
+
+
+def _require(fields: dict[str, Any], name: str) -> str:
+    value = fields.get(name)
+    if not value:
+        raise JudgeCannotJudge(f"field {name!r} is missing or empty")
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _claims_verdict(verdicts: list[claim_check.ClaimVerdict], noun: str) -> JudgeVerdict:
+    if not verdicts:
+        return JudgeVerdict(1.0, True, f"no factual {noun} to check", {"claims": []})
+    supported = sum(v.verdict == "supported" for v in verdicts)
+    worst = next((v for v in verdicts if v.verdict == "contradicted"), None) or next(
+        (v for v in verdicts if v.verdict == "unsupported"), None
+    )
+    reason = (
+        f"all {len(verdicts)} {noun} supported"
+        if worst is None
+        else f"{worst.verdict}: {worst.claim!r} ({worst.why})"
+    )
+    return JudgeVerdict(
+        score=supported / len(verdicts),
+        passed=worst is None,
+        reason=reason,
+        details={"claims": [v.as_dict() for v in verdicts]},
+    )

@@ -1,0 +1,236 @@
+"""OTLP ``ExportTraceServiceRequest`` in protobuf -> raw spans (before normalisation).
+
+The fast path parses the whole request with the generated classes. When that fails (a
+truncated body, invalid UTF-8 in one string), the request is split on the wire format and each
+span is parsed on its own, so one bad span is rejected and the others are kept.
+"""
+
+import base64
+from collections.abc import Iterator
+from typing import Any
+
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
+
+from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
+from eval_pipeline.traces.decode.wire import Truncated, diagnose_span, iter_fields
+from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
+from eval_pipeline.traces.span_factory import RAW_DEFAULTS as _RAW_DEFAULTS
+from eval_pipeline.traces.span_factory import span_from_state
+
+KIND_NAMES = ("unspecified", "internal", "server", "client", "producer", "consumer")
+STATUS_NAMES = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
+_ZERO_TRACE = "0" * 32
+_NO_KEYS: frozenset[str] = frozenset()
+_ZERO_SPAN = "0" * 16
+
+
+def _value(value: AnyValue, key: str, limit: int) -> Any:
+    which = value.WhichOneof("value")
+    if which == "string_value":
+        text = value.string_value
+        if len(text) > limit:
+            raise FieldError(f"attributes[{key}]", f"value of {len(text)} chars exceeds {limit}")
+        return text
+    if which == "int_value":
+        return value.int_value
+    if which == "double_value":
+        return value.double_value
+    if which == "bool_value":
+        return value.bool_value
+    if which == "array_value":
+        return [_value(item, key, limit) for item in value.array_value.values]
+    if which == "kvlist_value":
+        return {kv.key: _value(kv.value, key, limit) for kv in value.kvlist_value.values}
+    if which == "bytes_value":
+        raw = value.bytes_value
+        if len(raw) > limit:
+            raise FieldError(f"attributes[{key}]", f"value of {len(raw)} bytes exceeds {limit}")
+        return base64.b64encode(raw).decode("ascii")
+    return None
+
+
+def attributes(pairs: Any, limit: int) -> dict[str, Any]:
+    """Protobuf ``KeyValue`` list -> dict (bytes as base64 text, kvlists as dicts)."""
+    return split_attributes(pairs, limit, _NO_KEYS)[0]
+
+
+def split_attributes(
+    pairs: Any, limit: int, apart: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``attributes``, with the keys in ``apart`` put in a second dict (same values, order).
+
+    The ingestion fast path sets apart the attributes it lifts into span fields.
+    """
+    out: dict[str, Any] = {}
+    set_apart: dict[str, Any] = {}
+    for kv in pairs:
+        value = kv.value
+        key = kv.key
+        # Non-empty strings are nearly every attribute: one read tells them apart (a oneof
+        # reads as "" when another member is set), then ints; the rest take the general way.
+        read = value.string_value
+        if read:
+            if len(read) > limit:
+                raise FieldError(
+                    f"attributes[{key}]", f"value of {len(read)} chars exceeds {limit}"
+                )
+        elif value.WhichOneof("value") == "int_value":
+            read = value.int_value
+        else:
+            read = _value(value, key, limit)
+        (set_apart if key in apart else out)[key] = read
+    return out, set_apart
+
+
+def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
+    """One protobuf span -> a raw ``Span``; raises ``FieldError`` for a bad field."""
+    trace_id = span.trace_id.hex()
+    span_id = span.span_id.hex()
+    parent = span.parent_span_id.hex()
+    if len(trace_id) != 32 or trace_id == _ZERO_TRACE:
+        raise FieldError("trace_id", f"must be 16 non-zero bytes, got {len(trace_id) // 2}")
+    if len(span_id) != 16 or span_id == _ZERO_SPAN:
+        raise FieldError("span_id", f"must be 8 non-zero bytes, got {len(span_id) // 2}")
+    if parent and len(parent) != 16:
+        raise FieldError("parent_span_id", f"must be 8 bytes, got {len(parent) // 2}")
+    events: Any = span.events
+    events = (
+        tuple(
+            SpanEvent(event.name, event.time_unix_nano, attributes(event.attributes, limit))
+            for event in events
+        )
+        if events
+        else ()
+    )
+    status = span.status
+    code = status.code
+    kind = span.kind
+    return span_from_state(
+        {
+            **_RAW_DEFAULTS,
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "parent_span_id": parent if parent and parent != _ZERO_SPAN else None,
+            "name": span.name,
+            "kind": KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
+            "start_time_unix_nano": span.start_time_unix_nano,
+            "end_time_unix_nano": span.end_time_unix_nano,
+            "status_code": STATUS_NAMES[code] if 0 <= code < 3 else StatusCode.UNSET,
+            "status_message": status.message or None,
+            "attributes": attributes(span.attributes, limit),
+            "events": events,
+            "resource": resource,
+            "scope_name": scope,
+            "convention_version": None,
+        }
+    )
+
+
+def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
+    """Decode a protobuf request; per-span errors on the salvage path (see module docstring)."""
+    try:
+        request = ExportTraceServiceRequest.FromString(payload)
+    except ProtobufDecodeError:
+        return _salvage(payload, source, limit)
+    result = DecodeResult()
+    keep = result.spans.append
+    for resource_spans in request.resource_spans:
+        resource = attributes(resource_spans.resource.attributes, limit)
+        for scope_spans in resource_spans.scope_spans:
+            scope = scope_spans.scope.name or None
+            for span in scope_spans.spans:
+                try:
+                    keep(pb_span(span, resource, scope, limit))
+                except FieldError as exc:
+                    result.errors.append(rejected(span, exc, source))
+    return result
+
+
+def _keep(
+    result: DecodeResult,
+    span: PbSpan,
+    resource: dict[str, Any],
+    scope: str | None,
+    source: str,
+    limit: int,
+) -> None:
+    try:
+        result.spans.append(pb_span(span, resource, scope, limit))
+    except FieldError as exc:
+        result.errors.append(rejected(span, exc, source))
+
+
+def rejected(span: PbSpan, exc: FieldError, source: str) -> DecodeError:
+    """The error for a span the decoder rejects (source, field, message and its ids)."""
+    return DecodeError(
+        source,
+        exc.field_name,
+        exc.message,
+        span.span_id.hex() or None,
+        span.trace_id.hex() or None,
+    )
+
+
+def _salvage(payload: bytes, source: str, limit: int) -> DecodeResult:
+    result = DecodeResult()
+    where = "resource_spans"
+    try:
+        for rs_index, (_, rs_start, rs_end) in enumerate(_len_fields(payload, 0, len(payload), 1)):
+            where = f"resource_spans[{rs_index}]"
+            resource: dict[str, Any] = {}
+            for number, start, end in iter_fields(payload, rs_start, rs_end):
+                if number == 1:
+                    resource = _parse_resource(payload[start:end], limit)
+                elif number == 2:
+                    _salvage_scope(payload, start, end, resource, source, limit, result, where)
+    except Truncated as exc:
+        if not any("truncated" in error.message for error in result.errors):
+            result.errors.append(
+                DecodeError(source, where, f"truncated protobuf at byte {exc.offset}")
+            )
+    except (ProtobufDecodeError, FieldError) as exc:
+        result.errors.append(DecodeError(source, where, f"invalid protobuf: {exc}"))
+    return result
+
+
+def _salvage_scope(
+    payload: bytes,
+    start: int,
+    end: int,
+    resource: dict[str, Any],
+    source: str,
+    limit: int,
+    result: DecodeResult,
+    where: str,
+) -> None:
+    scope: str | None = None
+    for index, (number, s_start, s_end) in enumerate(iter_fields(payload, start, end)):
+        if number == 1:
+            scope = InstrumentationScope.FromString(payload[s_start:s_end]).name or None
+        elif number == 2:
+            chunk = payload[s_start:s_end]
+            try:
+                span = PbSpan.FromString(chunk)
+            except ProtobufDecodeError:
+                trace_id, span_id, field_name, message = diagnose_span(chunk)
+                result.errors.append(
+                    DecodeError(
+                        source, field_name or f"{where}.spans[{index}]", message, span_id, trace_id
+                    )
+                )
+                continue
+            _keep(result, span, resource, scope, source, limit)
+
+
+def _parse_resource(chunk: bytes, limit: int) -> dict[str, Any]:
+    return attributes(Resource.FromString(chunk).attributes, limit)
+
+
+def _len_fields(buf: bytes, start: int, end: int, wanted: int) -> Iterator[tuple[int, int, int]]:
+    for number, f_start, f_end in iter_fields(buf, start, end):
+        if number == wanted:
+            yield number, f_start, f_end

@@ -1,1 +1,0 @@
-"""Importers of recorded benchmark results into the span model (tau2-bench, tau-bench)."""

@@ -1,0 +1,198 @@
+"""Spans <-> Arrow tables: the column layout of the span store.
+
+Scalar fields are columns; structured fields (arguments, results, messages, attributes,
+events, resource) are JSON text, so every span round-trips exactly (``Span`` equality holds
+after a write and a read).
+"""
+
+import json
+import operator
+from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any
+
+import pyarrow as pa
+
+from eval_pipeline.traces.model import Message, Span, SpanEvent
+from eval_pipeline.traces.normalise.messages import messages_from_json
+from eval_pipeline.traces.store.json_text import dumps, dumps_many
+
+SCHEMA = pa.schema(
+    [
+        ("trace_id", pa.string()),
+        ("span_id", pa.string()),
+        ("parent_span_id", pa.string()),
+        ("name", pa.string()),
+        ("kind", pa.string()),
+        ("start_time_unix_nano", pa.int64()),
+        ("end_time_unix_nano", pa.int64()),
+        ("status_code", pa.string()),
+        ("status_message", pa.string()),
+        ("operation", pa.string()),
+        ("agent_name", pa.string()),
+        ("tool_name", pa.string()),
+        ("tool_call_id", pa.string()),
+        ("tool_arguments", pa.string()),
+        ("tool_result", pa.string()),
+        ("model", pa.string()),
+        ("provider", pa.string()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("conversation_id", pa.string()),
+        ("input_messages", pa.string()),
+        ("output_messages", pa.string()),
+        ("attributes", pa.string()),
+        ("events", pa.string()),
+        ("resource", pa.string()),
+        ("scope_name", pa.string()),
+        ("dialect", pa.string()),
+        ("convention_version", pa.string()),
+        ("build", pa.string()),
+        ("day", pa.string()),
+    ]
+)
+
+ROW_FIELDS = tuple(name for name in SCHEMA.names if name not in ("build", "day"))
+"""The ``Span`` fields of a store row, in column order."""
+TRACE_ID, SPAN_ID, PARENT_SPAN_ID, ATTRIBUTES = map(
+    ROW_FIELDS.index, ("trace_id", "span_id", "parent_span_id", "attributes")
+)
+_JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
+
+Row = tuple[Any, ...]
+"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text).
+
+One exception: ``output_messages`` may already be the column's JSON text (the ingestion fast
+path writes it directly).
+"""
+
+span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
+"""The store row of a span."""
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else dumps(value)
+
+
+def _events(events: tuple[SpanEvent, ...]) -> str:
+    if not events:
+        return "[]"
+    return dumps([[e.name, e.time_unix_nano, e.attributes] for e in events])
+
+
+def _message_text(msg: Message) -> str:
+    """``dumps`` of the message's ``messages_to_json`` form, without building that form."""
+    role = msg.role
+    text = (
+        '{"role":'
+        + (encode_basestring(role) if type(role) is str else dumps(role))
+        + ',"parts":'
+        + dumps(msg.parts)
+    )
+    if msg.name is not None:
+        text += ',"name":' + dumps(msg.name)
+    if msg.finish_reason is not None:
+        text += ',"finish_reason":' + dumps(msg.finish_reason)
+    return text + "}"
+
+
+def _messages_text(items: tuple[Message, ...]) -> str:
+    return "[" + ",".join(map(_message_text, items)) + "]"
+
+
+class _SharedText:
+    """JSON text of values that many spans share as one object (histories, resources)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Any, str]] = {}
+
+    def messages(self, items: tuple[Message, ...]) -> str:
+        if not items:
+            return "[]"
+        seen = self._seen.get(id(items))
+        if seen is None or seen[0] is not items:
+            text = _messages_text(items)
+            seen = self._seen[id(items)] = (items, text)
+        return seen[1]
+
+    def resource(self, resource: dict[str, Any]) -> str:
+        seen = self._seen.get(id(resource))
+        if seen is None or seen[0] is not resource:
+            seen = self._seen[id(resource)] = (resource, dumps(resource))
+        return seen[1]
+
+
+def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> pa.Table:
+    """Spans (with the build of each) -> one Arrow table in ``SCHEMA``."""
+    # One C-level pass reads every field of every span.
+    return rows_table(list(map(span_row, spans)), builds, day)
+
+
+def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
+    """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
+    shared = _SharedText()
+    # ``zip`` turns the rows into columns in one C-level pass.
+    columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
+    arrays: list[pa.Array] = []
+    for name in ROW_FIELDS:
+        values: Any = columns.get(name, ())
+        if name in _JSON_FIELDS:
+            values = [None if v is None else dumps(v) for v in values]
+        elif name == "input_messages":
+            # Histories repeat on every inference span of a run, as one shared tuple.
+            encode = shared.messages
+            values = [encode(v) if v else "[]" for v in values]
+        elif name == "output_messages":
+            # The ingestion fast path stores outputs as their JSON text already.
+            values = [v if type(v) is str else _messages_text(v) if v else "[]" for v in values]
+        elif name == "attributes":
+            values = dumps_many(values)
+        elif name == "events":
+            values = [_events(v) if v else "[]" for v in values]
+        elif name == "resource":
+            values = list(map(shared.resource, values))
+        arrays.append(pa.array(values, type=SCHEMA.field(name).type))
+    arrays.append(pa.array(builds, type=pa.string()))
+    arrays.append(pa.array([day] * len(rows), type=pa.string()))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _messages(text: str) -> tuple[Message, ...]:
+    return messages_from_json(json.loads(text))
+
+
+def _span_events(text: str) -> tuple[SpanEvent, ...]:
+    return tuple(SpanEvent(n, t, a) for n, t, a in json.loads(text))
+
+
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "tool_arguments": _loads,
+    "tool_result": _loads,
+    "input_messages": _messages,
+    "output_messages": _messages,
+    "attributes": json.loads,
+    "events": _span_events,
+}
+"""How a JSON column is read back into its ``Span`` field (the others are taken as they are)."""
+
+
+def from_table(table: pa.Table) -> list[Span]:
+    """The inverse of ``to_table`` (build and day columns are not part of a span)."""
+    rows = table.select(list(ROW_FIELDS))
+    resources: dict[str, Any] = {}  # one object per distinct resource, as on ingestion
+    out = []
+    for row in rows.to_pylist():
+        fields = {
+            name: _READERS[name](row[name]) if name in _READERS else row[name]
+            for name in ROW_FIELDS
+        }
+        resource_text = row["resource"]
+        if resource_text not in resources:
+            resources[resource_text] = json.loads(resource_text)
+        fields["resource"] = resources[resource_text]
+        out.append(Span(**fields))
+    return out

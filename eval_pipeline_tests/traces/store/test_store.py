@@ -1,0 +1,125 @@
+"""Trace store contract.
+
+Trace store contract: spans round-trip exactly through Parquet, writes are idempotent by
+span id, the build comes from the argument, else the trace root's eval context (also for
+late spans), else "unassigned", and traces are found by id.
+"""
+
+from eval_pipeline.traces import eval_context
+from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
+from eval_pipeline.traces.model import EvalContext, Operation
+from eval_pipeline.traces.normalise.normaliser import normalise_spans
+from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.trace_store import UNASSIGNED, TraceStore
+from eval_pipeline_tests.traces.builders import AGENTS, SYNTHETIC, make_span
+
+
+def _normalised(path):
+    return normalise_spans(decode_otlp(path.read_bytes(), content_type=JSON, source="t").spans)
+
+
+def test_spans_round_trip_exactly(tmp_path):
+    spans = []
+    for path in [
+        AGENTS / "test_recipe_workflow_agent_handoffs_with_function_tools.otlp.json",
+        *sorted(SYNTHETIC.glob("*.json")),
+    ]:
+        spans += _normalised(path)
+    store = TraceStore(tmp_path)
+    assert store.write_spans(spans, build="b1") == len(spans)
+    back = store.read_spans("b1")
+    assert sorted(back, key=lambda s: s.span_id) == sorted(spans, key=lambda s: s.span_id)
+    assert store.runs("b1") == assemble_runs(spans)
+
+
+def test_writes_are_idempotent_by_span_id(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    assert store.write_spans(spans[:4], build="b") == 4
+    assert store.write_spans(spans, build="b") == len(spans) - 4
+    assert TraceStore(tmp_path).write_spans(spans, build="b") == 0  # a fresh instance too
+    assert len(store.read_spans("b")) == len(spans)
+
+
+def test_a_span_twice_in_one_batch_is_stored_once(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    assert store.write_spans([*spans, spans[0]], build="b") == len(spans)
+    assert store.write_spans([spans[1], spans[1]], build="c") == 1  # another build: its own keys
+    assert sorted(s.span_id for s in store.read_spans("b")) == sorted(s.span_id for s in spans)
+
+
+def test_build_from_root_eval_context_and_for_late_spans(tmp_path):
+    context = eval_context.to_attributes(EvalContext(build_id="cand-7", item_id="i1", run_index=2))
+    root = make_span("1", operation=Operation.INVOKE_AGENT, agent_name="A", attributes=context)
+    child = make_span("2", "1", operation=Operation.CHAT, start=5)
+    late = make_span("3", "1", operation=Operation.CHAT, start=9)
+    stray = make_span("1", trace_id="cd" * 16, operation=Operation.CHAT)
+    store = TraceStore(tmp_path)
+    assert store.write_spans([root, child, stray]) == 3
+    assert store.write_spans([late]) == 1  # its root is already stored under cand-7
+    assert store.builds() == ["cand-7", UNASSIGNED]
+    assert {s.span_id for s in store.read_spans("cand-7")} == {
+        root.span_id,
+        child.span_id,
+        late.span_id,
+    }
+    (run,) = store.runs("cand-7")
+    assert (run.eval_context.item_id, run.eval_context.run_index) == ("i1", 2)
+    assert store.write_spans([child], build="explicit") == 1  # the argument wins
+    assert "explicit" in store.builds()
+
+
+def test_day_partitions_and_find_trace(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    store.write_spans(spans[:2], build="prod", day="2026-11-29")
+    store.write_spans(spans[2:], build="prod", day="2026-11-30")
+    assert len(store.read_spans("prod", day="2026-11-29")) == 2
+    assert len(store.read_spans("prod")) == len(spans)
+    found = store.find_trace(spans[0].trace_id.upper())
+    assert found is not None and found[0] == "prod" and len(found[1]) == len(spans)
+    assert store.find_trace("00" * 16) is None
+    assert list((tmp_path / "spans" / "build=prod").iterdir())
+
+
+def _write_repeatedly(root: str, start: "object", repeats: int) -> int:
+    """In a child process: wait for the start signal, then write the sample spans repeatedly."""
+    from pathlib import Path
+
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(Path(root))
+    start.wait()  # type: ignore[attr-defined]
+    return sum(store.write_spans(spans, build="shared") for _ in range(repeats))
+
+
+def test_writers_in_two_processes_store_each_span_once(tmp_path):
+    import multiprocessing
+
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    context = multiprocessing.get_context("spawn")
+    start = context.Manager().Event()
+    with context.Pool(2) as pool:
+        pending = [pool.apply_async(_write_repeatedly, (str(tmp_path), start, 5)) for _ in range(2)]
+        start.set()
+        stored = [result.get(timeout=120) for result in pending]
+    assert sum(stored) == len(spans)
+    assert len(TraceStore(tmp_path).read_spans("shared")) == len(spans)
+
+
+def test_a_writer_learns_other_writers_parts_from_the_manifest_without_listing(
+    tmp_path, monkeypatch
+):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    first, second = TraceStore(tmp_path), TraceStore(tmp_path)
+    assert first.write_spans(spans[:3], build="x") == 3
+    assert second.write_spans(spans[:5], build="x") == 2  # its first look lists the parts
+
+    def no_listing(*args, **kwargs):
+        raise AssertionError("a writer that has looked once reads the manifest, not the folder")
+
+    monkeypatch.setattr(TraceStore, "_files", no_listing)
+    assert first.write_spans(spans, build="x") == len(spans) - 5  # second's part, via manifest
+    assert second.write_spans(spans, build="x") == 0
+    monkeypatch.undo()
+    assert len(TraceStore(tmp_path).read_spans("x")) == len(spans)

@@ -1,1 +1,0 @@
-"""Sample systems under test (importable as ``examples.*`` from the repository root)."""
