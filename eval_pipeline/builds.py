@@ -147,16 +147,20 @@ class BuildRegistry:
 
 
 def stale_baselines(
-    baselines: dict[str, str], scored_with: dict[str, str | None], current_fingerprint: str
+    baselines: dict[str, str],
+    scored_with: dict[str, str | None],
+    current: dict[str, str],
 ) -> list[str]:
-    """Baseline builds last scored with a judge other than ``current_fingerprint``.
+    """Baseline builds last scored with a judge other than their suite's current one.
 
-    A baseline never scored is not stale (it has nothing to redo). Sorted, de-duplicated, so
-    the schedule's request is idempotent.
+    ``baselines`` maps suite -> pinned build, ``current`` suite -> the digest of the judge the
+    suite names now (a suite without a judge has nothing to rescore). A baseline never scored
+    is not stale (it has nothing to redo). Sorted, de-duplicated, so the schedule's request is
+    idempotent.
     """
     stale = {
         build
-        for build in baselines.values()
-        if build in scored_with and scored_with[build] != current_fingerprint
+        for suite, build in baselines.items()
+        if suite in current and build in scored_with and scored_with[build] != current[suite]
     }
     return sorted(stale)

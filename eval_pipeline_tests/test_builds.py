@@ -42,6 +42,10 @@ def test_baseline_pin_is_replaced_by_a_repin() -> None:
 def test_stale_baselines_are_exactly_those_scored_by_another_judge() -> None:
     baselines = {"suite-a": "b1", "suite-b": "b2", "suite-c": "b3", "suite-d": "b1"}
     scored = {"b1": "old", "b2": "new", "b4": "old"}
-    assert stale_baselines(baselines, scored, "new") == ["b1"]
-    assert stale_baselines(baselines, scored, "old") == ["b2"]
-    assert stale_baselines({}, scored, "new") == []
+    every = dict.fromkeys(baselines, "new")
+    assert stale_baselines(baselines, scored, every) == ["b1"]
+    assert stale_baselines(baselines, scored, dict.fromkeys(baselines, "old")) == ["b2"]
+    assert stale_baselines({}, scored, every) == []
+    # Only a suite whose own judge changed makes its baseline stale.
+    assert stale_baselines(baselines, scored, {"suite-a": "new", "suite-b": "new"}) == ["b1"]
+    assert stale_baselines(baselines, scored, {"suite-b": "old"}) == ["b2"]

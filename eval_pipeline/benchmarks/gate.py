@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate import GateConfig, MetricRule, evaluate_gate
 from eval_pipeline.gate.rules import Budgets
 from eval_pipeline.gate.simulation import SimDesign, SimMetric, simulate_pair
@@ -84,6 +85,7 @@ def run(
         metrics=tuple(MetricRule(m.metric_id, 0.7, 0.05) for m in metrics),
         budgets=Budgets(p95_latency_s=12.0, cost_per_task_usd=0.08),
         slices=("intent",),
+        tier=gate_tier("medium"),
         n_resamples=n_resamples,
     )
     evaluate_gate(config, cand, base)  # warm caches and imports

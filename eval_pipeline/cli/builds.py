@@ -18,39 +18,23 @@ import click
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 
-SAMPLE_RUNNER = "python:eval_pipeline.sample_agent.app:run_item?agent_build={build}"
-
-
-def _runner_spec(build: str, explicit: str | None) -> str:
+def _runner_spec(build: str, explicit: str | None) -> str | None:
+    """``--runner``, else None (the registered runner), else the story's runner for the build."""
     if explicit:
         return explicit
     from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.defects.story import runner_spec, story_builds
 
     record = BuildRegistry(current_home().ensure().state_url).get(build)
     if record is not None and record.runner:
-        return record.runner
-    from eval_pipeline.defects.story import sample_agent_builds
-
-    baseline, candidate, defects, _ = sample_agent_builds()
-    known = {b.build: b for b in (baseline, candidate, *defects)}
+        return None
+    known = {b.build: b for b in story_builds()}
     if build in known:
-        return SAMPLE_RUNNER.format(build=known[build].params["agent_build"])
+        return runner_spec(known[build])
     raise InputError(
         f"build {build}: no --runner given, none registered, and not a sample "
         f"agent build (known: {', '.join(sorted(known))})"
     )
-
-
-def _suite_and_items(suite_ref: str, limit: int | None) -> tuple[Any, list[Any]]:
-    from eval_pipeline.defects.story import load_sample_suite, suite_items
-    from eval_pipeline.suites.config import SuiteError
-    from eval_pipeline.suites.locate import SuiteNotFoundError, locate_suite
-
-    try:
-        suite, store = load_sample_suite(current_home(), locate_suite(suite_ref))
-        return suite, suite_items(suite, store, limit=limit)
-    except (SuiteNotFoundError, SuiteError, LookupError) as exc:
-        raise InputError(f"suite {suite_ref}: {exc}") from exc
 
 
 @click.command("run")
@@ -96,46 +80,30 @@ def run(
     retry_failed: bool,
 ) -> None:
     """Run BUILD over the suite's items x runs_per_item and store the traces (resumable)."""
-    from eval_pipeline.evaluation.runner_spec import RunnerSpecError, runner_from_spec
-    from eval_pipeline.runners.sink import TraceStoreSink
-    from eval_pipeline.traces.model import EvalContext
-    from eval_pipeline.traces.store.trace_store import TraceStore
+    from eval_pipeline.cli.stage import cli_stage
+    from eval_pipeline.evaluation.runner_spec import RunnerSpecError
+    from eval_pipeline.evaluation.stage import Scope
+    from eval_pipeline.evaluation.stages import collect_runs
 
-    suite, items = _suite_and_items(suite_ref, limit)
-    spec = _runner_spec(build, runner)
-    home = current_home().ensure()
-    try:
-        executor = runner_from_spec(
-            spec, TraceStoreSink(TraceStore(home.store)), timeout_s=timeout_s
-        )
-    except (RunnerSpecError, ValueError, ImportError) as exc:
-        raise InputError(f"--runner {spec}: {exc}") from exc
-    result = executor.run_items(
-        items,
-        build=build,
-        runs_per_item=runs_per_item or suite.runs_per_item,
-        concurrency=concurrency,
-        retry_failed=retry_failed,
-        base_context=EvalContext(suite=suite.suite, suite_version=suite.version),
+    stage = cli_stage(
+        build,
+        suite_ref,
+        runner=_runner_spec(build, runner),
+        scope=Scope(items_per_dataset=limit, runs_per_item=runs_per_item),
     )
+    try:
+        summary = collect_runs(
+            stage, concurrency=concurrency, timeout_s=timeout_s, retry_failed=retry_failed
+        )
+    except (RunnerSpecError, ImportError) as exc:
+        raise InputError(f"--runner {stage.runner}: {exc}") from exc
     click.echo(
         json.dumps(
             {
-                "build": build,
-                "suite": suite.suite,
-                "runner": spec,
-                "items": len(items),
-                "runs_per_item": runs_per_item or suite.runs_per_item,
-                **result.summary(),
-                "failures": [
-                    {
-                        "item_id": o.item_id,
-                        "run_index": o.run_index,
-                        "reason": o.failure_reason,
-                        "trace_id": o.trace_id,
-                    }
-                    for o in result.failed
-                ],
+                "suite": stage.suite.suite,
+                "items": len(stage.items),
+                "runs_per_item": stage.runs_per_item,
+                **summary.metadata(),
             },
             indent=2,
         )
@@ -167,18 +135,27 @@ def run(
 )
 def defects(suite_ref: str | None, limit: int | None, runs_per_item: int | None, fmt: str) -> None:
     """Seeded-defect validation: every defect must fail its metric; controls must pass."""
+    from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS
     from eval_pipeline.defects.story import validate_sample_agent
-    from eval_pipeline.suites.config import SuiteError
-    from eval_pipeline.suites.locate import SuiteNotFoundError, locate_suite
+    from eval_pipeline.suites.locate import locate_suite
 
     home = current_home().ensure()
+
+    def progress(line: str) -> None:
+        if fmt == "text":
+            click.echo(line, err=True)
+
     try:
         path = locate_suite(suite_ref) if suite_ref else None
         report = validate_sample_agent(
-            home, Path(path) if path else None, items_per_dataset=limit, runs_per_item=runs_per_item
+            home,
+            Path(path) if path else None,
+            items_per_dataset=limit,
+            runs_per_item=runs_per_item,
+            progress=progress,
         )
-    except (SuiteNotFoundError, SuiteError, LookupError) as exc:
-        raise InputError(f"suite {suite_ref or 'data/suites/support-agent.yaml'}: {exc}") from exc
+    except STAGE_INPUT_ERRORS as exc:
+        raise InputError(f"suite {suite_ref or 'support-agent'}: {exc}") from exc
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

@@ -153,7 +153,7 @@ def _run_judge(
     workers: int,
 ) -> tuple[Any, dict[str, Any]]:
     from eval_pipeline.judges.errors import JudgeCannotJudge
-    from eval_pipeline.judges.factory import judge_from_config
+    from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
     from eval_pipeline.judges.labelled_run import build_requests, run_judge
     from eval_pipeline.judges.rubrics import RubricError, load_rubric
 
@@ -161,7 +161,10 @@ def _run_judge(
         rubric = load_rubric(task, rubric_version)
     except RubricError as exc:
         raise InputError(f"--task {task}: {exc}") from exc
-    judge = judge_from_config(model, rubric_version)
+    try:
+        judge = judge_from_config(model, rubric_version)
+    except JudgeConfigError as exc:
+        raise InputError(f"--judge {model}: {exc}") from exc
     requests = build_requests(labels, rubric, str(labels_path))
     try:
         run = run_judge(judge, requests, workers=workers)

@@ -3,6 +3,7 @@
 import os
 import signal
 import sys
+import time
 
 import click
 
@@ -31,14 +32,19 @@ def demo(no_defects: bool) -> None:
     Runs in-process on the embedded default (SQLite Dagster instance and Parquet store under
     EVAL_PIPELINE_HOME); afterwards `eval-pipeline ui` shows the same assets and checks.
     """
+    from eval_pipeline.defects.story import sample_agent_builds
     from eval_pipeline.defs.demo import run_demo
     from eval_pipeline.evaluation.stages import decide_gate, load_stage
     from eval_pipeline.gate.report_text import render_text
 
     home = current_home().ensure()
     click.echo(f"eval-pipeline home: {home.root}", err=True)
-    result = run_demo(home, include_defects=not no_defects)
-    candidate = next(b.build for b in result.builds if b.agent_build == "candidate-improved")
+    started = time.perf_counter()
+    result = run_demo(
+        home, include_defects=not no_defects, progress=lambda line: click.echo(line, err=True)
+    )
+    click.echo(f"all builds evaluated in {time.perf_counter() - started:.1f} s", err=True)
+    candidate = sample_agent_builds()[1].build
     outcome = result.outcomes[candidate]
     click.echo(f"== gate: {candidate} vs baseline {result.baseline} ==")
     if outcome["report"] is None:

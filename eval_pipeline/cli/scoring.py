@@ -8,7 +8,6 @@ CSV or JSON; ``summary`` prints per-metric mean, n, unscored and pass^k as JSON.
 import csv
 import io
 import json
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -19,26 +18,6 @@ from eval_pipeline.scoring.score import SCORE_COLUMNS
 
 LONG_COLUMNS = SCORE_COLUMNS[: SCORE_COLUMNS.index("span_ids") + 1]
 """The contract's long-row columns (build ... span_ids); slice columns follow."""
-
-
-def _judge_for(suite: Any) -> Any:
-    from eval_pipeline.judges.factory import judge_from_config, judge_from_suite
-
-    if suite.judge is not None:
-        return judge_from_suite(suite)
-    return judge_from_config("offline-minilm")
-
-
-def _scorers(metric_ids: tuple[str, ...], judge: Any) -> list[Any]:
-    from eval_pipeline.scoring.registry import JUDGE_METRICS, build_scorer
-
-    scorers = []
-    for metric_id in metric_ids:
-        needs_judge = metric_id in JUDGE_METRICS or "." in metric_id
-        scorers.append(
-            build_scorer(metric_id, judge=judge) if needs_judge else build_scorer(metric_id)
-        )
-    return scorers
 
 
 @click.command("score")
@@ -55,78 +34,59 @@ def _scorers(metric_ids: tuple[str, ...], judge: Any) -> list[Any]:
 )
 def score(suite_ref: str, build: str, spread_repeats: int) -> None:
     """Score a build's stored runs on its suite's metrics and store the scores."""
-    from eval_pipeline.evaluation.stage import dataset_store
-    from eval_pipeline.runners.failure import failure_reason
+    from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS, cli_stage
+    from eval_pipeline.evaluation.stages import score_runs, stored_runs
     from eval_pipeline.scoring.aggregate import summarise
-    from eval_pipeline.scoring.batch import score_build
     from eval_pipeline.scoring.store import ScoreStore
-    from eval_pipeline.suites.config import SuiteError, load_suite
-    from eval_pipeline.suites.locate import locate_suite
-    from eval_pipeline.suites.prices import PriceTable, known_cost_of_run
-    from eval_pipeline.traces.store.trace_store import TraceStore
 
-    home = current_home().ensure()
-    try:
-        suite = load_suite(locate_suite(suite_ref))
-    except (SuiteError, FileNotFoundError, LookupError) as exc:
-        raise InputError(f"suite {suite_ref}: {exc}") from exc
-    store = dataset_store(home)
-    items = []
-    for ref in suite.datasets:
-        try:
-            dataset = store.load(ref.name, ref.version)
-        except LookupError as exc:
-            raise InputError(f"suite {suite.suite}: dataset {ref.ref}: {exc}") from exc
-        # Items inherit the dataset-wide tool schemas (argument checking is schema-aware).
-        items += [
-            item if item.tool_schemas else replace(item, tool_schemas=dataset.tool_schemas)
-            for item in dataset.items
-        ]
-    runs = TraceStore(home.store).runs(build)
+    stage = cli_stage(build, suite_ref, needs=("items", "judge", "scorers"))
+    runs = stored_runs(stage)
     if not runs:
-        raise InputError(f"build {build}: no stored traces under {home.store}")
-    judge = _judge_for(suite)
-    prices = PriceTable.load()
-
-    result = score_build(
-        build,
-        runs,
-        items,
-        _scorers(suite.metric_ids, judge),
-        runs_per_item=suite.runs_per_item,
-        cost=lambda run: known_cost_of_run(run, prices),
-        failure=lambda run: failure_reason(run.spans),
-    )
-    written = ScoreStore(home.store).write(build, result.scores, run_metrics=result.run_metrics)
+        raise InputError(f"build {build}: no stored traces under {stage.home.store}")
     click.echo(
-        f"build {build}: {written} score rows for {len(items)} items x "
-        f"{suite.runs_per_item} runs ({len(runs)} runs stored, "
-        f"{len(result.unmatched)} without a suite item); judge {judge.backend} "
-        f"{judge.fingerprint.digest}"
+        f"build {build}: scoring {len(runs)} stored runs against {len(stage.items)} items x "
+        f"{stage.runs_per_item} runs on {len(stage.scorers)} metrics",
+        err=True,
     )
-    for metric_id, summary in summarise(result.scores).items():
-        mean = "-" if summary.mean is None else f"{summary.mean:.3f}"
+    try:
+        summary = score_runs(stage)
+    except STAGE_INPUT_ERRORS as exc:
+        raise InputError(str(exc)) from exc
+    judge = (
+        f"judge {summary.judge_backend} {summary.judge_fingerprint}"
+        if summary.judge_fingerprint
+        else "no judge"
+    )
+    click.echo(
+        f"build {build}: {summary.rows} score rows for {len(stage.items)} items x "
+        f"{stage.runs_per_item} runs ({len(runs)} runs stored, "
+        f"{summary.unmatched_runs} without a suite item); {judge}"
+    )
+    for metric_id, metric in summarise(ScoreStore(stage.home.store).read(build)).items():
+        mean = "-" if metric.mean is None else f"{metric.mean:.3f}"
         click.echo(
-            f"  {metric_id:<32} mean {mean:>6}  n {summary.n:>4}  "
-            f"unscored {summary.unscored:>4}  errors {summary.errors:>3}"
+            f"  {metric_id:<32} mean {mean:>6}  n {metric.n:>4}  "
+            f"unscored {metric.unscored:>4}  errors {metric.errors:>3}"
         )
     if spread_repeats >= 2:
-        folder = ScoreStore(home.store).folder(build)
-        _measure_spread(folder, suite, judge, runs, items, spread_repeats)
+        _measure_spread(stage, runs, spread_repeats)
 
 
-def _measure_spread(
-    folder: Any, suite: Any, judge: Any, runs: list[Any], items: list[Any], repeats: int
-) -> None:
-    from eval_pipeline.scoring.registry import JUDGE_METRICS, build_scorer
+def _measure_spread(stage: Any, runs: list[Any], repeats: int) -> None:
+    from eval_pipeline.evaluation.suite_parts import judged_metrics
+    from eval_pipeline.scoring.registry import build_scorer
     from eval_pipeline.scoring.spread import judge_spread, save_spread
+    from eval_pipeline.scoring.store import ScoreStore
 
+    folder = ScoreStore(stage.home.store).folder(stage.build)
     # The cache would answer every repeat with the first verdict: measure the judge itself.
-    raw_judge = getattr(judge, "inner", judge)
-    by_id = {item.item_id: item for item in items}
+    raw_judge = getattr(stage.judge, "inner", stage.judge)
+    by_id = {item.item_id: item for item in stage.dataset_items}
     cases = [(r, by_id[r.eval_context.item_id]) for r in runs if r.eval_context.item_id in by_id]
-    for metric_id in (m for m in suite.metric_ids if m in JUDGE_METRICS):
-        report = judge_spread(build_scorer(metric_id, judge=raw_judge), cases[:10], repeats=repeats)
+    for metric_id in judged_metrics(stage.suite):
+        args = stage.suite.metric(metric_id).args
+        scorer = build_scorer(metric_id, judge=raw_judge, **args)
+        report = judge_spread(scorer, cases[:10], repeats=repeats)
         path = save_spread(folder, report)
         click.echo(
             f"  spread {metric_id}: mean stdev {report.mean_stdev:.4f}, max range "

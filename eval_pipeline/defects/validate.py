@@ -10,9 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
-
-from eval_pipeline.defects.evaluation import BuildScores, SuiteEvaluation
 
 BUDGET_TARGETS = frozenset({"p95_latency_s", "cost_per_task_usd"})
 
@@ -118,12 +115,12 @@ class ValidationReport:
         return "\n".join(lines)
 
 
-Gate = Callable[[pd.DataFrame, pd.DataFrame], Any]
-"""(candidate frame, baseline frame) -> a ``GateReport``."""
+Evaluate = Callable[["SeededBuild"], tuple[Any, int]]
+"""Run, score and gate one seeded build against the baseline: (its ``GateReport``, failed runs)."""
 
 
 def judge_build(
-    seeded: SeededBuild, scores: BuildScores, report: Any, *, expect_pass: bool
+    seeded: SeededBuild, failed_runs: int, report: Any, *, expect_pass: bool
 ) -> DefectResult:
     """Read the gate report of one seeded build against what it should show.
 
@@ -160,7 +157,7 @@ def judge_build(
         target_reason=reason,
         expected=expected,
         ok=ok,
-        failed_runs=len(scores.batch.failed),
+        failed_runs=failed_runs,
         verdicts={
             **{m.metric_id: str(m.verdict) for m in report.metrics},
             **{b.budget: str(b.verdict) for b in report.budgets},
@@ -169,31 +166,33 @@ def judge_build(
 
 
 def validate_defects(
-    evaluation: SuiteEvaluation,
-    gate: Gate,
+    evaluate: Evaluate,
     *,
     suite: str,
     baseline: SeededBuild,
     candidate: SeededBuild | None,
     defects: Sequence[SeededBuild],
     aa_control: SeededBuild | None,
+    items: int,
+    runs_per_item: int,
 ) -> ValidationReport:
-    """Run, score and gate every seeded build against the baseline (see the module docstring)."""
-    base = evaluation.evaluate(baseline.build, baseline.params, seed_base=baseline.seed_base)
+    """Gate every seeded build against the baseline and read each verdict (module docstring).
+
+    ``evaluate`` runs, scores and gates one build; the baseline must already be scored.
+    """
     reports: dict[str, Any] = {}
 
     def check(seeded: SeededBuild, *, expect_pass: bool) -> DefectResult:
-        scores = evaluation.evaluate(seeded.build, seeded.params, seed_base=seeded.seed_base)
-        report = gate(scores.frame, base.frame)
+        report, failed_runs = evaluate(seeded)
         reports[seeded.build] = report
-        return judge_build(seeded, scores, report, expect_pass=expect_pass)
+        return judge_build(seeded, failed_runs, report, expect_pass=expect_pass)
 
     results = tuple(check(d, expect_pass=False) for d in defects)
     return ValidationReport(
         suite=suite,
         baseline=baseline.build,
-        items=len(evaluation.items),
-        runs_per_item=evaluation.runs_per_item,
+        items=items,
+        runs_per_item=runs_per_item,
         defects=results,
         candidate=check(candidate, expect_pass=True) if candidate else None,
         aa_control=check(aa_control, expect_pass=True) if aa_control else None,

@@ -14,20 +14,19 @@ from eval_pipeline.defs.jobs import (
     build_evaluation_job,
     reference_data_job,
 )
-from eval_pipeline.defs.resources import build_resources, default_judge_resource
+from eval_pipeline.defs.resources import build_resources
 from eval_pipeline.defs.schedules import make_baseline_rescore_schedule
 from eval_pipeline.defs.sensors import make_candidate_build_sensor
-from eval_pipeline.evaluation.planning import gated_ids, judge_digest
+from eval_pipeline.evaluation.planning import gated_ids, judge_code_version
 
 
 def build_definitions() -> dg.Definitions:
     """Assets, checks, jobs, the sensor and the schedule.
 
-    The judge's fingerprint is the code version of judge-scored assets, so the UI shows them
-    stale when the judge changes.
+    The suites' judge fingerprints make the code version of judge-scored assets, so the UI
+    shows them stale when a suite's judge changes.
     """
-    judge = default_judge_resource()
-    digest = judge_digest(judge.model, judge.rubric_version, judge.base_url)
+    digest = judge_code_version()
     return dg.Definitions(
         assets=[
             dataset_assets.dataset_versions,
@@ -49,7 +48,7 @@ def build_definitions() -> dg.Definitions:
         ],
         jobs=[build_evaluation_job, baseline_rescore_job, reference_data_job],
         sensors=[make_candidate_build_sensor(build_evaluation_job)],
-        schedules=[make_baseline_rescore_schedule(baseline_rescore_job, digest)],
+        schedules=[make_baseline_rescore_schedule(baseline_rescore_job.name)],
         resources=build_resources(),
         executor=dg.multi_or_in_process_executor,
     )

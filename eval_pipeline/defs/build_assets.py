@@ -11,7 +11,7 @@ import dagster as dg
 
 from eval_pipeline.defs.metadata import typed_metadata
 from eval_pipeline.defs.partitions import builds_partitions
-from eval_pipeline.defs.resources import EvalHomeResource, JudgeResource
+from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
 
 # Partitioned checks are "preview" in Dagster 1.13; without a partitions_def a check on a
@@ -63,7 +63,7 @@ def traces_are_complete(
 
 
 def make_run_scores(judge_code_version: str) -> dg.AssetsDefinition:
-    """``run_scores`` with the judge fingerprint as code version (stale when the judge changes)."""
+    """``run_scores`` with the suites' judge fingerprints as code version (stale when one changes)."""
 
     @dg.asset(
         partitions_def=builds_partitions,
@@ -73,7 +73,7 @@ def make_run_scores(judge_code_version: str) -> dg.AssetsDefinition:
         kinds={"parquet"},
     )
     def run_scores(
-        context: dg.AssetExecutionContext, eval_home: EvalHomeResource, judge: JudgeResource
+        context: dg.AssetExecutionContext, eval_home: EvalHomeResource
     ) -> dg.MaterializeResult:
         """Long scores table: one row per build x item x run x metric.
 
@@ -82,9 +82,8 @@ def make_run_scores(judge_code_version: str) -> dg.AssetsDefinition:
         metrics, the trace and span ids as evidence, and the item's slice labels. Stale when
         the candidate runs change or the judge fingerprint (this asset's code version) changes.
         """
-        home = eval_home.home()
-        stage = stages.load_stage(home, context.partition_key)
-        summary = stages.score_runs(stage, judge.judge(home))
+        stage = stages.load_stage(eval_home.home(), context.partition_key)
+        summary = stages.score_runs(stage)
         return dg.MaterializeResult(metadata=typed_metadata(summary.metadata()))
 
     return run_scores

@@ -8,27 +8,19 @@ the result afterwards.
 """
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
 from eval_pipeline.builds import BuildRegistry
+from eval_pipeline.defects.story import register_story, story_builds
+from eval_pipeline.defects.validate import SeededBuild
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.launch import evaluate_build, local_instance, quiet_run_config
 from eval_pipeline.home import Home
-
-DEMO_SUITE = "support-agent"
-AGENT_ENTRY = "python:eval_pipeline.sample_agent.app:run_item"
-
-
-@dataclass(frozen=True)
-class DemoBuild:
-    """One build of the story: its registry id, agent configuration, and target metric."""
-
-    build: str
-    agent_build: str
-    target_metric: str | None
 
 
 @dataclass(frozen=True)
@@ -37,46 +29,45 @@ class DemoResult:
 
     baseline: str
     outcomes: dict[str, dict[str, Any]]
-    builds: tuple[DemoBuild, ...]
+    builds: tuple[SeededBuild, ...]
 
 
-def demo_builds(include_defects: bool = True) -> tuple[DemoBuild, ...]:
-    """Baseline, improved candidate and (optionally) every seeded defect."""
-    from eval_pipeline.sample_agent.builds import BASELINE, DEFECTS, IMPROVED
-
-    configs = [BASELINE, IMPROVED, *(DEFECTS if include_defects else ())]
-    return tuple(DemoBuild(f"support-{c.name}", c.name, c.target_metric) for c in configs)
-
-
-def run_demo(home: Home, *, include_defects: bool = True) -> DemoResult:
-    """Register the story's builds and evaluate each through the asset graph."""
-    builds = demo_builds(include_defects)
-    registry = BuildRegistry(home.ensure().state_url)
+def run_demo(
+    home: Home,
+    *,
+    include_defects: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> DemoResult:
+    """Register the story's builds and evaluate each through the asset graph, once."""
+    say = progress or (lambda line: None)
+    builds = story_builds(include_defects)
+    register_story(home, builds)
+    registry = BuildRegistry(home.state_url)
     baseline = builds[0].build
-    for entry in builds:
-        registry.register(
-            entry.build,
-            suite=DEMO_SUITE,
-            baseline=None if entry.build == baseline else baseline,
-            runner=f"{AGENT_ENTRY}?agent_build={entry.agent_build}",
-        )
-    from eval_pipeline.suites.config import load_suite
-    from eval_pipeline.suites.locate import locate_suite
-
-    registry.pin_baseline(load_suite(locate_suite(DEMO_SUITE)).suite, baseline)
     defs = build_definitions()
     outcomes: dict[str, dict[str, Any]] = {}
     with local_instance(home) as instance:
+        started = time.perf_counter()
+        say("reference data: pinned datasets, judge calibration, regression cases ...")
         reference = defs.resolve_job_def("reference_data_job")
         # A judge that fails calibration is reported by its blocking check, not raised: the
         # gate then refuses to pass on that judge's metrics.
         reference.execute_in_process(
             instance=instance, raise_on_error=False, run_config=quiet_run_config()
         )
-        for entry in builds:
+        say(f"reference data: done in {time.perf_counter() - started:.1f} s")
+        for index, entry in enumerate(builds, start=1):
+            started = time.perf_counter()
+            say(f"[{index}/{len(builds)}] {entry.build}: run, score, gate ({entry.description})")
             result = evaluate_build(defs, instance, entry.build, run_config=quiet_run_config())
             registry.mark_requested([entry.build])
-            outcomes[entry.build] = _outcome(home, entry.build, result)
+            outcome = _outcome(home, entry.build, result)
+            outcomes[entry.build] = outcome
+            failing = ", ".join(outcome["failing"]) or "-"
+            say(
+                f"[{index}/{len(builds)}] {entry.build}: {outcome['verdict']} "
+                f"(failing: {failing}) in {time.perf_counter() - started:.1f} s"
+            )
     return DemoResult(baseline=baseline, outcomes=outcomes, builds=builds)
 
 

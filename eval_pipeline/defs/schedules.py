@@ -1,19 +1,17 @@
-"""Schedules: rescore baseline partitions whose judge fingerprint differs from the current one."""
+"""Schedules: rescore baseline partitions whose judge fingerprint differs from their suite's."""
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from eval_pipeline.builds import stale_baselines
 from eval_pipeline.defs.resources import EvalHomeResource
+from eval_pipeline.evaluation.planning import suite_judge_digests
 
 
-def make_baseline_rescore_schedule(
-    job: UnresolvedAssetJobDefinition, judge_digest: str
-) -> dg.ScheduleDefinition:
-    """Daily: request a rescoring run for exactly the baselines scored by another judge."""
+def make_baseline_rescore_schedule(job_name: str) -> dg.ScheduleDefinition:
+    """Daily: request a rescoring run of ``job_name`` for exactly the stale baselines."""
 
     @dg.schedule(
-        job=job,
+        job_name=job_name,
         cron_schedule="0 3 * * *",
         execution_timezone="UTC",
         default_status=dg.DefaultScheduleStatus.RUNNING,
@@ -23,11 +21,16 @@ def make_baseline_rescore_schedule(
     ) -> list[dg.RunRequest] | dg.SkipReason:
         """Only stale partitions are requested, and the run key makes repeats idempotent."""
         registry = eval_home.registry()
-        stale = stale_baselines(registry.baselines(), registry.scored_with(), judge_digest)
+        current = suite_judge_digests()
+        scored_with = registry.scored_with()
+        stale = stale_baselines(registry.baselines(), scored_with, current)
         if not stale:
-            return dg.SkipReason(f"every baseline is scored with judge {judge_digest}")
+            return dg.SkipReason("every baseline is scored with its suite's current judge")
+        digests = {build: suite for suite, build in registry.baselines().items()}
         return [
-            dg.RunRequest(partition_key=build, run_key=f"rescore:{build}:{judge_digest}")
+            dg.RunRequest(
+                partition_key=build, run_key=f"rescore:{build}:{current[digests[build]]}"
+            )
             for build in stale
         ]
 

@@ -96,20 +96,63 @@ def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[
     return stored
 
 
-def calibrate_current_judge(home: Home, judge: Judge) -> dict[str, Any]:
-    """Calibrate ``judge`` on every set a shipped suite names; metadata for the asset."""
-    names = sorted({s.judge.calibration_set for s in _suites() if s.judge is not None})
-    meta: dict[str, Any] = {
-        "judge_fingerprint": judge.fingerprint.digest,
-        "judge_backend": judge.backend,
-    }
-    for name in names:
-        if name not in CALIBRATION_SETS:
-            raise KeyError(
-                f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}"
-            )
-        report = calibrate_judge_on(home, judge, CALIBRATION_SETS[name])
-        for key in (
+def _shipped_suite_judges(home: Home) -> list[tuple[Any, Judge]]:
+    """(suite, its judge) for every shipped suite with a ``judge:`` block."""
+    from eval_pipeline.evaluation.suite_parts import suite_judge
+
+    pairs = []
+    for suite in _suites():
+        judge = suite_judge(suite, state_url=home.state_url)
+        if judge is not None:
+            pairs.append((suite, judge))
+    return pairs
+
+
+def calibration_set(name: str) -> CalibrationSet:
+    """The shipped calibration set ``name``.
+
+    Raises:
+        KeyError: no such set is shipped (the message lists the known ones).
+    """
+    if name not in CALIBRATION_SETS:
+        raise KeyError(f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}")
+    return CALIBRATION_SETS[name]
+
+
+def ensure_calibrated(stage: Stage, judge: Judge) -> dict[str, Any] | None:
+    """The stored calibration of ``judge`` on the stage's suite's set, computed if missing.
+
+    Every path that scores a build calls this, so a gate on it always finds the judge's
+    calibration and trusts or distrusts the judge the same way (None without a judge block).
+    """
+    if stage.suite.judge is None:
+        return None
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
+
+    name = stage.suite.judge.calibration_set
+    stored = stored_report(stage.home, judge.fingerprint.digest, name)
+    if stored is not None:
+        return stored
+    try:
+        entry = calibration_set(name)
+    except KeyError as exc:
+        raise SuiteResolutionError(f"suite {stage.suite.suite}: {exc.args[0]}") from exc
+    return calibrate_judge_on(stage.home, judge, entry)
+
+
+def calibrate_suite_judges(home: Home) -> dict[str, Any]:
+    """Calibrate the judge of every shipped suite on the set it names; asset metadata."""
+    meta: dict[str, Any] = {}
+    done: set[tuple[str, str]] = set()
+    for suite, judge in _shipped_suite_judges(home):
+        name = suite.judge.calibration_set
+        key = (judge.fingerprint.digest, name)
+        if key in done:
+            continue
+        done.add(key)
+        report = calibrate_judge_on(home, judge, calibration_set(name))
+        meta[f"{name}:judge"] = f"{judge.backend} {judge.fingerprint.digest}"
+        for field in (
             "n",
             "accuracy",
             "kappa",
@@ -119,7 +162,7 @@ def calibrate_current_judge(home: Home, judge: Judge) -> dict[str, Any]:
             "ceiling",
             "blocks_gating",
         ):
-            meta[f"{name}:{key}"] = report[key]
+            meta[f"{name}:{field}"] = report[field]
         meta[f"{name}:intervals"] = report["intervals"]
     return meta
 
@@ -130,12 +173,12 @@ def stored_report(home: Home, digest: str, set_name: str) -> dict[str, Any] | No
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def ceiling_verdict(home: Home, digest: str) -> dict[str, Any]:
-    """Whether judge ``digest`` is under its ceiling on every set the suites name."""
-    names = sorted({s.judge.calibration_set for s in _suites() if s.judge is not None})
+def ceiling_verdict(home: Home) -> dict[str, Any]:
+    """Whether each shipped suite's judge is under its ceiling on the set the suite names."""
     problems = []
     rates: dict[str, Any] = {}
-    for name in names:
+    for suite, judge in _shipped_suite_judges(home):
+        digest, name = judge.fingerprint.digest, suite.judge.calibration_set
         report = stored_report(home, digest, name)
         if report is None:
             problems.append(f"no calibration of judge {digest} on {name}")
@@ -143,13 +186,12 @@ def ceiling_verdict(home: Home, digest: str) -> dict[str, Any]:
         rates[name] = report["false_pass_rate"]
         if report["blocks_gating"]:
             problems.append(
-                f"false-pass rate {_rate(report['false_pass_rate'])} on {name} is above "
-                f"the {report['ceiling_tier']} ceiling {report['ceiling']}"
+                f"false-pass rate {_rate(report['false_pass_rate'])} of judge {digest} on "
+                f"{name} is above the {report['ceiling_tier']} ceiling {report['ceiling']}"
             )
     return {
         "passed": not problems,
         "reason": "; ".join(problems) or "under every ceiling",
-        "judge_fingerprint": digest,
         "false_pass_rates": rates,
     }
 

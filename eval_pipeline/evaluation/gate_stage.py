@@ -10,10 +10,9 @@ from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.report_markdown import render_markdown
-from eval_pipeline.gate.suite_adapter import gate_config_from_suite
-from eval_pipeline.scoring.registry import JUDGE_METRICS
+from eval_pipeline.evaluation.gate_config import suite_gate_config
+from eval_pipeline.evaluation.suite_parts import judged_metrics
 from eval_pipeline.scoring.store import ScoreStore
-from eval_pipeline.suites.risk import load_risk_policy
 
 
 @dataclass(frozen=True)
@@ -91,20 +90,22 @@ def untrusted_judge_metrics(stage: Stage, judge_block: str | None) -> dict[str, 
     """The suite's judge-based metrics, with why, when the build's judge may not pass them."""
     if judge_block is None:
         return {}
-    return {m: judge_block for m in stage.suite.metric_ids if m in JUDGE_METRICS}
+    return {m: judge_block for m in judged_metrics(stage.suite)}
 
 
-def decide_gate(stage: Stage) -> GateOutcome:
+def decide_gate(stage: Stage, **overrides: Any) -> GateOutcome:
     """Compare the build's scores with its baseline's and store the report in the home.
 
     When the judge that scored the build is over its tier's false-pass ceiling (or was never
     calibrated), its metrics are untrusted: they can fail but not pass (see ``GateConfig``).
+    ``overrides`` are GateConfig fields (``seed``, ``n_resamples``) a caller may set.
     """
-    policy = load_risk_policy()
     judge_block = calibration_block(stage)
-    untrusted = untrusted_judge_metrics(stage, judge_block)
-    config = gate_config_from_suite(
-        stage.suite, policy.tier(stage.suite.risk_tier), untrusted_metrics=untrusted
+    config = suite_gate_config(
+        stage.suite,
+        runs_per_item=stage.runs_per_item,
+        untrusted_metrics=untrusted_judge_metrics(stage, judge_block),
+        **overrides,
     )
     store = ScoreStore(stage.home.store)
     baseline = stage.baseline

@@ -46,9 +46,32 @@ def gated_ids() -> tuple[str, ...]:
     return (*sorted(metric_ids), *BUDGET_IDS)
 
 
-def judge_digest(model: str, rubric_version: str | None, base_url: str | None) -> str:
-    """The fingerprint digest of the judge this configuration builds (the code version)."""
-    from eval_pipeline.judges.factory import judge_from_config
+def suite_judge_digests() -> dict[str, str]:
+    """Suite name -> fingerprint digest of the judge its ``judge:`` block names (known suites).
 
-    judge = judge_from_config(model, rubric_version, base_url=base_url, state_url=None)
-    return judge.fingerprint.digest
+    The fingerprint is computed without calling the judge, so a named judge's endpoint need
+    not answer; a suite whose judge cannot be built (no endpoint) is left out here and fails
+    when a build on it is scored.
+    """
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError, suite_judge
+    from eval_pipeline.suites.config import load_suite
+
+    digests: dict[str, str] = {}
+    for path in suite_files():
+        suite = load_suite(path)
+        try:
+            judge = suite_judge(suite, state_url="sqlite://")
+        except SuiteResolutionError:
+            continue
+        if judge is not None:
+            digests[suite.suite] = judge.fingerprint.digest
+    return digests
+
+
+def judge_code_version() -> str:
+    """One code version for judge-scored assets: changes when any known suite's judge does."""
+    import hashlib
+
+    digests = suite_judge_digests()
+    text = ";".join(f"{suite}={digest}" for suite, digest in sorted(digests.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16] if digests else "no-judge"

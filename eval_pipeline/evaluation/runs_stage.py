@@ -23,6 +23,7 @@ class RunsSummary:
     executed: int
     skipped: int
     runner: str
+    failures: tuple[dict[str, Any], ...] = ()
 
     def metadata(self) -> dict[str, Any]:
         """Plain metadata values (typed by the Dagster shell)."""
@@ -35,6 +36,7 @@ class RunsSummary:
             "failed_runs": self.failed,
             "executed_now": self.executed,
             "already_stored": self.skipped,
+            "failures": list(self.failures),
         }
 
 
@@ -43,39 +45,60 @@ def stored_runs(stage: Stage) -> list[AgentRun]:
     return TraceStore(stage.home.store).runs(stage.build)
 
 
-def collect_runs(stage: Stage, *, concurrency: int = 4) -> RunsSummary:
+def collect_runs(
+    stage: Stage,
+    *,
+    concurrency: int = 4,
+    timeout_s: float = 60.0,
+    retry_failed: bool = False,
+) -> RunsSummary:
     """Execute the build's runner over the suite's items x runs_per_item (resumable).
 
-    Runs already stored for the build are not redone. A build without a runner is read as
-    stored (its traces were ingested or imported).
+    Runs already stored for the build are not redone (``retry_failed`` redoes the failed
+    ones). A build without a runner is read as stored (its traces were ingested or imported).
+
+    Raises:
+        RunnerSpecError: the runner spec is not one of the accepted forms.
     """
     executed = skipped = 0
-    spec = stage.record.runner
+    failures: list[dict[str, Any]] = []
+    spec = stage.runner
     if spec:
         sink = TraceStoreSink(TraceStore(stage.home.store))
-        runner = runner_from_spec(spec, sink)
+        runner = runner_from_spec(spec, sink, timeout_s=timeout_s)
         base = EvalContext(suite=stage.suite.suite, suite_version=stage.suite.version)
         result = runner.run_items(
-            [entry.item for entry in stage.items],
+            stage.dataset_items,
             build=stage.build,
-            runs_per_item=stage.suite.runs_per_item,
+            runs_per_item=stage.runs_per_item,
             concurrency=concurrency,
+            retry_failed=retry_failed,
             base_context=base,
         )
         summary = result.summary()
         skipped = int(summary.get("skipped", 0))
         executed = len(result.outcomes) - skipped
+        failures = [
+            {
+                "item_id": o.item_id,
+                "run_index": o.run_index,
+                "reason": o.failure_reason,
+                "trace_id": o.trace_id,
+            }
+            for o in result.failed
+        ]
     runs = stored_runs(stage)
     failed = sum(1 for run in runs if failure_reason(run.spans) is not None)
     return RunsSummary(
         build=stage.build,
-        expected=len(stage.items) * stage.suite.runs_per_item,
+        expected=len(stage.items) * stage.runs_per_item,
         runs=len(runs),
         complete=sum(1 for run in runs if run.complete),
         failed=failed,
         executed=executed,
         skipped=skipped,
         runner=spec or "stored traces",
+        failures=tuple(failures),
     )
 
 

@@ -6,11 +6,9 @@ from typing import Any
 
 from eval_pipeline.evaluation.runs_stage import stored_runs
 from eval_pipeline.evaluation.stage import Stage
-from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.evaluation.calibration_stage import ensure_calibrated
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.scoring.batch import score_build
-from eval_pipeline.scoring.protocol import Scorer
-from eval_pipeline.scoring.registry import JUDGE_METRICS, build_scorer
 from eval_pipeline.scoring.score import ScoreStatus
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.suites.prices import PriceTable, known_cost_of_run
@@ -43,43 +41,38 @@ class ScoresSummary:
         }
 
 
-def suite_scorers(stage: Stage, judge: Judge) -> list[Scorer]:
-    """One scorer per suite metric; judge-based metrics get ``judge``."""
-    return [
-        build_scorer(metric_id, judge=judge)
-        if metric_id in JUDGE_METRICS
-        else build_scorer(metric_id)
-        for metric_id in stage.suite.metric_ids
-    ]
-
-
-def score_runs(stage: Stage, judge: Judge) -> ScoresSummary:
-    """Score the build's stored runs and write the long scores table.
+def score_runs(stage: Stage) -> ScoresSummary:
+    """Score the build's stored runs with the suite's scorers and write the long scores table.
 
     Every expected (item, run index) gets a row per metric: a run that failed (raised, hung,
     emitted no spans) or never arrived is written as ``unscored`` with the reason, so the gate
-    counts it as missing instead of silently averaging over fewer runs.
+    counts it as missing instead of silently averaging over fewer runs. The judge that scored
+    the build is recorded, and calibrated on the suite's set if it never was, so every path
+    that gates the build trusts (or distrusts) its judge the same way.
     """
-    scorers = suite_scorers(stage, judge)
+    scorers = list(stage.scorers)
     prices = PriceTable.load()
     result = score_build(
         stage.build,
         stored_runs(stage),
-        [entry.item for entry in stage.items],
+        stage.dataset_items,
         scorers,
-        runs_per_item=stage.suite.runs_per_item,
+        runs_per_item=stage.runs_per_item,
         cost=lambda run: known_cost_of_run(run, prices),
         failure=lambda run: failure_reason(run.spans),
     )
     ScoreStore(stage.home.store).write(stage.build, result.scores, run_metrics=result.run_metrics)
-    fingerprint = judge.fingerprint.digest
+    judge = stage.judge
+    fingerprint = judge.fingerprint.digest if judge is not None else None
     stage.registry.record_scored_with(stage.build, fingerprint)
+    if judge is not None:
+        ensure_calibrated(stage, judge)
     return ScoresSummary(
         build=stage.build,
         rows=len(result.scores),
         by_status=dict(Counter(score.status for score in result.scores)),
         judge_fingerprint=fingerprint,
-        judge_backend=judge.backend,
+        judge_backend=judge.backend if judge is not None else None,
         scorer_versions={scorer.id: f"{scorer.id}@{scorer.version}" for scorer in scorers},
         unmatched_runs=len(result.unmatched),
     )
@@ -97,7 +90,7 @@ def missing_scores(stage: Stage) -> list[dict[str, Any]]:
     }
     missing = []
     for entry in stage.items:
-        for index in range(stage.suite.runs_per_item):
+        for index in range(stage.runs_per_item):
             for metric_id in stage.suite.metric_ids:
                 status, reason = have.get(
                     (entry.item.item_id, index, metric_id), ("absent", "no score row")

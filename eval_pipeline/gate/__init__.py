@@ -1,7 +1,7 @@
 """Gate: clustered bootstrap statistics, rules, verdicts and reports. Pure: never imports dagster.
 
 Entry point: :func:`evaluate_gate` (``config``, candidate and baseline long score frames) ->
-:class:`GateReport`; build the config from a suite with :func:`gate_config_from_suite`.
+:class:`GateReport`; a suite's config comes from ``evaluation.gate_config.suite_gate_config``.
 DESIGN.md section 8 is the contract.
 """
 
@@ -19,15 +19,7 @@ from eval_pipeline.gate.report_json import render_json
 from eval_pipeline.gate.report_junit import render_junit
 from eval_pipeline.gate.report_markdown import render_markdown
 from eval_pipeline.gate.report_text import render_text
-from eval_pipeline.gate.rules import (
-    TIER_POLICIES,
-    Budgets,
-    GateConfig,
-    MetricRule,
-    TierPolicy,
-    tier_policy,
-)
-from eval_pipeline.gate.suite_adapter import gate_config_from_suite
+from eval_pipeline.gate.rules import Budgets, GateConfig, MetricRule, TierPolicy
 
 RENDERERS = {
     "text": render_text,
@@ -39,7 +31,6 @@ RENDERERS = {
 
 __all__ = [
     "RENDERERS",
-    "TIER_POLICIES",
     "BudgetDecision",
     "Budgets",
     "EvidenceItem",
@@ -52,11 +43,9 @@ __all__ = [
     "SliceDecision",
     "TierPolicy",
     "evaluate_gate",
-    "gate_config_from_suite",
     "normalise_scores",
     "render_json",
     "render_junit",
     "render_markdown",
     "render_text",
-    "tier_policy",
 ]

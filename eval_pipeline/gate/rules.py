@@ -1,7 +1,8 @@
 """Gate rules: what each metric must hold, the budgets, the risk tier's strictness.
 
-These are the gate's own small, frozen types. The suite YAML (``eval_pipeline.suites``) is
-translated into them once, at the edge, by ``suite_adapter.gate_config_from_suite``.
+These are the gate's own small, frozen types. A suite and its risk tier (the tier policy file,
+``suites/risk_tiers.yaml``, is the only source of tier policies) are translated into them once,
+at the edge, by ``evaluation.gate_config.suite_gate_config``; the gate never reads suites.
 """
 
 from dataclasses import dataclass, field
@@ -74,30 +75,6 @@ class TierPolicy:
     default_max_regression: float = 0.0
 
 
-TIER_POLICIES: dict[str, TierPolicy] = {
-    "low": TierPolicy("low", inconclusive_passes=True, default_max_regression=0.02),
-    "medium": TierPolicy("medium", inconclusive_passes=True, default_max_regression=0.0),
-    "high": TierPolicy("high", inconclusive_passes=False, default_max_regression=0.0),
-    "critical": TierPolicy(
-        "critical", inconclusive_passes=False, floor_mode="interval", default_max_regression=0.0
-    ),
-}
-"""Built-in tier policies, used when the suites package supplies none."""
-
-
-def tier_policy(name: str) -> TierPolicy:
-    """The built-in policy for a tier name.
-
-    Raises:
-        ValueError: The tier is unknown (the message lists the known ones).
-    """
-    try:
-        return TIER_POLICIES[name.lower()]
-    except KeyError:
-        known = ", ".join(TIER_POLICIES)
-        raise ValueError(f"unknown risk tier {name!r} (known: {known})") from None
-
-
 @dataclass(frozen=True)
 class GateConfig:
     """Everything the gate needs besides the scores.
@@ -128,7 +105,7 @@ class GateConfig:
     metrics: tuple[MetricRule, ...]
     budgets: Budgets = field(default_factory=Budgets)
     slices: tuple[str, ...] = ()
-    tier: TierPolicy = field(default_factory=lambda: TIER_POLICIES["medium"])
+    tier: TierPolicy = field(kw_only=True)
     alpha: float = 0.05
     n_resamples: int = 10_000
     seed: int = 20_260_101

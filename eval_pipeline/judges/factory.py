@@ -1,9 +1,12 @@
 """Choosing a judge from configuration, in one place.
 
-``offline-minilm`` (or any model when no endpoint is configured) gives the offline default
-judge; any other model with an endpoint (argument or ``EVAL_PIPELINE_JUDGE_BASE_URL``, key from
-``EVAL_PIPELINE_JUDGE_API_KEY``) gives the OpenAI-compatible HTTP judge. Every judge comes
-wrapped in ``CachedJudge`` on the state database of the current home (or ``state_url``).
+``offline-minilm`` is the offline default judge (it runs on this machine, no download). Any
+other model is served by an OpenAI-compatible endpoint: the ``base_url`` given (a suite's
+``judge.base_url``) or ``EVAL_PIPELINE_JUDGE_BASE_URL``, the key from
+``EVAL_PIPELINE_JUDGE_API_KEY``. A named model with no endpoint is a configuration error, never
+a silent fallback to the offline judge: a build scored by another judge than the one its suite
+names would be gated on numbers nobody asked for. Every judge comes wrapped in ``CachedJudge``
+on the state database of the current home (or ``state_url``).
 """
 
 import os
@@ -18,6 +21,10 @@ from eval_pipeline.judges.protocol import Judge
 
 BASE_URL_ENV = "EVAL_PIPELINE_JUDGE_BASE_URL"
 API_KEY_ENV = "EVAL_PIPELINE_JUDGE_API_KEY"
+
+
+class JudgeConfigError(ValueError):
+    """A judge cannot be built from its configuration; the message names the missing setting."""
 
 
 def judge_from_config(
@@ -38,12 +45,20 @@ def judge_from_config(
         api_key: defaults to ``EVAL_PIPELINE_JUDGE_API_KEY``.
         state_url: the cache's database; defaults to the current home's state database.
         **http_options: passed to ``HttpJudge`` (timeout, retry, max_concurrency, temperature).
+
+    Raises:
+        JudgeConfigError: ``model`` is not the offline judge and no endpoint is configured.
     """
-    endpoint = base_url or os.environ.get(BASE_URL_ENV) or None
     inner: Judge
-    if model == OFFLINE_MODEL or endpoint is None:
+    if model == OFFLINE_MODEL:
         inner = OfflineJudge(rubric_version)
     else:
+        endpoint = base_url or os.environ.get(BASE_URL_ENV) or None
+        if endpoint is None:
+            raise JudgeConfigError(
+                f"judge model {model!r} needs an OpenAI-compatible endpoint: set judge.base_url "
+                f"in the suite or {BASE_URL_ENV} (or use model {OFFLINE_MODEL!r})"
+            )
         inner = HttpJudge(
             model,
             base_url=endpoint,
@@ -52,9 +67,3 @@ def judge_from_config(
             **http_options,
         )
     return CachedJudge(inner, state_url or current_home().state_url)
-
-
-def judge_from_suite(suite: Any) -> CachedJudge:
-    """The judge a suite configures (duck-typed: ``suite.judge.model``, ``.rubric_version``)."""
-    config = suite.judge
-    return judge_from_config(str(config.model), getattr(config, "rubric_version", None))

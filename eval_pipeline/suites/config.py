@@ -8,9 +8,11 @@ datasets:
   - name: regression/support
     version: 2026q3                  # or pin with an explicit version key
 runs_per_item: 3
-judge: {model: ..., rubric_version: ..., calibration_set: ...}
+judge: {model: ..., rubric_version: ..., calibration_set: ..., base_url: ...}  # base_url optional
+redaction_policy: keep-tools         # runner spans: default | keep-tools | a policy file
 metrics:
   - {id: task_completion, threshold: 0.85, max_regression: 0.02}
+  - {id: step_efficiency, args: {max_extra_steps: 2}}   # args: the scorer's arguments
 budgets: {p95_latency_s: 12, cost_per_task_usd: 0.08}
 slices: [intent, language, tool]
 ```
@@ -22,7 +24,7 @@ message``. A metric without ``threshold`` or ``max_regression`` takes its risk t
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -66,6 +68,8 @@ class JudgeConfig(BaseModel):
     model: Text
     rubric_version: Text
     calibration_set: Text
+    base_url: Text | None = None
+    """The OpenAI-compatible endpoint of a named model (else ``EVAL_PIPELINE_JUDGE_BASE_URL``)."""
 
 
 class MetricSpec(BaseModel):
@@ -76,6 +80,8 @@ class MetricSpec(BaseModel):
     id: Text
     threshold: Fraction
     max_regression: Fraction
+    args: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments of the metric's scorer (recorded with every score row)."""
 
 
 class Budgets(BaseModel):
@@ -97,6 +103,7 @@ class SuiteConfig(BaseModel):
     datasets: Annotated[tuple[DatasetRef, ...], Field(min_length=1)]
     runs_per_item: Annotated[int, Field(strict=True, ge=1)]
     judge: JudgeConfig | None = None
+    redaction_policy: Text = "default"
     metrics: Annotated[tuple[MetricSpec, ...], Field(min_length=1)]
     budgets: Budgets = Budgets()
     slices: tuple[Name, ...] = ()

@@ -7,7 +7,7 @@ file, line and field.
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -37,6 +37,7 @@ class TierPolicy(BaseModel):
     default_max_regression: Fraction
     no_regression: tuple[str, ...] = ()
     inconclusive_passes: bool
+    floor_mode: Literal["point", "interval"] = "point"
     judge_false_pass_ceiling: Fraction
     production_sampling_rate: Fraction
 

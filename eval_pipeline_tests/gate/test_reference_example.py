@@ -7,12 +7,12 @@ tool_correctness (floor 0.95, margin 0) fails on its floor with a mean of 0.9; f
 
 import pytest
 
+from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate import (
     GateConfig,
     MetricRule,
     evaluate_gate,
     render_json,
-    tier_policy,
 )
 
 from .builders import frame, score_rows
@@ -30,7 +30,7 @@ RULES = (MetricRule("tool_correctness", 0.95, 0.0), MetricRule("faithfulness", 0
 
 @pytest.mark.parametrize("tier", ["low", "medium", "high", "critical"])
 def test_reference_example_decisions(tier: str) -> None:
-    config = GateConfig(metrics=RULES, tier=tier_policy(tier), n_resamples=2000)
+    config = GateConfig(metrics=RULES, tier=gate_tier(tier), n_resamples=2000)
     report = evaluate_gate(
         config,
         frame(*(score_rows(m, v) for m, v in CANDIDATE.items())),
@@ -47,7 +47,7 @@ def test_reference_example_decisions(tier: str) -> None:
 
 
 def test_reference_example_evidence_points_at_the_failed_runs() -> None:
-    config = GateConfig(metrics=RULES, n_resamples=1000)
+    config = GateConfig(metrics=RULES, tier=gate_tier("medium"), n_resamples=1000)
     report = evaluate_gate(
         config,
         frame(*(score_rows(m, v) for m, v in CANDIDATE.items())),

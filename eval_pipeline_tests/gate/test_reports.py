@@ -9,6 +9,7 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
+from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate import (
     Budgets,
     GateConfig,
@@ -18,7 +19,6 @@ from eval_pipeline.gate import (
     render_json,
     render_junit,
     render_text,
-    tier_policy,
 )
 
 from .builders import frame, score_rows
@@ -26,6 +26,7 @@ from .builders import frame, score_rows
 CONFIG = GateConfig(
     metrics=(MetricRule("faithfulness", 0.5, 0.05), MetricRule("task_completion", 0.5, 0.05)),
     budgets=Budgets(p95_latency_s=12.0),
+    tier=gate_tier("medium"),
     n_resamples=500,
 )
 
@@ -36,7 +37,7 @@ def _inconclusive_report(tier: str) -> GateReport:
         score_rows("faithfulness", values, latency_s=1.0),
         score_rows("task_completion", values, latency_s=1.0),
     )
-    return evaluate_gate(replace(CONFIG, tier=tier_policy(tier)), cand, cand)
+    return evaluate_gate(replace(CONFIG, tier=gate_tier(tier)), cand, cand)
 
 
 def test_junit_fails_only_blocking_checks() -> None:

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from eval_pipeline.gate import GateConfig, GateReport, MetricRule, evaluate_gate, tier_policy
+from eval_pipeline.evaluation.gate_config import gate_tier
+from eval_pipeline.gate import GateConfig, GateReport, MetricRule, evaluate_gate
 from eval_pipeline.gate.simulation import SimDesign, SimMetric, simulate_pair
 
 ALPHA = 0.05
@@ -33,7 +34,7 @@ def _config(margin: float, slices: tuple[str, ...] = (), **kw: object) -> GateCo
         alpha=ALPHA,
         n_resamples=1000,
         evidence_items=0,
-        tier=tier_policy("medium"),
+        tier=gate_tier("medium"),
     )
     return replace(base, **kw) if kw else base
 

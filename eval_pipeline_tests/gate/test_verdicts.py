@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate import (
     Budgets,
     GateConfig,
@@ -19,14 +20,13 @@ from eval_pipeline.gate import (
     evaluate_gate,
     render_markdown,
     render_text,
-    tier_policy,
 )
 from eval_pipeline.gate.simulation import SimDesign, SimMetric, simulate_pair
 
 from .builders import frame, score_rows
 
 RULE = MetricRule("faithfulness", threshold=0.5, max_regression=0.05)
-CONFIG = GateConfig(metrics=(RULE,), n_resamples=1000)
+CONFIG = GateConfig(metrics=(RULE,), tier=gate_tier("medium"), n_resamples=1000)
 
 
 def _graded(n_items: int, level: float, seed: int, runs: int = 3) -> list[float]:
@@ -80,7 +80,7 @@ def test_a_suite_metric_with_no_scores_fails() -> None:
 def test_too_few_items_is_inconclusive_and_the_tier_decides() -> None:
     cand = frame(score_rows("faithfulness", [0.8, 0.9, 0.7], runs_per_item=1))
     for tier, exit_code in (("low", 0), ("high", 1)):
-        report = evaluate_gate(replace(CONFIG, tier=tier_policy(tier)), cand, cand)
+        report = evaluate_gate(replace(CONFIG, tier=gate_tier(tier)), cand, cand)
         decision = report.metric("faithfulness")
         assert decision.verdict == "inconclusive" and "too few" in decision.reason
         assert report.exit_code == exit_code
@@ -90,11 +90,11 @@ def test_a_no_regression_metric_has_a_zero_margin_and_its_inconclusive_follows_t
     rule = MetricRule("faithfulness", 0.5, 0.05, no_regression=True)
     cand = frame(score_rows("faithfulness", _graded(30, 0.8, 3), runs_per_item=3))
     base = frame(score_rows("faithfulness", _graded(30, 0.8, 4), runs_per_item=3))
-    lenient = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=tier_policy("low")), cand, base)
+    lenient = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=gate_tier("low")), cand, base)
     assert lenient.metric("faithfulness").max_regression == 0.0
     assert lenient.verdict == "inconclusive" and lenient.exit_code == 0
     assert any("passes with a warning" in w for w in lenient.warnings)
-    strict = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=tier_policy("high")), cand, base)
+    strict = evaluate_gate(replace(CONFIG, metrics=(rule,), tier=gate_tier("high")), cand, base)
     assert strict.verdict == "inconclusive" and strict.exit_code == 1
 
 
@@ -153,7 +153,7 @@ def test_no_baseline_gates_on_the_floor_alone() -> None:
 def test_interval_floor_mode_is_inconclusive_near_the_floor() -> None:
     cand = frame(score_rows("faithfulness", _graded(20, 0.51, 3), runs_per_item=3))
     point = evaluate_gate(CONFIG, cand, cand).metric("faithfulness")
-    strict = evaluate_gate(replace(CONFIG, tier=tier_policy("critical")), cand, cand)
+    strict = evaluate_gate(replace(CONFIG, tier=gate_tier("critical")), cand, cand)
     assert point.verdict == "pass"
     assert strict.metric("faithfulness").verdict == "inconclusive"
     assert "inside the interval" in strict.metric("faithfulness").reason

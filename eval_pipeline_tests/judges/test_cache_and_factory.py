@@ -6,13 +6,12 @@ factory picks the offline judge without an endpoint and the HTTP judge with one,
 on the current home's state database.
 """
 
-from types import SimpleNamespace
 
 import pytest
 
 from eval_pipeline.home import current_home
 from eval_pipeline.judges.cache import CachedJudge
-from eval_pipeline.judges.factory import judge_from_config, judge_from_suite
+from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
 from eval_pipeline.judges.http_judge import HttpJudge, RetryPolicy
 from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import JudgeError
@@ -67,21 +66,26 @@ def test_failures_are_not_cached() -> None:
     assert cached.stats.as_dict() == {"hits": 0, "misses": 2, "calls": 2, "errors": 1}
 
 
-def test_factory_without_endpoint_gives_cached_offline_judge(
+def test_factory_offline_model_gives_cached_offline_judge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("EVAL_PIPELINE_JUDGE_BASE_URL", raising=False)
-    for model in ("offline-minilm", "gpt-4o-mini"):
-        judge = judge_from_config(model)
-        assert isinstance(judge, CachedJudge) and isinstance(judge.inner, OfflineJudge)
-        assert judge.backend == "offline-minilm"
+    judge = judge_from_config("offline-minilm")
+    assert isinstance(judge, CachedJudge) and isinstance(judge.inner, OfflineJudge)
+    assert judge.backend == "offline-minilm"
+
+
+def test_named_judge_without_endpoint_is_an_error_not_the_offline_judge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("EVAL_PIPELINE_JUDGE_BASE_URL", raising=False)
+    with pytest.raises(JudgeConfigError, match="gpt-4o-mini.*judge.base_url"):
+        judge_from_config("gpt-4o-mini")
 
 
 def test_factory_with_endpoint_gives_http_judge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVAL_PIPELINE_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
-    judge = judge_from_suite(
-        SimpleNamespace(judge=SimpleNamespace(model="qwen", rubric_version="1"))
-    )
+    judge = judge_from_config("qwen", "1")
     assert isinstance(judge.inner, HttpJudge)
     assert judge.fingerprint.model == "qwen" and judge.fingerprint.rubric_version == "1"
     assert judge_from_config("offline-minilm").backend == "offline-minilm"

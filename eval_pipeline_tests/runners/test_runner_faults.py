@@ -10,6 +10,7 @@ import time
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.defects.evaluation import SuiteEvaluation
+from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.rules import GateConfig, MetricRule
 from eval_pipeline.home import current_home
@@ -86,6 +87,7 @@ def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None
             MetricRule("tool_correctness", 0.5, 0.1),
             MetricRule("argument_correctness", 0.5, 0.1),
         ),
+        tier=gate_tier("medium"),
         n_resamples=500,
         runs_per_item=2,
     )

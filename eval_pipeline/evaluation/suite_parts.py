@@ -1,0 +1,118 @@
+"""What a suite resolves to: its items, its judge and its scorers, one function each.
+
+Every path that evaluates (the CLI's ``run``, ``score`` and ``gate``, the ``defects`` check, the
+demo, the Dagster assets, the sensor and the schedule) calls these through ``Stage``, so the
+same suite gives the same items, the same judge and the same scorers wherever it is run. The
+fourth part, the gate configuration, is in ``evaluation.gate_config``.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.store import DatasetStore
+from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.scoring.protocol import Scorer
+from eval_pipeline.scoring.registry import build_scorer, scorer_needs_judge
+from eval_pipeline.suites.config import SuiteConfig
+
+
+class SuiteResolutionError(ValueError):
+    """A suite cannot be resolved (a dataset, a judge or a scorer); the message names the suite."""
+
+
+@dataclass(frozen=True)
+class SuiteItem:
+    """A dataset item with the dataset version it came from."""
+
+    dataset: str
+    dataset_version: str
+    item: DatasetItem
+
+
+def suite_items(
+    suite: SuiteConfig, store: DatasetStore, *, limit: int | None = None
+) -> tuple[SuiteItem, ...]:
+    """Every item of every dataset the suite pins, in suite order.
+
+    Items without tool schemas of their own inherit their dataset's (argument checking is
+    schema-aware). ``limit`` keeps the first N items of each dataset (quick checks).
+
+    Raises:
+        SuiteResolutionError: a pinned dataset is not published, or an item id appears twice.
+    """
+    found: list[SuiteItem] = []
+    seen: dict[str, str] = {}
+    for ref in suite.datasets:
+        try:
+            dataset = store.load(ref.name, ref.version)
+        except LookupError as exc:
+            raise SuiteResolutionError(f"suite {suite.suite}: dataset {ref.ref}: {exc}") from exc
+        for item in list(dataset.items)[:limit]:
+            if item.item_id in seen:
+                raise SuiteResolutionError(
+                    f"suite {suite.suite}: item id {item.item_id!r} appears in both "
+                    f"{seen[item.item_id]} and {ref.ref}; item ids must be unique per suite"
+                )
+            seen[item.item_id] = ref.ref
+            if not item.tool_schemas and dataset.tool_schemas:
+                item = replace(item, tool_schemas=dataset.tool_schemas)
+            found.append(SuiteItem(ref.name, ref.version, item))
+    return tuple(found)
+
+
+def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
+    """The judge the suite's ``judge:`` block names (cached in ``state_url``), or None.
+
+    Raises:
+        SuiteResolutionError: the block names a model with no endpoint configured.
+    """
+    from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
+
+    if suite.judge is None:
+        return None
+    try:
+        return judge_from_config(
+            suite.judge.model,
+            suite.judge.rubric_version,
+            base_url=suite.judge.base_url,
+            state_url=state_url,
+        )
+    except JudgeConfigError as exc:
+        raise SuiteResolutionError(f"suite {suite.suite}: {exc}") from exc
+
+
+def judged_metrics(suite: SuiteConfig) -> tuple[str, ...]:
+    """The suite's metrics whose scorer declares that it needs a judge."""
+    return tuple(m for m in suite.metric_ids if scorer_needs_judge(m))
+
+
+def suite_scorers(suite: SuiteConfig, judge: Judge | None) -> list[Scorer]:
+    """One scorer per suite metric, built with the metric's ``args`` and, where the scorer
+    declares it, the judge.
+
+    Raises:
+        SuiteResolutionError: a metric needs a judge and the suite names none, or its
+            arguments are not the scorer's.
+    """
+    needing = judged_metrics(suite)
+    if needing and judge is None:
+        raise SuiteResolutionError(
+            f"suite {suite.suite}: {', '.join(needing)} need a judge, and the suite has no "
+            "judge: block (add judge: {model: offline-minilm, rubric_version: ..., "
+            "calibration_set: ...})"
+        )
+    scorers = []
+    for metric in suite.metrics:
+        try:
+            scorers.append(build_scorer(metric.id, judge=judge, **metric.args))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise SuiteResolutionError(
+                f"suite {suite.suite}: metric {metric.id}: {exc}"
+            ) from exc
+    return scorers
+
+
+def plain_items(items: Sequence[SuiteItem]) -> list[DatasetItem]:
+    """The dataset items of ``items``, in order."""
+    return [entry.item for entry in items]
