@@ -1,14 +1,11 @@
 """Which metric ids a suite or a risk tier may name: the scoring registry is the authority."""
 
-from eval_pipeline.scoring.registry import JUDGE_METRICS, registered_metric_ids
-
-LIBRARY_JUDGE_METRICS = frozenset({"agent_goal_accuracy"})
-"""Library-qualified metrics judged by an LLM beyond the built-in judge metrics."""
+from eval_pipeline.scoring.registry import registered_metric_ids, scorer_needs_judge
 
 
 def needs_judge(metric_id: str) -> bool:
-    """Whether ``metric_id`` (bare or library-qualified, ``deepeval.faithfulness``) is judged."""
-    return metric_id.rsplit(".", 1)[-1] in JUDGE_METRICS | LIBRARY_JUDGE_METRICS
+    """Whether ``metric_id``'s scorer declares that it needs a judge (False for unknown ids)."""
+    return metric_id in registered_metric_ids() and scorer_needs_judge(metric_id)
 
 
 def known_metric_ids() -> frozenset[str]:
