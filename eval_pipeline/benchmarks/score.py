@@ -24,7 +24,7 @@ from eval_pipeline.datasets.item import (
     ForbiddenCall,
     OrderingConstraint,
 )
-from eval_pipeline.scoring.registry import DETERMINISTIC_METRICS, build_scorer, score_run
+from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.traces.model import AgentRun, EvalContext, Handoff, ToolCall
 
 FIXTURE = Path(__file__).resolve().parents[2] / "data" / "tau2_checks" / "tau2_action_checks.json"
@@ -99,7 +99,8 @@ def _reference(cases: list[tuple[AgentRun, DatasetItem]]) -> float:
 def run(n_runs: int = 10000) -> dict[str, Any]:
     """Score ``n_runs`` runs with every deterministic scorer; JSON-safe results."""
     cases = _cases(n_runs)
-    scorers = [build_scorer(metric) for metric in sorted(DETERMINISTIC_METRICS)]
+    metrics = select_metric_ids(needs_judge=False)
+    scorers = [build_scorer(metric) for metric in metrics]
     start = time.perf_counter()
     rows = 0
     statuses: dict[str, int] = {}
@@ -116,7 +117,7 @@ def run(n_runs: int = 10000) -> dict[str, Any]:
     return {
         "benchmark": "score",
         "runs": n_runs,
-        "metrics": sorted(DETERMINISTIC_METRICS),
+        "metrics": list(metrics),
         "score_rows": rows,
         "by_status": statuses,
         "seconds": round(suite_s, 3),

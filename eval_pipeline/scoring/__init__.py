@@ -1,8 +1,10 @@
 """Scoring: the Scorer protocol, the registry, scorers and library adapters. Pure: no dagster.
 
 - ``score`` / ``protocol``: the score row and the Scorer interface (contracts).
-- ``registry``: metric id -> scorer class; ``build_scorer``, ``registered_metric_ids``,
-  ``score_run`` (exceptions become ``error`` rows; rows stamped with build/item/run/slices).
+- ``registry``: metric id -> scorer class; ``build_scorer`` (passes ``judge=`` only to a
+  scorer declaring ``needs_judge``), ``scorer_needs_judge``, ``rebuild_scorer`` (from a stored
+  row's ``scorer_args``), ``registered_metric_ids``, ``score_run`` (exceptions become ``error``
+  rows; rows stamped with build/item/run/slices and the scorer's arguments).
 - ``scorers/``: one module per deterministic metric, ``judged`` for the judge-based ones.
 - ``arguments`` (BFCL checker semantics), ``matching`` (calls vs expected trajectories),
   ``constraints`` (ordering, forbidden calls), ``end_state`` (``task_success``'s format),

@@ -17,8 +17,11 @@ from eval_pipeline.traces.model import AgentRun
 class ScorerBase:
     """Base class of the built-in scorers (implements the ``Scorer`` protocol's identity part).
 
-    Subclasses set the class variables and implement ``score``. ``arguments`` returns the
-    keyword arguments the scorer was built with (JSON-safe), recorded for rescoring.
+    Subclasses set the class variables and implement ``score``. ``needs_judge`` declares that
+    the constructor takes ``judge=`` and the scorer consults it; ``library`` names the external
+    library that computes the metric ("" for the project's own scorers). ``arguments`` returns
+    the keyword arguments the scorer was built with (JSON-safe), recorded on every score row
+    for rescoring.
     """
 
     metric_id: ClassVar[str] = ""
@@ -26,6 +29,8 @@ class ScorerBase:
     metric_direction: ClassVar[str] = Direction.HIGHER_IS_BETTER
     run_fields: ClassVar[frozenset[str]] = frozenset()
     item_fields: ClassVar[frozenset[str]] = frozenset()
+    needs_judge: ClassVar[bool] = False
+    library: ClassVar[str] = ""
 
     @property
     def id(self) -> str:
@@ -54,7 +59,11 @@ class ScorerBase:
 
     @property
     def arguments(self) -> dict[str, Any]:
-        """Construction keyword arguments (JSON-safe), for the registry to rebuild the scorer."""
+        """Construction keyword arguments that differ from the defaults (JSON-safe).
+
+        Recorded on score rows for the registry to rebuild the scorer; a judge is never one
+        (rows carry its fingerprint instead).
+        """
         return {}
 
     def __repr__(self) -> str:

@@ -92,6 +92,7 @@ def score_build(
                         item_id=item.item_id,
                         run_index=index,
                         slices=dict(item.slices),
+                        scorer_args=dict(s.arguments),
                     )
                     for s in scorers
                 )

@@ -2,11 +2,13 @@
 
 A scorer is stateless: ``score(run, item) -> Score``. It declares what it requires from the
 run and the item so that a missing input becomes ``unscored`` instead of a crash, and so that
-completeness checks can be derived from the declared requirements. Deterministic and
-judge-based scorers, and the DeepEval/RAGAS adapters, all implement this one protocol.
+completeness checks can be derived from the declared requirements. It declares whether it needs
+a judge (the registry passes one only then) and reports its construction arguments, which score
+rows record so the registry can rebuild the exact scorer. Deterministic and judge-based
+scorers, and the DeepEval/RAGAS adapters, all implement this one protocol.
 """
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.score import Score
@@ -47,6 +49,16 @@ class Scorer(Protocol):
     @property
     def requires_item(self) -> frozenset[str]:
         """``DatasetItem`` fields the scorer reads (e.g. ``{"expected_tool_calls"}``)."""
+        ...
+
+    @property
+    def needs_judge(self) -> bool:
+        """True when the scorer is built with ``judge=`` (a ``Judge``) and consults it."""
+        ...
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """Construction arguments that change behaviour, JSON-safe (never the judge)."""
         ...
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:

@@ -1,17 +1,23 @@
 """The scorer registry: every metric id, the factory that builds it, and ``score_run``.
 
-The registry is explicit (no import-time discovery): ``build_scorer(metric_id, **kwargs)``
-rebuilds any scorer from the id and arguments recorded with its scores, which is how baseline
-partitions are rescored. Library adapters (``deepeval.*``, ``ragas.*``) are registered here too
-but their modules, and the libraries, are imported only when one is built.
+The registry is explicit (no import-time discovery) and keeps nothing but id -> class: what a
+scorer needs is declared on its class (``needs_judge``, ``run_fields``, ``item_fields``).
+``build_scorer(metric_id, judge=..., **arguments)`` builds a scorer, passing the judge only to
+one that declares it; ``score_run`` records each scorer's ``arguments`` on its rows, and
+``rebuild_scorer(row)`` rebuilds the exact scorer from them, which is how baseline partitions
+are rescored. Library adapters (``deepeval.*``, ``ragas.*``) are registered here too; their
+modules import the libraries only when a metric runs.
 """
 
 import importlib
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
@@ -46,21 +52,10 @@ _BUILTIN: dict[str, str] = {
 }
 """Metric id -> ``module:Class`` under ``eval_pipeline.scoring``."""
 
-JUDGE_METRICS = frozenset(
-    {
-        "faithfulness",
-        "answer_relevancy",
-        "task_completion",
-        "plan_quality",
-        "plan_adherence",
-    }
-)
-"""Built-in metrics that take a ``judge=`` argument (the project's Judge protocol)."""
+_EXTRA: dict[str, type[ScorerBase]] = {}
 
-DETERMINISTIC_METRICS = frozenset(m for m in _BUILTIN if "." not in m and m not in JUDGE_METRICS)
-"""Built-in metrics that need no judge: identical rows on replay."""
-
-_EXTRA: dict[str, Callable[..., Scorer]] = {}
+StoredScorer = tuple[str, int, Mapping[str, Any]]
+"""(metric id, scorer version, scorer arguments), as recorded on a score row."""
 
 
 def registered_metric_ids() -> frozenset[str]:
@@ -68,45 +63,118 @@ def registered_metric_ids() -> frozenset[str]:
     return frozenset(_BUILTIN) | frozenset(_EXTRA)
 
 
-def register(metric_id: str, factory: Callable[..., Scorer]) -> None:
-    """Add a scorer factory under a new id (plug-ins); an existing id cannot be replaced.
+def register(metric_id: str, cls: type[ScorerBase]) -> None:
+    """Add a scorer class under a new id (plug-ins); an existing id cannot be replaced.
 
     Raises:
         ValueError: the id is already registered.
     """
     if metric_id in registered_metric_ids():
         raise ValueError(f"metric id {metric_id!r} is already registered")
-    _EXTRA[metric_id] = factory
+    _EXTRA[metric_id] = cls
 
 
-def scorer_class(metric_id: str) -> type:
-    """The class registered for a built-in metric id (imports its module).
-
-    Raises:
-        KeyError: the id is not a built-in metric.
-    """
-    module_name, _, class_name = _BUILTIN[metric_id].partition(":")
-    module = importlib.import_module(f"eval_pipeline.scoring.{module_name}")
-    cls: type = getattr(module, class_name)
-    return cls
-
-
-def build_scorer(metric_id: str, **kwargs: Any) -> Scorer:
-    """Build the scorer for ``metric_id`` with its recorded arguments.
-
-    Judge-based metrics need ``judge=`` (a ``Judge``); adapters of judge-needing library
-    metrics take ``judge_llm=`` (see ``scoring.adapters``).
+def scorer_class(metric_id: str) -> type[ScorerBase]:
+    """The class registered for a metric id (imports a built-in's module).
 
     Raises:
         KeyError: unknown metric id (the message lists the known ones).
-        TypeError: arguments the scorer does not take.
     """
     if metric_id in _EXTRA:
-        return _EXTRA[metric_id](**kwargs)
+        return _EXTRA[metric_id]
     if metric_id not in _BUILTIN:
         raise KeyError(f"unknown metric id {metric_id!r}; known: {sorted(registered_metric_ids())}")
-    scorer: Scorer = scorer_class(metric_id)(**kwargs)
-    return scorer
+    module_name, _, class_name = _BUILTIN[metric_id].partition(":")
+    module = importlib.import_module(f"eval_pipeline.scoring.{module_name}")
+    cls: type[ScorerBase] = getattr(module, class_name)
+    return cls
+
+
+def scorer_needs_judge(metric_id: str) -> bool:
+    """Whether the metric's scorer declares ``needs_judge`` (is built with ``judge=``).
+
+    Raises:
+        KeyError: unknown metric id.
+    """
+    return scorer_class(metric_id).needs_judge
+
+
+def select_metric_ids(*, needs_judge: bool, library: bool = False) -> tuple[str, ...]:
+    """Registered ids (sorted) selected by what their scorer classes declare.
+
+    ``needs_judge`` as given, and running an external library (DeepEval, RAGAS) or not as
+    ``library`` says: ``select_metric_ids(needs_judge=False)`` is the project's own
+    deterministic scorers.
+    """
+    return tuple(
+        m
+        for m in sorted(registered_metric_ids())
+        if scorer_class(m).needs_judge is needs_judge and bool(scorer_class(m).library) is library
+    )
+
+
+def _check_arguments(metric_id: str, cls: type[ScorerBase], arguments: Mapping[str, Any]) -> None:
+    parameters = inspect.signature(cls).parameters.values()
+    takes = sorted(
+        p.name
+        for p in parameters
+        if p.name != "judge" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    )
+    unknown = sorted(set(arguments) - set(takes))
+    if unknown and not any(p.kind is p.VAR_KEYWORD for p in parameters):
+        raise TypeError(
+            f"metric {metric_id!r} takes no argument {', '.join(map(repr, unknown))}; "
+            f"it takes: {', '.join(takes) or 'no arguments'}"
+        )
+
+
+def build_scorer(metric_id: str, *, judge: Judge | None = None, **arguments: Any) -> Scorer:
+    """Build the scorer for ``metric_id`` with its arguments (as recorded on its score rows).
+
+    ``judge`` is passed only to a scorer that declares ``needs_judge``; any other ignores it,
+    so callers may hand the suite's judge to every metric.
+
+    Raises:
+        KeyError: unknown metric id (the message lists the known ones).
+        ValueError: a judged metric without a judge, or a value the scorer rejects.
+        TypeError: arguments the scorer does not take (the message lists those it takes).
+    """
+    cls = scorer_class(metric_id)
+    _check_arguments(metric_id, cls, arguments)
+    if cls.needs_judge:
+        if judge is None:
+            raise ValueError(
+                f"metric {metric_id!r} is judge-based: build it with judge= (the suite's judge)"
+            )
+        arguments = {"judge": judge, **arguments}
+    try:
+        return cls(**arguments)
+    except ValueError as exc:
+        raise ValueError(f"metric {metric_id!r}: {exc}") from exc
+    except TypeError as exc:
+        raise TypeError(f"metric {metric_id!r}: {exc}") from exc
+
+
+def rebuild_scorer(row: Score | StoredScorer, judge: Judge | None = None) -> Scorer:
+    """The exact scorer that wrote ``row`` (a stored score, or its id, version and arguments).
+
+    Raises:
+        KeyError: the row's metric id is not registered.
+        ValueError: the row was written by another version of the scorer than the code's (its
+            semantics differ, so it cannot be rebuilt), or a judged metric without a judge.
+    """
+    arguments: Mapping[str, Any]
+    if isinstance(row, Score):
+        metric_id, version, arguments = row.metric_id, row.scorer_version, row.scorer_args
+    else:
+        metric_id, version, arguments = row
+    current = scorer_class(metric_id).metric_version
+    if version != current:
+        raise ValueError(
+            f"cannot rebuild {metric_id!r}: the row was scored by version {version}, the "
+            f"code's scorer is version {current}; rescore with the current scorer instead"
+        )
+    return build_scorer(metric_id, judge=judge, **dict(arguments))
 
 
 def score_run(
@@ -120,7 +188,7 @@ def score_run(
 
     An exception becomes an ``error`` row with the exception as reason. Every row is stamped
     with the build, the item id, the run index (from the run's eval context), the item's slice
-    labels and the run's trace id.
+    labels, the run's trace id and the scorer's arguments.
     """
     run_index = run.eval_context.run_index
     rows = []
@@ -142,7 +210,10 @@ def score_run(
             run_index=run_index,
             slices={**row.slices, **item.slices},
         )
-        if row.trace_id is None:
-            row = replace(row, trace_id=run.trace_id)
+        row = replace(
+            row,
+            trace_id=run.trace_id if row.trace_id is None else row.trace_id,
+            scorer_args=dict(scorer.arguments),
+        )
         rows.append(row)
     return rows

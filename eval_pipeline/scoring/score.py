@@ -26,7 +26,9 @@ class Score:
     ``value`` is in [0, 1] when ``status == "scored"`` and None otherwise. ``evidence`` holds
     JSON-safe details (the claim, the missing tool, ...). ``judge_backend`` names the judge
     implementation, ``judge_fingerprint`` its model/rubric/parameters hash (None for
-    deterministic scorers).
+    deterministic scorers). ``scorer_args`` are the scorer's construction arguments
+    (``Scorer.arguments``, JSON-safe; the judge is not one), from which the registry rebuilds the
+    exact scorer (``registry.rebuild_scorer``).
     """
 
     metric_id: str
@@ -44,6 +46,7 @@ class Score:
     judge_backend: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
     slices: dict[str, str] = field(default_factory=dict)
+    scorer_args: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in ScoreStatus.ALL:
@@ -96,5 +99,7 @@ SCORE_COLUMNS = (
     "judge_fingerprint",
     "judge_backend",
     "evidence",
+    "scorer_args",
 )
-"""Column order of the long scores table; slice columns follow, named by the slice (``intent``)."""
+"""Column order of the long scores table (a contract: new columns are appended); slice columns
+follow, named by the slice (``intent``). ``evidence`` and ``scorer_args`` are JSON text."""

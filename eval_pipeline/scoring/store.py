@@ -3,7 +3,9 @@
 One file per build (``<root>/scores/build=<build>/scores.parquet``); writing replaces rows with
 the same (build, item_id, run_index, metric_id) and keeps the others, so rescoring is
 idempotent. Per-run measurements (``latency_s``, ``cost_usd``) live beside it in
-``runs.parquet`` keyed by (item_id, run_index) and are joined into ``read_frame``.
+``runs.parquet`` keyed by (item_id, run_index) and are joined into ``read_frame``. The scorer's
+arguments are the JSON text column ``scorer_args``; a partition written before that column
+existed reads back with ``{}`` (the scorers of that time recorded no arguments).
 """
 
 import json
@@ -41,6 +43,7 @@ _SCHEMA = pa.schema(
         ("judge_backend", pa.string()),
         ("evidence", pa.string()),
         ("slices", pa.string()),
+        ("scorer_args", pa.string()),
     ]
 )
 
@@ -62,7 +65,17 @@ def _row(score: Score, build: str) -> dict[str, Any]:
         "judge_backend": score.judge_backend,
         "evidence": json.dumps(score.evidence, sort_keys=True, default=str),
         "slices": json.dumps(score.slices, sort_keys=True),
+        "scorer_args": _arguments_json(score),
     }
+
+
+def _arguments_json(score: Score) -> str:
+    try:
+        return json.dumps(score.scorer_args, sort_keys=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"{score.metric_id}: scorer arguments must be JSON-safe to be recorded: {exc}"
+        ) from exc
 
 
 def _score(row: dict[str, Any]) -> Score:
@@ -82,7 +95,17 @@ def _score(row: dict[str, Any]) -> Score:
         judge_backend=row["judge_backend"],
         evidence=json.loads(row["evidence"] or "{}"),
         slices=json.loads(row["slices"] or "{}"),
+        scorer_args=json.loads(row["scorer_args"] or "{}"),
     )
+
+
+def _read_table(path: Path) -> pa.Table:
+    table = pq.read_table(path)
+    if "scorer_args" not in table.column_names:
+        table = table.append_column(
+            "scorer_args", pa.array(["{}"] * table.num_rows, type=pa.string())
+        )
+    return table
 
 
 def _atomic_write(table: pa.Table, path: Path) -> None:
@@ -127,7 +150,7 @@ class ScoreStore:
         written = len(new)
         path = self._folder(build) / "scores.parquet"
         if path.exists():
-            old = pq.read_table(path).to_pandas()
+            old = _read_table(path).to_pandas()
             keys = set(map(tuple, new[list(KEY)].astype(str).itertuples(index=False)))
             keep = ~old[list(KEY)].astype(str).apply(tuple, axis=1).isin(keys)
             new = pd.concat([old[keep], new], ignore_index=True)
@@ -157,7 +180,7 @@ class ScoreStore:
         path = self._folder(build) / "scores.parquet"
         if not path.exists():
             return []
-        return [_score(row) for row in pq.read_table(path).to_pylist()]
+        return [_score(row) for row in _read_table(path).to_pylist()]
 
     def read_frame(self, build: str) -> pd.DataFrame:
         """The long table of a build's scores.
@@ -168,7 +191,7 @@ class ScoreStore:
         path = self._folder(build) / "scores.parquet"
         if not path.exists():
             return pd.DataFrame(columns=list(SCORE_COLUMNS))
-        raw = pq.read_table(path).to_pandas()
+        raw = _read_table(path).to_pandas()
         slices = pd.DataFrame([json.loads(s or "{}") for s in raw["slices"]], index=raw.index)
         frame = raw[list(SCORE_COLUMNS)].copy()
         frame["span_ids"] = frame["span_ids"].map(lambda ids: list(ids) if ids is not None else [])

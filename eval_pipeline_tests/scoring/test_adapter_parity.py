@@ -2,8 +2,9 @@
 
 The library metric is computed directly in the test on an input written out by hand (tool
 calls, expected tools, messages, contexts) and compared with the adapter scoring the
-equivalent ``AgentRun``. Judge-free metrics run as they are; judge-needing ones use a tiny
-deterministic LLM returning schema-valid canned JSON, the same one for both sides. Without an
+equivalent ``AgentRun``. Judge-free metrics run as they are; judge-needing ones are built
+directly with a tiny deterministic library LLM (``llm=``) returning schema-valid canned JSON,
+the same one for both sides. Without an
 LLM and with only a non-generative judge, judge-needing adapters are unscored, never a number.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from eval_pipeline.scoring.adapters.conversion import trace_dict
-from eval_pipeline.scoring.registry import build_scorer
+from eval_pipeline.scoring.registry import build_scorer, scorer_class
 from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
 from eval_pipeline_tests.scoring.canned_llms import deepeval_llm, ragas_llm
 from eval_pipeline_tests.scoring.judges_for_tests import OverlapJudge
@@ -117,7 +118,7 @@ def test_deepeval_judge_metric_parity(metric: str, cls: str, with_trace: bool) -
 
     direct = getattr(deepeval.metrics, cls)(model=deepeval_llm(), async_mode=False)
     direct.measure(_deepeval_case(with_trace), _show_indicator=False)
-    ours = build_scorer(metric, llm=deepeval_llm()).score(RUN, ITEM)
+    ours = scorer_class(metric)(llm=deepeval_llm()).score(RUN, ITEM)
     assert ours.status == "scored", ours.reason
     assert ours.value == pytest.approx(direct.score)
     assert ours.judge_backend == "deepeval:canned"
@@ -144,12 +145,12 @@ def test_ragas_judge_metric_parity() -> None:
     goal = collections.AgentGoalAccuracyWithReference(llm=ragas_llm()).score(
         user_input=_ragas_messages(), reference="Order W1 is cancelled."
     )
-    ours = build_scorer("ragas.agent_goal_accuracy", llm=ragas_llm()).score(RUN, ITEM)
+    ours = scorer_class("ragas.agent_goal_accuracy")(llm=ragas_llm()).score(RUN, ITEM)
     assert ours.value == pytest.approx(goal.value)
     faithful = collections.Faithfulness(llm=ragas_llm()).score(
         user_input=QUESTION, response=ANSWER, retrieved_contexts=EVIDENCE
     )
-    ours = build_scorer("ragas.faithfulness", llm=ragas_llm()).score(RUN, ITEM)
+    ours = scorer_class("ragas.faithfulness")(llm=ragas_llm()).score(RUN, ITEM)
     assert ours.value == pytest.approx(faithful.value)
 
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from eval_pipeline.judges.rubrics import load_rubric
-from eval_pipeline.scoring.registry import JUDGE_METRICS, build_scorer
+from eval_pipeline.scoring.registry import build_scorer, select_metric_ids
 from eval_pipeline.scoring.spread import judge_spread, save_spread
 from eval_pipeline_tests.scoring.builders import call, make_item, make_run
 from eval_pipeline_tests.scoring.judges_for_tests import FailingJudge, NoisyJudge, OverlapJudge
@@ -26,7 +26,7 @@ RUN = make_run(
 )
 
 
-@pytest.mark.parametrize("metric", sorted(JUDGE_METRICS))
+@pytest.mark.parametrize("metric", select_metric_ids(needs_judge=True))
 def test_request_is_rendered_from_the_rubric(metric: str) -> None:
     judge = OverlapJudge()
     score = build_scorer(metric, judge=judge).score(RUN, ITEM)

@@ -13,12 +13,7 @@ from pathlib import Path
 import pytest
 
 from eval_pipeline.datasets.item import ExpectedToolCall
-from eval_pipeline.scoring.registry import (
-    DETERMINISTIC_METRICS,
-    JUDGE_METRICS,
-    build_scorer,
-    score_run,
-)
+from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
 from eval_pipeline.traces.model import AgentRun
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
@@ -44,8 +39,8 @@ def _run(path: Path) -> AgentRun:
 
 def _scorers() -> list:  # type: ignore[type-arg]
     judge = OverlapJudge()
-    return [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)] + [
-        build_scorer(m, judge=judge) for m in sorted(JUDGE_METRICS)
+    return [build_scorer(m) for m in select_metric_ids(needs_judge=False)] + [
+        build_scorer(m, judge=judge) for m in select_metric_ids(needs_judge=True)
     ]
 
 

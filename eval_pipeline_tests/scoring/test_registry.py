@@ -10,12 +10,12 @@ import pytest
 
 from eval_pipeline.scoring.protocol import Direction, Scorer
 from eval_pipeline.scoring.registry import (
-    DETERMINISTIC_METRICS,
-    JUDGE_METRICS,
     build_scorer,
     register,
     registered_metric_ids,
     score_run,
+    scorer_class,
+    select_metric_ids,
 )
 from eval_pipeline.scoring.score import Score
 from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
@@ -55,10 +55,11 @@ def test_documented_ids_are_registered() -> None:
     assert registered_metric_ids() >= DOCUMENTED
 
 
-@pytest.mark.parametrize("metric", sorted(DETERMINISTIC_METRICS | JUDGE_METRICS))
+@pytest.mark.parametrize(
+    "metric", select_metric_ids(needs_judge=False) + select_metric_ids(needs_judge=True)
+)
 def test_builtin_scorers_declare_themselves(metric: str) -> None:
-    kwargs = {"judge": OverlapJudge()} if metric in JUDGE_METRICS else {}
-    scorer = build_scorer(metric, **kwargs)
+    scorer = build_scorer(metric, judge=OverlapJudge())
     assert isinstance(scorer, Scorer)
     assert scorer.id == metric and scorer.version >= 1
     assert scorer.direction == Direction.HIGHER_IS_BETTER
@@ -71,7 +72,7 @@ def test_unknown_id_and_duplicate_registration_fail() -> None:
     with pytest.raises(KeyError, match="unknown metric id"):
         build_scorer("tool_corectness")
     with pytest.raises(ValueError, match="already registered"):
-        register("tool_correctness", lambda: build_scorer("tool_correctness"))
+        register("tool_correctness", scorer_class("tool_correctness"))
 
 
 class _Exploding:
@@ -80,6 +81,11 @@ class _Exploding:
     direction = Direction.HIGHER_IS_BETTER
     requires_run = frozenset({"tool_calls"})
     requires_item = frozenset[str]()
+    needs_judge = False
+
+    @property
+    def arguments(self) -> dict[str, str]:
+        return {"fuse": "short"}
 
     def score(self, run, item) -> Score:  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
@@ -92,6 +98,7 @@ def test_score_run_stamps_context_and_contains_errors() -> None:
     rows = score_run(run, item, scorers, build="cand-1")  # type: ignore[list-item]
     assert [r.status for r in rows] == ["error", "scored"]
     assert rows[0].reason == "RuntimeError: boom"
+    assert [r.scorer_args for r in rows] == [{"fuse": "short"}, {}]
     for row in rows:
         assert (row.build, row.item_id, row.run_index) == ("cand-1", "i9", 3)
         assert row.slices == {"intent": "track"} and row.trace_id == "ab" * 16
@@ -109,13 +116,11 @@ def test_deterministic_scorers_replay_identically() -> None:
         [call("get_order", {"id": "W1"}), call("cancel_order", {"id": "w1"})],
         answer="I have cancelled W1 and refunded you.",
     )
-    scorers = [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)]
-    first = score_run(run, item, scorers, build="b")
-    again = score_run(
-        run, item, [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)], build="b"
-    )
+    metrics = select_metric_ids(needs_judge=False)
+    first = score_run(run, item, [build_scorer(m) for m in metrics], build="b")
+    again = score_run(run, item, [build_scorer(m) for m in metrics], build="b")
     assert first == again
-    assert len({r.metric_id for r in first}) == len(DETERMINISTIC_METRICS)
+    assert [r.metric_id for r in first] == list(metrics)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import pytest
 
 from eval_pipeline.datasets.item import ExpectedToolCall
 from eval_pipeline.scoring.end_state import parse_end_state, performed_by
-from eval_pipeline.scoring.registry import DETERMINISTIC_METRICS, build_scorer, score_run
+from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline_tests.scoring.builders import call, make_item, make_run
 
 FIXTURE = Path(__file__).resolve().parents[2] / "data" / "tau2_checks" / "tau2_action_checks.json"
@@ -75,7 +75,7 @@ def test_task_success_tracks_the_database_check() -> None:
 
 
 def test_every_deterministic_scorer_handles_real_runs() -> None:
-    scorers = [build_scorer(m) for m in sorted(DETERMINISTIC_METRICS)]
+    scorers = [build_scorer(m) for m in select_metric_ids(needs_judge=False)]
     for sim in SIMULATIONS[:30]:
         expected = tuple(
             ExpectedToolCall(a["name"], {k: [v] for k, v in a["arguments"].items()})

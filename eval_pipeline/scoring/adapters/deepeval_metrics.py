@@ -55,7 +55,7 @@ class DeepEvalAdapter(LibraryAdapter):
         why = self.missing(run, item)
         if why is not None:
             return self.unscored(run, why, judge_fingerprint=fingerprint, judge_backend=backend)
-        if self.needs_llm:
+        if self.needs_judge:
             llm = self.resolve_llm()
             if isinstance(llm, str):
                 return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
@@ -86,7 +86,7 @@ class DeepEvalToolCorrectness(DeepEvalAdapter):
 
     metric_id = "deepeval.tool_correctness"
     metric_class = "ToolCorrectnessMetric"
-    needs_llm = False
+    needs_judge = False
     run_fields = frozenset({"tool_calls", "final_answer"})
     item_fields = frozenset({"expected_tool_calls"})
 

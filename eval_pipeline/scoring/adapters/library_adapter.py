@@ -11,23 +11,28 @@ from eval_pipeline.traces.model import AgentRun
 class LibraryAdapter(ScorerBase):
     """A library metric behind the Scorer protocol.
 
-    ``llm`` is a ready library LLM (a ``DeepEvalBaseLLM`` or RAGAS ``InstructorBaseRagasLLM``);
-    otherwise one is built over ``judge`` when that judge is an OpenAI-compatible endpoint.
-    Metrics that need an LLM and have none are unscored with the reason. A new library metric
-    instance is created for every score (libraries keep results on the instance).
+    A metric that needs an LLM declares ``needs_judge``: its LLM is built over ``judge`` (the
+    project's Judge) when that judge is an OpenAI-compatible endpoint (``llm_bridge``), or is
+    ``llm``, a ready library LLM (a ``DeepEvalBaseLLM`` or RAGAS ``InstructorBaseRagasLLM``, as
+    the parity tests' canned LLMs). Without either it is unscored with the reason. A judge-free
+    metric ignores both. A new library metric instance is created for every score (libraries
+    keep results on the instance).
     """
 
-    library: ClassVar[str] = ""
-    needs_llm: ClassVar[bool] = True
+    needs_judge: ClassVar[bool] = True
 
-    def __init__(self, llm: Any = None, judge: Judge | None = None, threshold: float = 0.5) -> None:
-        self._llm = llm
+    def __init__(
+        self, judge: Judge | None = None, *, llm: Any = None, threshold: float = 0.5
+    ) -> None:
+        if judge is not None and llm is not None:
+            raise ValueError("give a judge or a ready library llm, not both")
         self._judge = judge
+        self._llm = llm
         self._threshold = threshold
 
     @property
     def arguments(self) -> dict[str, Any]:
-        """Construction arguments other than the LLM/judge (supplied when rebuilding)."""
+        """The threshold when not the default (the judge or LLM is supplied when rebuilding)."""
         return {"threshold": self._threshold} if self._threshold != 0.5 else {}
 
     def make_llm(self, base_url: str, model: str, api_key: str) -> Any:
@@ -51,7 +56,7 @@ class LibraryAdapter(ScorerBase):
 
     def judge_identity(self) -> tuple[str | None, str | None]:
         """(fingerprint digest, backend) recorded on scores."""
-        if not self.needs_llm:
+        if not self.needs_judge:
             return None, None
         if self._llm is not None and self._judge is None:
             name = getattr(self._llm, "get_model_name", lambda: type(self._llm).__name__)()

@@ -47,7 +47,7 @@ class RagasAdapter(LibraryAdapter):
         if isinstance(fields, str):
             return self.unscored(run, fields, judge_fingerprint=fingerprint, judge_backend=backend)
         kwargs: dict[str, Any] = {}
-        if self.needs_llm:
+        if self.needs_judge:
             llm = self.resolve_llm()
             if isinstance(llm, str):
                 return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
@@ -68,7 +68,7 @@ class RagasAdapter(LibraryAdapter):
 
 
 class _ToolCallMetric(RagasAdapter):
-    needs_llm = False
+    needs_judge = False
     run_fields = frozenset({"tool_calls", "final_answer", "user_input"})
     item_fields = frozenset({"expected_tool_calls", "input_messages"})
 

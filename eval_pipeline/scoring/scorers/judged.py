@@ -27,6 +27,7 @@ class JudgedScorer(ScorerBase):
     returning the rubric fields or a string saying what is missing (-> unscored).
     """
 
+    needs_judge = True
     task: ClassVar[str] = ""
 
     def __init__(self, judge: Judge, rubric_version: str | None = None) -> None:
