@@ -11,12 +11,12 @@ passes and the A/A control passes, 1 otherwise, 2 on bad input.
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
+
 
 def _runner_spec(build: str, explicit: str | None) -> str | None:
     """``--runner``, else None (the registered runner), else the story's runner for the build."""

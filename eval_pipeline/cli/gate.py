@@ -55,13 +55,13 @@ def _gate_build(
     store = ScoreStore(stage.home.store)
     for build in (candidate, stage.baseline):
         if build is not None and store.read_frame(build).empty:
-            raise InputError(f"build {build!r} has no scores in the store (run `eval-pipeline score`)")
+            raise InputError(
+                f"build {build!r} has no scores in the store (run `eval-pipeline score`)"
+            )
     outcome = decide_gate(stage, **overrides)
     report = outcome.report
     rendered = (
-        json.dumps(outcome.to_json(), indent=2) + "\n"
-        if fmt == "json"
-        else RENDERERS[fmt](report)
+        json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
     )
     return rendered, report.exit_code, str(report.verdict)
 
@@ -74,7 +74,7 @@ def _gate_files(
     from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate, normalise_scores
 
     config = suite_gate_config(load_suite_config(suite_ref), **overrides)
-    frames = []
+    frames: list[pd.DataFrame | None] = []
     for path, required in ((candidate, True), (baseline, False)):
         if path is None:
             frames.append(None)
@@ -154,7 +154,9 @@ def gate(
         )
     else:
         if baseline_build is not None:
-            raise click.UsageError("--candidate-scores is gated against a file: use --baseline-scores")
+            raise click.UsageError(
+                "--candidate-scores is gated against a file: use --baseline-scores"
+            )
         assert candidate_scores is not None
         rendered, code, verdict = _gate_files(
             candidate_scores, baseline_scores, suite_ref, fmt, overrides

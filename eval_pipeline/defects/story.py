@@ -32,7 +32,9 @@ def sample_agent_builds() -> tuple[SeededBuild, SeededBuild, tuple[SeededBuild, 
     """(baseline, improved candidate, seeded defects, A/A control) of the sample agent."""
     from eval_pipeline.sample_agent.builds import BASELINE, DEFECTS, IMPROVED
 
-    def seeded(config: Any, build: str | None = None, description: str | None = None) -> SeededBuild:
+    def seeded(
+        config: Any, build: str | None = None, description: str | None = None
+    ) -> SeededBuild:
         return SeededBuild(
             build or BUILD_PREFIX + config.name,
             {"agent_build": config.name},
@@ -136,6 +138,7 @@ def validate_sample_agent(
 
     def evaluate(seeded: SeededBuild) -> tuple[Any, int]:
         done = evaluate_build(stage_of(seeded), progress=progress)
+        assert done.outcome is not None  # gated
         return done.outcome.report, done.runs.failed
 
     report = validate_defects(

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-
 BUDGET_TARGETS = frozenset({"p95_latency_s", "cost_per_task_usd"})
 
 

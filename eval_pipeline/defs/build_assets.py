@@ -63,7 +63,7 @@ def traces_are_complete(
 
 
 def make_run_scores(judge_code_version: str) -> dg.AssetsDefinition:
-    """``run_scores`` with the suites' judge fingerprints as code version (stale when one changes)."""
+    """``run_scores``, its code version the suites' judge fingerprints (stale when one changes)."""
 
     @dg.asset(
         partitions_def=builds_partitions,

@@ -28,9 +28,7 @@ def make_baseline_rescore_schedule(job_name: str) -> dg.ScheduleDefinition:
             return dg.SkipReason("every baseline is scored with its suite's current judge")
         digests = {build: suite for suite, build in registry.baselines().items()}
         return [
-            dg.RunRequest(
-                partition_key=build, run_key=f"rescore:{build}:{current[digests[build]]}"
-            )
+            dg.RunRequest(partition_key=build, run_key=f"rescore:{build}:{current[digests[build]]}")
             for build in stale
         ]
 

@@ -115,7 +115,9 @@ def calibration_set(name: str) -> CalibrationSet:
         KeyError: no such set is shipped (the message lists the known ones).
     """
     if name not in CALIBRATION_SETS:
-        raise KeyError(f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}")
+        raise KeyError(
+            f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}"
+        )
     return CALIBRATION_SETS[name]
 
 

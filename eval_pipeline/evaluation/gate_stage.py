@@ -5,13 +5,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval_pipeline.evaluation.calibration_stage import calibration_block
+from eval_pipeline.evaluation.gate_config import suite_gate_config
 from eval_pipeline.evaluation.planning import BUDGET_IDS
 from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.evaluation.suite_parts import judged_metrics
 from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.report_markdown import render_markdown
-from eval_pipeline.evaluation.gate_config import suite_gate_config
-from eval_pipeline.evaluation.suite_parts import judged_metrics
 from eval_pipeline.scoring.store import ScoreStore
 
 

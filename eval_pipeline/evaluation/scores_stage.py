@@ -4,9 +4,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from eval_pipeline.evaluation.calibration_stage import ensure_calibrated
 from eval_pipeline.evaluation.runs_stage import stored_runs
 from eval_pipeline.evaluation.stage import Stage
-from eval_pipeline.evaluation.calibration_stage import ensure_calibrated
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.score import ScoreStatus

@@ -68,9 +68,7 @@ class Stage:
     @cached_property
     def items(self) -> tuple[SuiteItem, ...]:
         """Every item of every dataset the suite pins, in suite order (see ``suite_items``)."""
-        return suite_items(
-            self.suite, dataset_store(self.home), limit=self.scope.items_per_dataset
-        )
+        return suite_items(self.suite, dataset_store(self.home), limit=self.scope.items_per_dataset)
 
     @property
     def dataset_items(self) -> list[DatasetItem]:

@@ -88,8 +88,7 @@ def judged_metrics(suite: SuiteConfig) -> tuple[str, ...]:
 
 
 def suite_scorers(suite: SuiteConfig, judge: Judge | None) -> list[Scorer]:
-    """One scorer per suite metric, built with the metric's ``args`` and, where the scorer
-    declares it, the judge.
+    """One scorer per suite metric, with the metric's ``args`` (and the judge, if it needs one).
 
     Raises:
         SuiteResolutionError: a metric needs a judge and the suite names none, or its
@@ -107,9 +106,7 @@ def suite_scorers(suite: SuiteConfig, judge: Judge | None) -> list[Scorer]:
         try:
             scorers.append(build_scorer(metric.id, judge=judge, **metric.args))
         except (TypeError, ValueError, KeyError) as exc:
-            raise SuiteResolutionError(
-                f"suite {suite.suite}: metric {metric.id}: {exc}"
-            ) from exc
+            raise SuiteResolutionError(f"suite {suite.suite}: metric {metric.id}: {exc}") from exc
     return scorers
 
 

@@ -6,7 +6,6 @@ factory picks the offline judge without an endpoint and the HTTP judge with one,
 on the current home's state database.
 """
 
-
 import pytest
 
 from eval_pipeline.home import current_home
@@ -79,7 +78,7 @@ def test_named_judge_without_endpoint_is_an_error_not_the_offline_judge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("EVAL_PIPELINE_JUDGE_BASE_URL", raising=False)
-    with pytest.raises(JudgeConfigError, match="gpt-4o-mini.*judge.base_url"):
+    with pytest.raises(JudgeConfigError, match=r"gpt-4o-mini.*judge\.base_url"):
         judge_from_config("gpt-4o-mini")
 
 

@@ -7,17 +7,22 @@ a synthetic error root span (so the run is not silently absent); scoring gives e
 """
 
 import time
+from pathlib import Path
 
+import pytest
+
+from eval_pipeline.builds import BuildRegistry
+from eval_pipeline.datasets.artefact import Dataset
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
-from eval_pipeline.defects.evaluation import SuiteEvaluation
-from eval_pipeline.evaluation.gate_config import gate_tier
+from eval_pipeline.datasets.store import DatasetStore
+from eval_pipeline.evaluation.gate_config import suite_gate_config
+from eval_pipeline.evaluation.stages import collect_runs, decide_gate, open_stage, score_runs
 from eval_pipeline.gate.engine import evaluate_gate
-from eval_pipeline.gate.rules import GateConfig, MetricRule
 from eval_pipeline.home import current_home
 from eval_pipeline.runners.failure import FAILURE_KIND, FAILURE_REASON, FailureKind
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import TraceStoreSink
-from eval_pipeline.scoring.registry import build_scorer
+from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 AGENTS = "eval_pipeline_tests.runners.fault_agents"
@@ -60,38 +65,52 @@ def test_raise_hang_and_silence_fail_with_reasons_while_others_complete() -> Non
     assert all(s.status_code == "error" and s.operation == "invoke_agent" for s in stored)
 
 
-def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None:
-    home = current_home()
-    sink = TraceStoreSink(TraceStore(home.store))
-    scorers = [build_scorer("tool_correctness"), build_scorer("argument_correctness")]
-    items = _items(GOOD + FAULTY)
-    evaluation = SuiteEvaluation(
-        items=items,
-        scorers=scorers,
-        sink=sink,
-        runs_per_item=2,
-        runner_factory=lambda build, params: _runner(sink),
+SUITE = """\
+suite: faults
+risk_tier: low
+datasets:
+  - name: golden/faults-v1
+runs_per_item: 2
+metrics:
+  - {id: tool_correctness, threshold: 0.5, max_regression: 0.1}
+  - {id: argument_correctness, threshold: 0.5, max_regression: 0.1}
+"""
+
+
+def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = current_home().ensure()
+    DatasetStore(home.datasets).publish(
+        Dataset(
+            name="golden/faults",
+            version="v1",
+            owner="t",
+            kind="golden",
+            items=tuple(_items(GOOD + FAULTY)),
+        )
     )
-    baseline = evaluation.evaluate("base-ok", seed_base="b")
-    candidate = evaluation.evaluate("cand", seed_base="c")
-    errors = candidate.frame[candidate.frame["status"] == "error"]
+    (tmp_path / "faults.yaml").write_text(SUITE)
+    monkeypatch.setenv("EVAL_PIPELINE_SUITES", str(tmp_path))
+    registry = BuildRegistry(home.state_url)
+    for build in ("base-ok", "cand"):
+        registry.register(build, suite="faults", runner=f"python:{AGENTS}:faulty")
+    frames = {}
+    for build in ("base-ok", "cand"):
+        stage = open_stage(home, build)
+        collect_runs(stage, timeout_s=1.0)
+        score_runs(stage)
+        frames[build] = ScoreStore(home.store).read_frame(build)
+    candidate, baseline = frames["cand"], frames["base-ok"]
+    errors = candidate[candidate["status"] == "error"]
     assert sorted(set(errors["item_id"])) == sorted(FAULTY)
-    assert len(errors) == len(FAULTY) * 2 * len(scorers)
+    assert len(errors) == len(FAULTY) * 2 * 2
     assert errors["value"].isna().all()
     assert errors["reason"].str.startswith("run failed: ").all()
-    scored = candidate.frame[candidate.frame["status"] == "scored"]
+    scored = candidate[candidate["status"] == "scored"]
     assert set(scored["item_id"]) == set(GOOD) and (scored["value"] == 1.0).all()
 
-    config = GateConfig(
-        metrics=(
-            MetricRule("tool_correctness", 0.5, 0.1),
-            MetricRule("argument_correctness", 0.5, 0.1),
-        ),
-        tier=gate_tier("medium"),
-        n_resamples=500,
-        runs_per_item=2,
-    )
-    report = evaluate_gate(config, candidate.frame, baseline.frame)
+    report = decide_gate(open_stage(home, "cand", baseline="base-ok"), n_resamples=500).report
     for metric in ("tool_correctness", "argument_correctness"):
         decision = report.metric(metric)
         assert decision.verdict == "fail"
@@ -99,6 +118,7 @@ def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None
         assert decision.candidate_mean == 1.0  # the failed runs were not averaged in as 0
     assert report.blocking
     # Without the faulty items the same runs pass: the failure is what failed the gate.
-    ok = candidate.frame[~candidate.frame["item_id"].isin(FAULTY)]
-    base_ok = baseline.frame[~baseline.frame["item_id"].isin(FAULTY)]
+    config = suite_gate_config(open_stage(home, "cand").suite, n_resamples=500)
+    ok = candidate[~candidate["item_id"].isin(FAULTY)]
+    base_ok = baseline[~baseline["item_id"].isin(FAULTY)]
     assert not evaluate_gate(config, ok, base_ok).blocking
