@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from eval_pipeline.evaluation.planning import judge_digest
+from eval_pipeline.evaluation.planning import judge_code_version
 
 ASSETS = [
     "candidate_runs",
@@ -69,7 +69,7 @@ def test_gate_checks_are_blocking_and_judge_assets_carry_the_fingerprint() -> No
         spec = graph.get_check_spec(key)
         if key.asset_key == dg.AssetKey("gate_decision"):
             assert spec.blocking, key
-    digest = judge_digest("offline-minilm", None, None)
+    digest = judge_code_version()
     assert graph.get(dg.AssetKey("run_scores")).code_version == digest
     assert graph.get(dg.AssetKey("judge_calibration")).code_version == digest
 

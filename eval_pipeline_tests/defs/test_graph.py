@@ -17,7 +17,8 @@ from dagster._core.loader import LoadingContextForTest
 
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.evaluation.stages import load_stage, missing_scores
-from eval_pipeline_tests.defs.graph_env import GraphEnv, make_graph_env
+from eval_pipeline_tests.defs.graph_env import SUITE, GraphEnv, make_graph_env
+from eval_pipeline_tests.judges.chat_server import chat_server
 
 
 @pytest.fixture
@@ -102,18 +103,25 @@ def test_regressing_build_fails_its_metric_check_with_evidence(env: GraphEnv) ->
     assert checks_of(result)["gate_tool_correctness"].passed
 
 
-def test_judge_change_stales_exactly_the_old_baselines(
-    env: GraphEnv, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_judge_change_stales_exactly_the_old_baselines(env: GraphEnv, tmp_path: Path) -> None:
+    suite_file = tmp_path / "suites" / "mini.yaml"
+    judged = SUITE + "judge: {model: offline-minilm, rubric_version: '1', calibration_set: %s}\n"
+    suite_file.write_text(judged % "human-labels/agent-faithfulness-v1")
     env.register("base", "baseline")
     env.registry.pin_baseline("mini", "base")
     old = env.definitions()
     evaluate_build(old, env.instance, "base")
-    monkeypatch.setenv("EVAL_PIPELINE_JUDGE_MODEL", "judge-model-pinned")
-    monkeypatch.setenv("EVAL_PIPELINE_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
-    new = env.definitions()
-    env.register("cand", "candidate-improved", baseline="base")
-    evaluate_build(new, env.instance, "cand")
+    verdict = {"score": 1.0, "passed": True, "reason": "ok", "details": {"claims": []}}
+    with chat_server([("ok", verdict)] * 200) as server:
+        # The suite now names another judge (served on loopback): its fingerprint changes.
+        suite_file.write_text(
+            SUITE
+            + "judge: {model: judge-model-pinned, rubric_version: '1', "
+            + f"calibration_set: human-labels/agent-faithfulness-v1, base_url: '{server.url}'}}\n"
+        )
+        new = env.definitions()
+        env.register("cand", "candidate-improved", baseline="base")
+        evaluate_build(new, env.instance, "cand", raise_on_error=True)
 
     graph = new.get_repository_def().asset_graph
     resolver = CachingStaleStatusResolver(env.instance, graph, LoadingContextForTest(env.instance))
