@@ -9,7 +9,7 @@ from eval_pipeline.evaluation.planning import BUDGET_IDS
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
-from eval_pipeline.gate.report_markdown import render_markdown
+from eval_pipeline.gate.reports import render_markdown
 from eval_pipeline.gate.suite_adapter import gate_config_from_suite
 from eval_pipeline.scoring.registry import JUDGE_METRICS
 from eval_pipeline.scoring.store import ScoreStore
