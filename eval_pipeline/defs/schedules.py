@@ -1,19 +1,19 @@
-"""Schedules: rescore baseline partitions whose judge fingerprint differs from the current one."""
+"""Schedules: rescore baseline partitions whose judge fingerprint differs from the current one.
+
+The job is named, not passed, as in ``sensors``: Dagster does not export the asset-job type.
+"""
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from eval_pipeline.builds import stale_baselines
 from eval_pipeline.defs.resources import EvalHomeResource
 
 
-def make_baseline_rescore_schedule(
-    job: UnresolvedAssetJobDefinition, judge_digest: str
-) -> dg.ScheduleDefinition:
+def make_baseline_rescore_schedule(job_name: str, judge_digest: str) -> dg.ScheduleDefinition:
     """Daily: request a rescoring run for exactly the baselines scored by another judge."""
 
     @dg.schedule(
-        job=job,
+        job_name=job_name,
         cron_schedule="0 3 * * *",
         execution_timezone="UTC",
         default_status=dg.DefaultScheduleStatus.RUNNING,
