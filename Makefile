@@ -36,6 +36,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 ui: setup
 	DAGSTER_HOME=$${EVAL_PIPELINE_HOME:-$$PWD/.eval_pipeline}/dagster $(BIN)/eval-pipeline ui

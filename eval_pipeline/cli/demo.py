@@ -35,7 +35,7 @@ def demo(no_defects: bool) -> None:
     from eval_pipeline.defects.story import sample_agent_builds
     from eval_pipeline.defs.demo import run_demo
     from eval_pipeline.evaluation.stages import decide_gate, load_stage
-    from eval_pipeline.gate.report_text import render_text
+    from eval_pipeline.gate.reports import render_text
 
     home = current_home().ensure()
     click.echo(f"eval-pipeline home: {home.root}", err=True)

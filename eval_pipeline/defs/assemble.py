@@ -47,7 +47,7 @@ def build_definitions() -> dg.Definitions:
             judge_assets.judge_false_pass_rate_is_under_ceiling,
         ],
         jobs=[build_evaluation_job, baseline_rescore_job, reference_data_job],
-        sensors=[make_candidate_build_sensor(build_evaluation_job)],
+        sensors=[make_candidate_build_sensor(build_evaluation_job.name)],
         schedules=[make_baseline_rescore_schedule(baseline_rescore_job.name)],
         resources=build_resources(),
         executor=dg.multi_or_in_process_executor,

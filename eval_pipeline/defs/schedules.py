@@ -1,4 +1,7 @@
-"""Schedules: rescore baseline partitions whose judge fingerprint differs from their suite's."""
+"""Schedules: rescore baseline partitions whose judge fingerprint differs from their suite's.
+
+The job is named, not passed, as in ``sensors``: Dagster does not export the asset-job type.
+"""
 
 import dagster as dg
 

@@ -1,17 +1,24 @@
-"""Sensors: a newly registered candidate build gets a partition and an evaluation run."""
+"""Sensors: a newly registered candidate build gets a partition and an evaluation run.
+
+The job is named, not passed: ``define_asset_job`` returns a type Dagster does not export, and
+the Definitions that hold both resolve the name (an unknown job fails when they load).
+"""
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.planning import plan_build_requests
 
 
-def make_candidate_build_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
-    """The sensor that turns new registrations in the build registry into partition runs."""
+def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
+    """The sensor that turns new registrations in the build registry into runs of ``job_name``."""
 
-    @dg.sensor(job=job, minimum_interval_seconds=15, default_status=dg.DefaultSensorStatus.RUNNING)
+    @dg.sensor(
+        job_name=job_name,
+        minimum_interval_seconds=15,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+    )
     def candidate_build_sensor(
         context: dg.SensorEvaluationContext, eval_home: EvalHomeResource
     ) -> dg.SensorResult:

@@ -11,7 +11,7 @@ from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.evaluation.suite_parts import judged_metrics
 from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
-from eval_pipeline.gate.report_markdown import render_markdown
+from eval_pipeline.gate.reports import render_markdown
 from eval_pipeline.scoring.store import ScoreStore
 
 

@@ -15,19 +15,14 @@ from eval_pipeline.gate.decision import (
 )
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.frame import ScoreFrameError, normalise_scores
-from eval_pipeline.gate.report_json import render_json
-from eval_pipeline.gate.report_junit import render_junit
-from eval_pipeline.gate.report_markdown import render_markdown
-from eval_pipeline.gate.report_text import render_text
+from eval_pipeline.gate.reports import (
+    RENDERERS,
+    render_json,
+    render_junit,
+    render_markdown,
+    render_text,
+)
 from eval_pipeline.gate.rules import Budgets, GateConfig, MetricRule, TierPolicy
-
-RENDERERS = {
-    "text": render_text,
-    "markdown": render_markdown,
-    "json": render_json,
-    "junit": render_junit,
-}
-"""Report renderers by ``--format`` name."""
 
 __all__ = [
     "RENDERERS",

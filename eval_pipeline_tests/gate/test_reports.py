@@ -1,7 +1,8 @@
-"""Report renderers: what CI and release managers read.
+"""Report renderers (``gate/reports.py``): what CI and release managers read.
 
 JUnit has one testcase per metric and budget and fails only blocking checks; JSON is strict
-(no NaN) with the contract keys; the text report says whether an inconclusive result blocks.
+(no NaN) with the contract keys; the text report says whether an inconclusive result blocks;
+Markdown has a section only where there is something to show.
 """
 
 import json
@@ -11,6 +12,7 @@ from dataclasses import replace
 
 from eval_pipeline.evaluation.gate_config import gate_tier
 from eval_pipeline.gate import (
+    RENDERERS,
     Budgets,
     GateConfig,
     GateReport,
@@ -18,6 +20,7 @@ from eval_pipeline.gate import (
     evaluate_gate,
     render_json,
     render_junit,
+    render_markdown,
     render_text,
 )
 
@@ -61,3 +64,21 @@ def test_json_is_strict_json_without_nan() -> None:
 def test_text_says_whether_inconclusive_blocks() -> None:
     assert "passes with warnings under tier low" in render_text(_inconclusive_report("low"))
     assert "blocks under tier high" in render_text(_inconclusive_report("high"))
+
+
+def test_markdown_has_a_section_only_where_there_is_something_to_show() -> None:
+    markdown = render_markdown(_inconclusive_report("high"))
+    assert markdown.startswith("## Release gate: INCONCLUSIVE (blocks under tier high)\n")
+    assert "### Budgets" in markdown and "| `p95_latency_s` | pass |" in markdown
+    assert "### Evidence (worst items)" in markdown and "`trace-faithfulness-0-0`" in markdown
+    assert "### Slices that collapsed" not in markdown
+
+
+def test_every_format_leads_with_the_same_verdict() -> None:
+    report = _inconclusive_report("high")
+    assert sorted(RENDERERS) == ["json", "junit", "markdown", "text"]
+    rendered = {name: render(report) for name, render in RENDERERS.items()}
+    assert "INCONCLUSIVE (blocks under tier high)" in rendered["text"].splitlines()[0]
+    assert "INCONCLUSIVE (blocks under tier high)" in rendered["markdown"].splitlines()[0]
+    assert json.loads(rendered["json"])["blocking"] is True
+    assert ET.fromstring(rendered["junit"]).get("failures") == "2"

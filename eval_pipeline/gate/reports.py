@@ -1,0 +1,210 @@
+"""Renderings of a gate report: plain text, Markdown, JSON and JUnit XML.
+
+One report, four readers: text for terminals and logs, Markdown for pull-request comments and CI
+summaries, JSON for machines (the **contract** shape of DESIGN.md section 9), JUnit XML for CI
+test reporters. Every rendering says the same thing: the verdict, whether it blocks under the
+tier, one line or row per metric and budget, and the warnings.
+"""
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+
+from eval_pipeline.gate.decision import GateReport, MetricDecision
+
+_ICON = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "_inconclusive_"}
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    """A number with 4 decimals, or ``-`` when absent."""
+    if value is None:
+        return "-"
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
+
+
+def _outcome(report: GateReport) -> str:
+    """``PASS``, ``PASS WITH WARNINGS``, ``FAIL`` or ``INCONCLUSIVE (blocks ...)``."""
+    if report.verdict == "pass":
+        return "PASS"
+    if report.verdict == "fail":
+        return "FAIL"
+    if report.blocking:
+        return f"INCONCLUSIVE (blocks under tier {report.tier})"
+    return f"INCONCLUSIVE (passes with warnings under tier {report.tier})"
+
+
+def _metric_lines(m: MetricDecision) -> list[str]:
+    lines = [
+        f"  {m.verdict.upper():<12} {m.metric_id}: candidate {_fmt(m.candidate_mean)} "
+        f"baseline {_fmt(m.baseline_mean)} delta {_fmt(m.delta, True)} "
+        f"[{_fmt(m.ci_low, True)}, {_fmt(m.ci_high, True)}] "
+        f"floor {m.threshold:g} margin {m.max_regression:g} missing {m.missing.total}",
+        f"               {m.reason}",
+    ]
+    lines.extend(
+        f"               slice {s.slice}={s.value}: {s.verdict} delta {_fmt(s.delta, True)} "
+        f"[{_fmt(s.ci_low, True)}, {_fmt(s.ci_high, True)}] ({s.n_items} items)"
+        for s in m.slices
+        if s.verdict == "fail"
+    )
+    if m.power is not None:
+        lines.append(f"               power: {m.power.note}")
+    if m.verdict != "pass":
+        lines.extend(
+            f"               evidence {e.item_id}: candidate {_fmt(e.candidate_mean)} "
+            f"baseline {_fmt(e.baseline_mean)} traces {', '.join(e.trace_ids) or '-'}"
+            for e in m.evidence
+        )
+    return lines
+
+
+def render_text(report: GateReport) -> str:
+    """The report as plain text: verdict, one block per metric and budget, warnings."""
+    lines = [f"gate: {_outcome(report)} (tier {report.tier})", "metrics:"]
+    for metric in report.metrics:
+        lines.extend(_metric_lines(metric))
+    if report.budgets:
+        lines.append("budgets:")
+    lines.extend(
+        f"  {b.verdict.upper():<12} {b.budget}: {_fmt(b.value)} "
+        f"[{_fmt(b.ci_low)}, {_fmt(b.ci_high)}] limit {b.limit:g}: {b.reason}"
+        for b in report.budgets
+    )
+    if report.warnings:
+        lines.append("warnings:")
+        lines.extend(f"  - {w}" for w in report.warnings)
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(title: str, header: str, align: str, rows: list[str]) -> list[str]:
+    """A Markdown section with one table, or nothing when it has no rows."""
+    return ["", f"### {title}", "", header, align, *rows] if rows else []
+
+
+def render_markdown(report: GateReport) -> str:
+    """The report as Markdown: a metrics table, slice and evidence tables, budgets, warnings."""
+    out = [
+        f"## Release gate: {_outcome(report)}",
+        "",
+        f"Risk tier: `{report.tier}`.",
+        "",
+        "| metric | verdict | candidate | baseline | delta | interval | floor | margin "
+        "| missing | reason |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---|",
+    ]
+    out.extend(
+        f"| `{m.metric_id}` | {_ICON[m.verdict]} | {_fmt(m.candidate_mean)} "
+        f"| {_fmt(m.baseline_mean)} | {_fmt(m.delta, True)} "
+        f"| [{_fmt(m.ci_low, True)}, {_fmt(m.ci_high, True)}] | {m.threshold:g} "
+        f"| {m.max_regression:g} | {m.missing.total} | {_cell(m.reason)} |"
+        for m in report.metrics
+    )
+    out += _table(
+        "Slices that collapsed",
+        "| metric | slice | candidate | baseline | delta | interval | items |",
+        "|---|---|---:|---:|---:|---|---:|",
+        [
+            f"| `{m.metric_id}` | {s.slice}={_cell(s.value)} | {_fmt(s.candidate_mean)} "
+            f"| {_fmt(s.baseline_mean)} | {_fmt(s.delta, True)} "
+            f"| [{_fmt(s.ci_low, True)}, {_fmt(s.ci_high, True)}] | {s.n_items} |"
+            for m in report.metrics
+            for s in m.slices
+            if s.verdict == "fail"
+        ],
+    )
+    out += _table(
+        "Evidence (worst items)",
+        "| metric | item | candidate | baseline | traces |",
+        "|---|---|---:|---:|---|",
+        [
+            f"| `{m.metric_id}` | `{_cell(e.item_id)}` | {_fmt(e.candidate_mean)} "
+            f"| {_fmt(e.baseline_mean)} | {', '.join(f'`{t}`' for t in e.trace_ids) or '-'} |"
+            for m in report.metrics
+            if m.verdict != "pass"
+            for e in m.evidence
+        ],
+    )
+    out += _table(
+        "Budgets",
+        "| budget | verdict | value | interval | limit | reason |",
+        "|---|---|---:|---|---:|---|",
+        [
+            f"| `{b.budget}` | {_ICON[b.verdict]} | {_fmt(b.value)} "
+            f"| [{_fmt(b.ci_low)}, {_fmt(b.ci_high)}] | {b.limit:g} | {_cell(b.reason)} |"
+            for b in report.budgets
+        ],
+    )
+    out += _table(
+        "Power",
+        "| metric | min detectable regression | margin | note |",
+        "|---|---:|---:|---|",
+        [
+            f"| `{m.metric_id}` | {_fmt(m.power.min_detectable_regression)} "
+            f"| {m.max_regression:g} | {_cell(m.power.note)} |"
+            for m in report.metrics
+            if m.power is not None
+        ],
+    )
+    if report.warnings:
+        out += ["", "### Warnings", ""]
+        out.extend(f"- {_cell(w)}" for w in report.warnings)
+    return "\n".join(out) + "\n"
+
+
+def render_json(report: GateReport) -> str:
+    """The report as indented JSON text."""
+    return json.dumps(report.to_json(), indent=2, sort_keys=False) + "\n"
+
+
+def _case(
+    suite: ET.Element, classname: str, name: str, verdict: str, blocking: bool, reason: str
+) -> None:
+    """One testcase: a blocking decision fails; an allowed non-pass keeps its warning."""
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+    if blocking:
+        failure = ET.SubElement(case, "failure", message=f"{verdict}: {reason}", type=verdict)
+        failure.text = reason
+    elif verdict != "pass":
+        ET.SubElement(case, "system-out").text = f"{verdict} (allowed by tier): {reason}"
+
+
+def render_junit(report: GateReport, suite_name: str = "release-gate") -> str:
+    """The report as a JUnit XML document: one testcase per metric and per budget.
+
+    A blocking decision is a ``<failure>``; an inconclusive result the tier lets through passes
+    with its warning in ``<system-out>``.
+    """
+    tests = len(report.metrics) + len(report.budgets)
+    failures = sum(m.blocking for m in report.metrics) + sum(b.blocking for b in report.budgets)
+    root = ET.Element("testsuites", name=suite_name, tests=str(tests), failures=str(failures))
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite_name,
+        tests=str(tests),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+    )
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="verdict", value=report.verdict)
+    ET.SubElement(properties, "property", name="tier", value=report.tier)
+    for m in report.metrics:
+        _case(suite, f"{suite_name}.metrics", m.metric_id, m.verdict, m.blocking, m.reason)
+    for b in report.budgets:
+        _case(suite, f"{suite_name}.budgets", b.budget, b.verdict, b.blocking, b.reason)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+RENDERERS: dict[str, Callable[[GateReport], str]] = {
+    "text": render_text,
+    "markdown": render_markdown,
+    "json": render_json,
+    "junit": render_junit,
+}
+"""Report renderers by ``--format`` name."""
