@@ -178,7 +178,7 @@ def defects(suite_ref: str | None, limit: int | None, runs_per_item: int | None,
             home, Path(path) if path else None, items_per_dataset=limit, runs_per_item=runs_per_item
         )
     except (SuiteNotFoundError, SuiteError, LookupError) as exc:
-        raise InputError(f"suite {suite_ref or 'data/suites/support-agent.yaml'}: {exc}") from exc
+        raise InputError(f"suite {suite_ref or 'support-agent'}: {exc}") from exc
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

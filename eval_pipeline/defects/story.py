@@ -21,6 +21,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.defects.evaluation import SuiteEvaluation
 from eval_pipeline.defects.validate import SeededBuild, ValidationReport, validate_defects
 from eval_pipeline.home import Home
+from eval_pipeline.package_data import package_path
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner, import_module
 from eval_pipeline.runners.sink import RunSink, TraceStoreSink
 from eval_pipeline.traces.model import EvalContext
@@ -28,7 +29,7 @@ from eval_pipeline.traces.model import EvalContext
 SAMPLE_ENTRY = "eval_pipeline.sample_agent.app:run_item"
 SAMPLE_BUILDS = "eval_pipeline.sample_agent.builds"
 SAMPLE_ITEMS = "eval_pipeline.sample_agent.items"
-EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-agent.yaml"
+EXAMPLE_SUITE = package_path("eval_pipeline.suites", "shipped", "support-agent.yaml")
 AA_SUFFIX = "-aa"
 
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from eval_pipeline.gate import TierPolicy, gate_config_from_suite
-from eval_pipeline_tests.conftest import DATA_DIR
+from eval_pipeline.package_data import package_path
 
 
 def _suite(**overrides: object) -> SimpleNamespace:
@@ -62,7 +62,7 @@ def test_a_suite_without_metrics_is_rejected() -> None:
 def test_the_shipped_suite_through_the_real_loader() -> None:
     from eval_pipeline.suites.config import load_suite
 
-    suite = load_suite(DATA_DIR / "suites" / "support-agent.yaml")
+    suite = load_suite(package_path("eval_pipeline.suites", "shipped", "support-agent.yaml"))
     config = gate_config_from_suite(suite)
     assert config.metric_ids == tuple(m.id for m in suite.metrics)
     for rule, spec in zip(config.metrics, suite.metrics, strict=True):
