@@ -1,10 +1,11 @@
 """Benchmark: agent runs scored per second by the deterministic suite.
 
 Runs are synthetic but real-shaped: the tool calls (names, arguments, errors) and expected
-actions of the 120 published tau2-bench simulations (``data/tau2_checks``), cycled to
-``n_runs`` runs with fresh span ids, each with a final answer claiming an action, a hand-off
-and the items' ordering constraints, forbidden calls and end state. Every deterministic scorer
-runs on every run through ``score_run`` (exceptions contained, rows stamped).
+actions of the 120 published tau2-bench simulations (package data ``benchmarks/tau2_checks``),
+cycled to ``n_runs`` runs with fresh span ids, each with a final answer claiming an action, a
+hand-off and the items' ordering constraints, forbidden calls and end state. Every
+deterministic scorer runs on every run through ``score_run`` (exceptions contained, rows
+stamped).
 
 The reference, measured in the same process on the same runs, is the least a scorer of this
 kind must do: a plain loop computing tool-name recall against the expected actions, without
@@ -15,7 +16,6 @@ minimal passes the full ten-metric suite costs).
 import itertools
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from eval_pipeline.datasets.item import (
@@ -24,10 +24,11 @@ from eval_pipeline.datasets.item import (
     ForbiddenCall,
     OrderingConstraint,
 )
+from eval_pipeline.package_data import package_path
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.traces.model import AgentRun, EvalContext, Handoff, ToolCall
 
-FIXTURE = Path(__file__).resolve().parents[2] / "data" / "tau2_checks" / "tau2_action_checks.json"
+FIXTURE = package_path("eval_pipeline.benchmarks", "tau2_checks", "tau2_action_checks.json")
 _ANSWERS = (
     "I have cancelled the reservation and sent you a confirmation.",
     "Your order has been returned successfully; the refund goes to your card.",

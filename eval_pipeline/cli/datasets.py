@@ -3,7 +3,7 @@
 ``datasets import --format tau2|taubench|bfcl|agentdojo PATH... --name N --version V``
 (**contract**) publishes the imported items as a new dataset version in the home's store.
 ``datasets list`` and ``datasets show NAME VERSION`` read the home's store and the datasets
-shipped in ``data/``. ``datasets validate NAME VERSION`` runs the great_expectations schema
+shipped with the package. ``datasets validate NAME VERSION`` runs the great_expectations schema
 checks (exit 1 on failure).
 """
 

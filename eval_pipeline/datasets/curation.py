@@ -1,4 +1,4 @@
-"""The datasets shipped in ``data/datasets/``, rebuilt from the committed benchmark fixtures.
+"""Two of the shipped datasets, rebuilt from the repository's benchmark fixtures (a developer tool).
 
 - ``golden/retail-refunds@v1``: tau-bench v1 retail test tasks that return delivered items or
   cancel pending orders using only lookup, return and cancel tools (the sample support agent's
@@ -6,9 +6,14 @@
 - ``adversarial/banking-injection@v1``: every 7th AgentDojo banking security case (21 of 144;
   7 is coprime with the 9 injection tasks, so every injection task appears).
 
-``python -m eval_pipeline.datasets.curation`` republishes them (a no-op when unchanged).
+The fixtures (tau-bench, AgentDojo) live in the repository's ``data/`` folder, not in the
+package, so the folder is always passed in: ``python -m eval_pipeline.datasets.curation --data
+data/`` republishes the sets into the package data (``datasets/shipped/``; a no-op when
+unchanged). Nothing at run time calls this module.
 """
 
+import argparse
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +22,6 @@ from eval_pipeline.datasets.importers.agentdojo import import_suite
 from eval_pipeline.datasets.importers.taubench import import_taubench
 from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
 
-DATA = Path(__file__).resolve().parents[2] / "data"
 OWNER = "support-agent-team"
 SUPPORT_TOOLS = frozenset(
     {
@@ -35,8 +39,8 @@ REFUND_ACTIONS = frozenset({"return_delivered_order_items", "cancel_pending_orde
 INJECTION_STRIDE = 7
 
 
-def retail_refunds_golden(data: Path = DATA) -> Dataset:
-    """``golden/retail-refunds@v1`` from the tau-bench v1 retail test split."""
+def retail_refunds_golden(data: Path) -> Dataset:
+    """``golden/retail-refunds@v1`` from the tau-bench v1 retail test split under ``data``."""
     imported = import_taubench(
         [data / "taubench/v1/tasks_retail_test.json.gz", data / "taubench/v1/tools_retail.json.gz"]
     )
@@ -63,8 +67,8 @@ def retail_refunds_golden(data: Path = DATA) -> Dataset:
     )
 
 
-def banking_injection_set(data: Path = DATA) -> Dataset:
-    """``adversarial/banking-injection@v1``: a stride sample of AgentDojo banking cases."""
+def banking_injection_set(data: Path) -> Dataset:
+    """``adversarial/banking-injection@v1``: a stride sample of the AgentDojo banking cases."""
     imported = import_suite(data / "agentdojo/v1/banking")
     items = imported.items[::INJECTION_STRIDE]
     return Dataset(
@@ -85,12 +89,34 @@ def banking_injection_set(data: Path = DATA) -> Dataset:
     )
 
 
-def publish_shipped(store: DatasetStore | None = None) -> list[Dataset]:
-    """Publish the shipped datasets into ``store`` (the repository's ``data/datasets``)."""
+def publish_shipped(data: Path, store: DatasetStore | None = None) -> list[Dataset]:
+    """Rebuild both sets from the fixtures under ``data`` and publish them into ``store``.
+
+    The default store is the package's shipped datasets.
+    """
+    if not data.is_dir():
+        raise FileNotFoundError(f"fixtures folder {data} does not exist (pass the clone's data/)")
     target = store or DatasetStore(shipped_datasets_dir())
-    return [target.publish(retail_refunds_golden()), target.publish(banking_injection_set())]
+    return [
+        target.publish(retail_refunds_golden(data)),
+        target.publish(banking_injection_set(data)),
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m eval_pipeline.datasets.curation --data data/``: republish, print each ref."""
+    parser = argparse.ArgumentParser(prog="python -m eval_pipeline.datasets.curation")
+    parser.add_argument(
+        "--data", type=Path, required=True, help="the repository's data/ folder (the fixtures)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        published = publish_shipped(args.data)
+    except FileNotFoundError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    for dataset in published:
+        print(dataset.ref, len(dataset.items), dataset.content_hash)  # noqa: T201
 
 
 if __name__ == "__main__":
-    for published in publish_shipped():
-        print(published.ref, len(published.items), published.content_hash)  # noqa: T201
+    main()

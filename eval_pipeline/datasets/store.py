@@ -3,7 +3,8 @@
 Layout: ``<root>/<name>/<version>/manifest.json`` and ``items.jsonl`` (one canonical JSON item
 per line). A published version is never rewritten: publishing the same name and version again
 with the same content is a no-op, with different content an error. Read-only roots (the
-datasets shipped in the repository's ``data/datasets/``) are searched after the writable root.
+datasets shipped as package data in ``eval_pipeline/datasets/shipped/``) are searched after the
+writable root.
 """
 
 import json
@@ -21,6 +22,7 @@ from eval_pipeline.datasets.artefact import (
 )
 from eval_pipeline.datasets.codec import ItemDecodeError, item_from_json, item_to_json
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.package_data import package_path
 
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
@@ -36,8 +38,8 @@ class DatasetImmutableError(DatasetError):
 
 
 def shipped_datasets_dir() -> Path:
-    """The repository's ``data/datasets/`` folder (read-only datasets shipped with the code)."""
-    return Path(__file__).resolve().parents[2] / "data" / "datasets"
+    """The read-only datasets shipped with the code (package data, ``datasets/shipped/``)."""
+    return package_path("eval_pipeline.datasets", "shipped")
 
 
 def _manifest(dataset: Dataset) -> dict[str, Any]:

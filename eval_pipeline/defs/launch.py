@@ -10,19 +10,20 @@ import dagster as dg
 
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.home import Home
-
-REPO_DAGSTER_YAML = Path(__file__).resolve().parents[2] / "dagster.yaml"
+from eval_pipeline.package_data import package_path
 
 
 def prepare_dagster_home(home: Home) -> Path:
-    """Make ``<home>/dagster`` a Dagster home (SQLite storage, telemetry off) and return it."""
+    """Make ``<home>/dagster`` a Dagster home and return it.
+
+    A home without a ``dagster.yaml`` gets the packaged instance template
+    (``defs/dagster_instance.yaml``: SQLite storage under the home, telemetry off); one the
+    user already has is left alone.
+    """
     target = home.ensure().dagster
     config = target / "dagster.yaml"
     if not config.exists():
-        if REPO_DAGSTER_YAML.exists():
-            shutil.copyfile(REPO_DAGSTER_YAML, config)
-        else:
-            config.write_text("telemetry:\n  enabled: false\n")
+        shutil.copyfile(package_path("eval_pipeline.defs", "dagster_instance.yaml"), config)
     return target
 
 

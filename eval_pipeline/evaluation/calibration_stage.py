@@ -14,9 +14,10 @@ from typing import Any
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.home import Home
 from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.package_data import package_path
 from eval_pipeline.suites.locate import suite_files
 
-CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "data" / "calibration"
+CALIBRATION_DIR = package_path("eval_pipeline.judges", "calibration_sets")
 
 
 @dataclass(frozen=True)

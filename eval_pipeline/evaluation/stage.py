@@ -101,7 +101,7 @@ class Stage:
 
 
 def dataset_store(home: Home) -> DatasetStore:
-    """The home's dataset store, falling back to the datasets shipped with the package."""
+    """The home's dataset store, falling back to the shipped datasets (package data)."""
     return DatasetStore(home.datasets, read_only_roots=(shipped_datasets_dir(),))
 
 

@@ -1,4 +1,6 @@
-"""Find suite files: a path, or a name in the shipped ``data/suites/`` or ``EVAL_PIPELINE_SUITES``.
+"""Find suite files: a path, or a name in the shipped suites or ``EVAL_PIPELINE_SUITES``.
+
+The shipped suites are package data (``eval_pipeline/suites/shipped/``).
 
 ``EVAL_PIPELINE_SUITES`` (a ``os.pathsep``-separated list of folders, read when asked, never at
 import) adds a team's own suites beside the shipped ones: they are found by name, and the
@@ -8,7 +10,9 @@ Dagster definitions create a gate check for each metric they gate.
 import os
 from pathlib import Path
 
-SHIPPED_SUITES = Path(__file__).resolve().parents[2] / "data" / "suites"
+from eval_pipeline.package_data import package_path
+
+SHIPPED_SUITES = package_path("eval_pipeline.suites", "shipped")
 SUITES_ENV = "EVAL_PIPELINE_SUITES"
 
 

@@ -1,8 +1,7 @@
 """Risk-tier policy: per tier, what a suite must gate and how strict the gate is.
 
-The default policy ships as ``eval_pipeline/suites/risk_tiers.yaml`` (a copy lives in
-``data/policy/``); ``load_risk_policy(path)`` reads another one, validated with errors that name
-file, line and field.
+The default policy ships as ``eval_pipeline/suites/risk_tiers.yaml``; ``load_risk_policy(path)``
+reads another one, validated with errors that name file, line and field.
 """
 
 from collections.abc import Mapping

@@ -13,6 +13,7 @@ import pytest
 
 from eval_pipeline.datasets.importers import SourceError, import_dataset, import_items
 from eval_pipeline.datasets.item import OrderingConstraint
+from eval_pipeline.package_data import package_path
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TAU2 = DATA / "taubench/tau2"
@@ -154,6 +155,9 @@ def test_unknown_format_and_missing_files_are_errors(tmp_path: Path) -> None:
 
 
 def test_committed_fixtures_stay_small() -> None:
-    mine = ("taubench", "bfcl_questions", "agentdojo", "datasets", "suites", "policy", "prices")
-    total = sum(p.stat().st_size for d in mine for p in (DATA / d).rglob("*") if p.is_file())
+    mine = [DATA / d for d in ("taubench", "bfcl_questions", "agentdojo")] + [
+        package_path("eval_pipeline.datasets", "shipped"),
+        package_path("eval_pipeline.suites", "shipped"),
+    ]
+    total = sum(p.stat().st_size for d in mine for p in d.rglob("*") if p.is_file())
     assert total < 3_000_000

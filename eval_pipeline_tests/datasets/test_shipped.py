@@ -1,25 +1,55 @@
 """The shipped datasets are reproducible and fit the sample agent.
 
-The datasets shipped in data/datasets are exactly what the curation code rebuilds from the
-committed fixtures; the golden refunds set matches the sample agent's task subset and carries
-expected calls, check-before-write ordering, order ids and intent/language/tool slices.
+The datasets shipped as package data (``eval_pipeline/datasets/shipped``) are exactly what the
+curation tool rebuilds from the repository's fixtures (``data/``, passed in explicitly); the
+golden refunds set matches the sample agent's task subset and carries expected calls,
+check-before-write ordering, order ids and intent/language/tool slices.
 """
 
 import json
 from pathlib import Path
 
-from eval_pipeline.datasets.curation import banking_injection_set, retail_refunds_golden
+import pytest
+
+from eval_pipeline.datasets.curation import (
+    banking_injection_set,
+    main,
+    publish_shipped,
+    retail_refunds_golden,
+)
 from eval_pipeline.datasets.item import OrderingConstraint
-from eval_pipeline.datasets.store import default_dataset_store
+from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def test_shipped_datasets_are_reproducible_from_fixtures() -> None:
     store = default_dataset_store()
-    for rebuilt in (retail_refunds_golden(), banking_injection_set()):
+    for rebuilt in (retail_refunds_golden(DATA), banking_injection_set(DATA)):
         shipped = store.load(rebuilt.name, rebuilt.version)
         assert shipped.content_hash == rebuilt.content_hash, rebuilt.ref
+
+
+def test_curation_publishes_from_the_fixtures_folder_it_is_given(tmp_path: Path) -> None:
+    store = DatasetStore(tmp_path / "store")
+    published = publish_shipped(DATA, store)
+    assert [d.ref for d in published] == [
+        "golden/retail-refunds@v1",
+        "adversarial/banking-injection@v1",
+    ]
+    assert store.list() == [
+        ("adversarial/banking-injection", "v1"),
+        ("golden/retail-refunds", "v1"),
+    ]
+
+
+def test_curation_without_a_fixtures_folder_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--data", str(tmp_path / "nowhere")])
+    assert exited.value.code == 2
+    assert f"fixtures folder {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
 
 
 def test_golden_refunds_match_the_sample_agent_tasks() -> None:

@@ -14,10 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
-from eval_pipeline_tests.conftest import DATA_DIR
+from eval_pipeline.package_data import package_path
 
-AGENT_SET = DATA_DIR / "calibration" / "agent_faithfulness.jsonl"
-HALUEVAL = DATA_DIR / "calibration" / "halueval_general_600.labels.jsonl"
+AGENT_SET = package_path("eval_pipeline.judges", "calibration_sets", "agent_faithfulness.jsonl")
+HALUEVAL = package_path(
+    "eval_pipeline.judges", "calibration_sets", "halueval_general_600.labels.jsonl"
+)
 
 
 def _write(frame: pd.DataFrame, path: Path) -> Path:

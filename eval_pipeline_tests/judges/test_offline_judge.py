@@ -21,7 +21,9 @@ from eval_pipeline.judges.offline.embedder import shared_embedder
 from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import JudgeError
 from eval_pipeline.judges.rubrics import load_rubric
-from eval_pipeline_tests.conftest import DATA_DIR
+from eval_pipeline.package_data import package_path
+
+AGENT_SET = package_path("eval_pipeline.judges", "calibration_sets", "agent_faithfulness.jsonl")
 
 JUDGE = OfflineJudge()
 
@@ -76,9 +78,7 @@ def test_restating_the_tool_result_passes_and_fabricated_extra_fails() -> None:
 
 
 def test_agreement_with_hand_written_agent_labels_beats_chance() -> None:
-    rows = [
-        json.loads(line) for line in (DATA_DIR / "calibration" / "agent_faithfulness.jsonl").open()
-    ]
+    rows = [json.loads(line) for line in AGENT_SET.open()]
     human = np.array([row["label"] == "pass" for row in rows])
     judged = np.array(
         [_faithfulness(row["answer"], row["contexts"], row["question"]).passed for row in rows]
@@ -86,7 +86,7 @@ def test_agreement_with_hand_written_agent_labels_beats_chance() -> None:
     report = agreement(human, judged, n_resamples=200)
     assert report.balanced_accuracy is not None and report.balanced_accuracy > 0.6
     # the same figure through the labelled-run path the CLI and the Dagster asset use
-    labels = pd.read_json(DATA_DIR / "calibration" / "agent_faithfulness.jsonl", lines=True)
+    labels = pd.read_json(AGENT_SET, lines=True)
     same, run = calibrate_judge(JUDGE, labels, "faithfulness", n_resamples=200)
     assert same.balanced_accuracy == report.balanced_accuracy and not run.errors
 

@@ -19,7 +19,6 @@ from eval_pipeline.suites.prices import (
 from eval_pipeline.traces.model import Operation, Span
 from eval_pipeline.traces.runs.assemble import assemble_run
 
-REPO = Path(__file__).resolve().parents[2]
 DAY_NS = 1_727_000_000_000_000_000  # 2024-09-22
 
 
@@ -78,10 +77,6 @@ def test_run_cost_is_unknown_without_usage_or_model_calls() -> None:
     table = PriceTable.load()
     assert cost_of_run(_run(("gpt-4o", None, 10)), table) is None  # type: ignore[arg-type]
     assert cost_of_run(_run(), table) is None  # type: ignore[arg-type]
-
-
-def test_data_copy_matches_the_packaged_table() -> None:
-    assert (REPO / "data/prices/prices.yaml").read_text() == DEFAULT_PRICES.read_text()
 
 
 def test_broken_price_table_names_line_and_field(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
+from eval_pipeline.package_data import package_path
 from eval_pipeline.suites.config import SuiteError, load_suite
 
-REPO = Path(__file__).resolve().parents[2]
-SHIPPED = REPO / "data" / "suites" / "support-agent.yaml"
+SHIPPED = package_path("eval_pipeline.suites", "shipped", "support-agent.yaml")
 INVALID = sorted((Path(__file__).parent / "invalid").glob("*.yaml"))
 REFERENCE_EXAMPLE = """\
 suite: support-agent
