@@ -26,19 +26,7 @@ REGISTRY = "eval_pipeline/scoring/registry.py"
 
 LOOKUPS_BEING_REMOVED = {
     # being removed (issue 13)
-    ("eval_pipeline/cli/gate.py", "eval_pipeline.scoring.store"),
-    # being removed (issue 13)
-    ("eval_pipeline/cli/gate.py", "eval_pipeline.suites.config"),
-    # being removed (issue 13)
     ("eval_pipeline/cli/ingest.py", "eval_pipeline.importers.bfcl_results"),
-    # being removed (issue 13)
-    ("eval_pipeline/defects/story.py", "eval_pipeline.gate.suite_adapter"),
-    # being removed (issue 13)
-    ("eval_pipeline/defects/story.py", "eval_pipeline.sample_agent.builds"),
-    # being removed (issue 13)
-    ("eval_pipeline/defects/story.py", "eval_pipeline.sample_agent.items"),
-    # being removed (issue 13)
-    ("eval_pipeline/gate/suite_adapter.py", "eval_pipeline.suites.risk"),
     # being removed (issue 13)
     ("eval_pipeline/runners/otlp_spans.py", "eval_pipeline.traces.decode.otlp"),
     # being removed (issue 13)
