@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_pipeline.package_data import package_path
 from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.yaml_source import YamlSourceError, load_yaml
 
 if TYPE_CHECKING:
     from eval_pipeline.traces.model import AgentRun
 
-DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
+DEFAULT_PRICES = package_path("eval_pipeline.suites", "prices.yaml")
 _SNAPSHOT = re.compile(r"^(?P<base>.+)-\d{4}-\d{2}-\d{2}$")
 PER_MILLION = 1_000_000
 

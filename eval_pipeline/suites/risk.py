@@ -10,11 +10,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_pipeline.package_data import package_path
 from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.metric_ids import known_metric_ids
 from eval_pipeline.suites.yaml_source import YamlSourceError, load_yaml
 
-DEFAULT_POLICY = Path(__file__).with_name("risk_tiers.yaml")
+DEFAULT_POLICY = package_path("eval_pipeline.suites", "risk_tiers.yaml")
 TIER_ORDER = ("low", "medium", "high", "critical")
 
 Fraction = Annotated[float, Field(strict=True, ge=0.0, le=1.0)]
