@@ -124,7 +124,11 @@ def test_bench_ingest_reports_a_ratio():
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["spans"] == 200 and report["ratio"] > 0
-    assert set(report["pipeline_us_per_span_by_stage"]) == {"decode_normalise_redact", "store"}
+    assert set(report["pipeline_us_per_span_by_stage"]) == {
+        "decode_normalise_redact",
+        "completeness",
+        "store",
+    }
     general = report["general_path_us_per_span_by_stage"]
     assert general["total"] == pytest.approx(sum(v for k, v in general.items() if k != "total"))
     assert "(default policy)" in report["pipeline"]
