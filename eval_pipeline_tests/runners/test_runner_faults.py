@@ -17,6 +17,7 @@ from eval_pipeline.runners.failure import FAILURE_KIND, FAILURE_REASON, FailureK
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import TraceStoreSink
 from eval_pipeline.scoring.registry import build_scorer
+from eval_pipeline.traces.redact.redactor import load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 AGENTS = "eval_pipeline_tests.runners.fault_agents"
@@ -61,7 +62,8 @@ def test_raise_hang_and_silence_fail_with_reasons_while_others_complete() -> Non
 
 def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing() -> None:
     home = current_home()
-    sink = TraceStoreSink(TraceStore(home.store))
+    # An offline evaluation's policy keeps tool arguments, which argument_correctness reads.
+    sink = TraceStoreSink(TraceStore(home.store), policy=load_policy("keep-tools"))
     scorers = [build_scorer("tool_correctness"), build_scorer("argument_correctness")]
     items = _items(GOOD + FAULTY)
     evaluation = SuiteEvaluation(
