@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from eval_pipeline.traces.redact.redactor import holds_token, tokenised
+from eval_pipeline.traces.redact.tokens import holds_token, tokenised
 
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _TYPES: dict[str, tuple[type, ...]] = {

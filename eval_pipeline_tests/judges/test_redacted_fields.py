@@ -8,7 +8,7 @@ matter, so redacting a run's spans does not make a claim about "an email" suppor
 
 from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.rubrics import load_rubric
-from eval_pipeline.traces.redact.redactor import tokenised
+from eval_pipeline.traces.redact.tokens import tokenised
 
 JUDGE = OfflineJudge()
 QUESTION = "You are mia_garcia_4516 (mia.garcia2723@example.com). Return everything ordered."

@@ -4,7 +4,8 @@ Contract: whatever a runner stores (Python entry point or HTTP endpoint, trace s
 sink) went through decode -> normalise -> redact -> completeness -> store with the sink's
 redaction policy; the project's default policy when none is given. No stored byte holds an
 email address of the item; with a policy that keeps tool arguments (an offline evaluation's),
-the arguments are stored with the address replaced by its stable token.
+the arguments are stored with the address replaced by its stable token. Redacting what was
+stored again (a replay into another build) changes nothing.
 """
 
 import json
@@ -22,7 +23,7 @@ from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import MemorySink, TraceStoreSink
 from eval_pipeline.sample_agent.http_app import AgentServer
 from eval_pipeline.sample_agent.items import adversarial_items
-from eval_pipeline.traces.redact.redactor import REPLACED, load_policy
+from eval_pipeline.traces.redact.redactor import REPLACED, Redactor, load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 SAMPLE = "eval_pipeline.sample_agent.app:run_item"
@@ -79,6 +80,18 @@ def test_python_runner_stores_no_raw_email_and_keeps_tokenised_arguments() -> No
     assert all(str(a["email"]).startswith("[EMAIL:") for a in arguments)  # type: ignore[index]
     root = next(s for s in store.read_spans("redacted-py") if s.parent_span_id is None)
     assert any(key.endswith(":EMAIL") for key in root.attributes[REPLACED])
+
+
+def test_redacting_stored_spans_again_changes_nothing() -> None:
+    # Replay copies stored (redacted) runs through a sink again.
+    sink = MemorySink(policy=load_policy("keep-tools"))
+    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink, progress=False).run_items(
+        _items(), build="twice"
+    )
+    stored = sink.spans("twice")
+    assert any(REPLACED in s.attributes for s in stored)
+    redactor = Redactor(load_policy("keep-tools"))
+    assert [redactor.redact(span) for span in stored] == stored
 
 
 def test_without_a_policy_the_default_one_drops_tool_arguments() -> None:

@@ -10,12 +10,15 @@ captured (unredacted) runs score.
 
 from typing import Any
 
+import pytest
+
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.sink import MemorySink
 from eval_pipeline.sample_agent.items import adversarial_items
 from eval_pipeline.scoring.arguments import check_arguments
 from eval_pipeline.scoring.scorers.argument_correctness import ArgumentCorrectness
 from eval_pipeline.traces.model import Operation
+from eval_pipeline.traces.redact.policy import KEY_ENV
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
 from eval_pipeline.traces.runs.assemble import assemble_runs
 from eval_pipeline_tests.scoring.builders import make_span
@@ -36,6 +39,22 @@ def test_a_tokenised_email_matches_the_plain_expected_address() -> None:
     assert check_arguments(actual, {"email": ["mia.garcia2723@example.com"]}).valid
     check = check_arguments(actual, {"email": ["someone.else@example.com"]})
     assert not check.valid and "is not one of" in check.errors[0]
+
+
+def test_the_comparison_follows_the_configured_token_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "another-key")
+    actual = _redacted({"email": "mia@example.com"})
+    assert actual != _plain_key_token("mia@example.com")
+    assert check_arguments(actual, {"email": ["mia@example.com"]}).valid
+
+
+def _plain_key_token(email: str) -> dict[str, Any]:
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    try:
+        return _redacted({"email": email})
+    finally:
+        monkeypatch.undo()
 
 
 def test_text_around_a_token_still_has_to_match() -> None:

@@ -9,17 +9,14 @@ A redacted span carries ``eval_pipeline.redaction.dropped`` (fields removed) and
 apart from "never sent".
 """
 
-import os
-from functools import lru_cache
 from typing import Any
 
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.normalise.messages import new_message
-from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser, holds_token
+from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
 from eval_pipeline.traces.redact.policy import (
     DEFAULT_POLICY_PATH,
     KEEP_TOOLS_POLICY_PATH,
-    KEY_ENV,
     NAMED_POLICIES,
     PolicyError,
     RedactionPolicy,
@@ -311,28 +308,6 @@ class Redactor:
         return arguments, result, inputs, outputs, attributes
 
 
-def tokenised(text: str, policy: RedactionPolicy | None = None) -> str:
-    """``text`` with its personal data replaced by tokens, exactly as ``Redactor`` stores it.
-
-    For comparing stored (redacted) values with plain ones, e.g. a dataset's expected tool
-    arguments: the tokens are keyed, so equal values give equal tokens under one key. Without
-    ``policy``, the shipped default's detectors and key (``KEY_ENV``, read now) are used.
-    """
-    chosen = policy if policy is not None else _default_policy(os.environ.get(KEY_ENV))
-    return _redactor(chosen).scrub_text(text)
-
-
-@lru_cache(maxsize=4)
-def _default_policy(_key: str | None) -> RedactionPolicy:
-    # Cached per key setting, so a changed key is honoured without re-reading the file per call.
-    return load_policy()
-
-
-@lru_cache(maxsize=8)
-def _redactor(policy: RedactionPolicy) -> Redactor:
-    return Redactor(policy)
-
-
 def _call_names(messages: tuple[Message, ...]) -> dict[str, str]:
     """Tool name by call id, from the tool-call parts of ``messages``."""
     return {str(p.get("id")): str(p.get("name")) for m in messages for p in m.tool_calls}
@@ -349,7 +324,5 @@ __all__ = [
     "PolicyError",
     "RedactionPolicy",
     "Redactor",
-    "holds_token",
     "load_policy",
-    "tokenised",
 ]
