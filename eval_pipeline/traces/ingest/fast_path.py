@@ -1,4 +1,4 @@
-"""The ingestion fast path: a protobuf request straight to redacted store rows.
+"""The ingestion fast path: a protobuf or JSON request straight to redacted store rows.
 
 Nearly all traffic is spans in the current GenAI conventions. For those, the general path's
 intermediate objects (a raw ``Span``, its normalised state, the redacted state, then the store
@@ -12,8 +12,10 @@ Spans it does not take go through the general path, one by one, in place: spans 
 attributes, or any field the general decoder rejects (which then reports the error). Two
 differences in effort, none in result: a tool payload the policy drops is never parsed, and
 output messages (parsed once, never shared) go to their stored JSON text without ``Message``
-objects. ``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal, as stored,
-on every OTLP file in ``data/otel``, the benchmark payload and each way off the fast path.
+objects; the tool calls in those texts are handed on (``RowBatch.tool_calls``) so the
+completeness stage does not parse them again. ``eval_pipeline_tests/traces/ingest/
+test_fast_path.py`` holds both paths equal, as stored, on every OTLP file in ``data/otel``, the
+benchmark payload and each way off the fast path.
 """
 
 from collections.abc import Callable, Iterable

@@ -41,8 +41,13 @@ class Request:
 
 def request(part: dict[str, Any], span_id: str, start: int) -> Request:
     """The request a ``tool_call`` message part makes, from the inference span ``span_id``."""
+    call_id = part.get("id")
     return Request(
-        _str(part.get("id")), str(part.get("name") or ""), part.get("arguments"), span_id, start
+        None if call_id is None or call_id == "" else str(call_id),
+        str(part.get("name") or ""),
+        part.get("arguments"),
+        span_id,
+        start,
     )
 
 
@@ -102,13 +107,14 @@ def match_request(
         for candidate in requests:
             if candidate.matched_by is None and candidate.call_id == call_id:
                 return candidate
-    candidates = [
-        r for r in requests if r.matched_by is None and r.name == tool and r.start <= start
-    ]
-    for candidate in candidates:
-        if candidate.arguments == arguments:
-            return candidate
-    return candidates[0] if candidates else None
+    first = None
+    for candidate in requests:
+        if candidate.matched_by is None and candidate.name == tool and candidate.start <= start:
+            if candidate.arguments == arguments:
+                return candidate
+            if first is None:
+                first = candidate
+    return first
 
 
 def tool_calls(tree: TraceTree, requests: list[Request]) -> list[ToolCall]:
