@@ -24,14 +24,7 @@ DAGSTER_LOADERS = {"defs", "cli", "definitions"}
 REGISTRY = "eval_pipeline/scoring/registry.py"
 """The scorer registry: imports ``eval_pipeline.scoring.<module>`` by name, by design."""
 
-LOOKUPS_BEING_REMOVED = {
-    # being removed (issue 13)
-    ("eval_pipeline/cli/ingest.py", "eval_pipeline.importers.bfcl_results"),
-    # being removed (issue 13)
-    ("eval_pipeline/runners/otlp_spans.py", "eval_pipeline.traces.decode.otlp"),
-    # being removed (issue 13)
-    ("eval_pipeline/runners/otlp_spans.py", "eval_pipeline.traces.normalise.normaliser"),
-}
+LOOKUPS_BEING_REMOVED: set[tuple[str, str]] = set()
 """Project lookups still there: delete each entry as its fix lands (an empty one is set())."""
 
 _LOOKUP_FUNCTIONS = {"import_module", "__import__", "find_spec"}

@@ -1,4 +1,4 @@
-"""Benchmark: spans per second through decode -> normalise -> redact -> store.
+"""Benchmark: spans per second through decode -> normalise -> redact -> completeness -> store.
 
 The reference, measured in the same run on the same payload, is the least a store must do: a
 plain protobuf parse walked into Python objects and written to Parquet. The payload is a
@@ -26,11 +26,14 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.decode.otlp_json import to_document
+from eval_pipeline.traces.ingest.completeness import incomplete_traces
 from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
-from eval_pipeline.traces.ingest.pipeline import IngestReport, bulk_allocation, ingest_payload
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, bulk_allocation, ingest
+from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_batch
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.store.span_table import span_row
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 SPANS_PER_TRACE = 8
@@ -216,7 +219,9 @@ ENCODINGS = {
 def _pipeline(
     payload: bytes, store: TraceStore, policy: RedactionPolicy, media: str = PROTOBUF
 ) -> IngestReport:
-    return ingest_payload(payload, content_type=media, store=store, policy=policy, day="2026-01-01")
+    return ingest(
+        [OtlpRequest(payload, media, "bench")], store=store, policy=policy, day="2026-01-01"
+    )
 
 
 def _timed(function: Any, *args: Any) -> tuple[float, float, Any]:
@@ -230,10 +235,10 @@ def stage_breakdown(
 ) -> dict[str, float]:
     """CPU microseconds per span of each stage of the pipeline as it runs.
 
-    Protobuf requests take the fast path (``traces.fast_path``), where decoding, normalising
-    and redacting are one pass per span; storing is the other stage. Run here outside
-    ``ingest_payload`` (same functions, same order), so the sum can differ slightly from the
-    end-to-end figure; it says where the time goes.
+    Requests take the fast path (``traces.ingest.fast_path``), where decoding, normalising
+    and redacting are one pass per span; judging completeness and storing are the other
+    stages. Run here outside ``ingest`` (same functions, same order), so the sum can differ
+    slightly from the end-to-end figure; it says where the time goes.
     """
     clear_parse_cache()
     with bulk_allocation():  # as the pipeline runs its batches
@@ -243,10 +248,12 @@ def stage_breakdown(
         )
         marks.append(time.process_time())
         assert batch is not None
+        incomplete_traces(batch.rows, batch.tool_calls)
+        marks.append(time.process_time())
         TraceStore(folder).write_rows(batch.rows, day="2026-01-01")
         marks.append(time.process_time())
     count = max(1, len(batch.rows))
-    names = ("decode_normalise_redact", "store")
+    names = ("decode_normalise_redact", "completeness", "store")
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}
 
 
@@ -256,7 +263,7 @@ def general_path(
     """CPU microseconds per span of each stage of the general path, on the same payload.
 
     The general path takes what the fast path declines (spans with events, other dialects,
-    renamed attributes) and every JSON request: ``Span`` objects at each step.
+    renamed attributes) and requests the fast path cannot read: ``Span`` objects at each step.
     """
     clear_parse_cache()
     with bulk_allocation():  # as the pipeline runs its batches
@@ -267,10 +274,13 @@ def general_path(
         marks.append(time.process_time())
         redacted = Redactor(policy).redact_batch(normalised)
         marks.append(time.process_time())
-        TraceStore(folder).write_spans(redacted, day="2026-01-01")
+        rows = list(map(span_row, redacted))
+        incomplete_traces(rows)
+        marks.append(time.process_time())
+        TraceStore(folder).write_rows(rows, day="2026-01-01")
         marks.append(time.process_time())
     count = max(1, len(redacted))
-    names = ("decode", "normalise", "redact", "store")
+    names = ("decode", "normalise", "redact", "completeness", "store")
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}
 
 
@@ -331,6 +341,8 @@ def run(
         "pipeline_us_per_span_by_stage": stages,
         "general_path_us_per_span_by_stage": {"total": general_total, **general},
         "general_path_ratio": round(1e6 / reference_cpu_rate / general_total, 3),
-        "pipeline": f"decode -> normalise -> redact ({policy.name} policy) -> Parquet store",
+        "pipeline": (
+            f"decode -> normalise -> redact ({policy.name} policy) -> completeness -> Parquet store"
+        ),
         "reference": chosen.reference_text,
     }

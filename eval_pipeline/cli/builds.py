@@ -90,6 +90,7 @@ def run(
         suite_ref,
         runner=_runner_spec(build, runner),
         scope=Scope(items_per_dataset=limit, runs_per_item=runs_per_item),
+        needs=("items", "redaction_policy"),
     )
     try:
         summary = collect_runs(

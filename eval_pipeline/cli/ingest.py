@@ -1,27 +1,30 @@
 """CLI: `ingest` (see the package docstring for exit codes).
 
 ``eval-pipeline ingest PATH... [--format otlp|tau2|taubench|spans|bfcl] [--build B]``: decode,
-normalise, redact and store traces; good data is always stored, and any rejected span or
-unreadable file makes the command exit 2 with errors naming file, span and field.
+normalise, redact, judge and store traces through the one ingest function (the format
+dispatch is ``importers.files``; BFCL results ``importers.bfcl_results``); good data is always
+stored, and any rejected span or unreadable file makes the command exit 2 with errors naming
+file, span and field. Incomplete traces are reported, not rejected.
 """
 
-import importlib
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.bfcl_results import ingest_bfcl_results
+from eval_pipeline.importers.files import FORMATS, ingest_files
+from eval_pipeline.importers.report import ImportReport
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
-from eval_pipeline.traces.ingest.pipeline import FORMATS, IngestReport, ingest_paths
 from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
-BFCL_MODULE = "eval_pipeline.importers.bfcl_results"
+SHOWN_INCOMPLETE = 5
+"""Incomplete traces named on the terminal (the count covers them all)."""
 
 
 def _policy(value: str | None) -> RedactionPolicy:
@@ -31,41 +34,24 @@ def _policy(value: str | None) -> RedactionPolicy:
         raise InputError(f"--redaction-policy: {exc}") from None
 
 
-def _bfcl(
-    paths: tuple[Path, ...],
-    store: TraceStore,
-    build: str | None,
-    policy: RedactionPolicy,
-    questions: Path | None,
-    answers: Path | None,
-) -> Any:
-    try:
-        module = importlib.import_module(BFCL_MODULE)
-    except ModuleNotFoundError:
-        raise InputError(
-            f"--format bfcl needs {BFCL_MODULE} (the BFCL results importer), "
-            "which is not available in this installation"
-        ) from None
-    return module.ingest_bfcl_results(
-        list(paths),
-        store=store,
-        build=build,
-        policy=policy,
-        questions=questions,
-        answers=answers,
-    )
-
-
-def _print(report: IngestReport) -> None:
-    summary = report.summary()
+def _print(result: ImportReport) -> None:
+    summary = result.summary()
     click.echo(
-        f"ingested {summary['files']} file(s): {summary['spans_stored']} span(s) stored, "
+        f"ingested {summary['batches']} file(s): {summary['spans_stored']} span(s) stored, "
         f"{summary['spans_duplicate']} already stored, {summary['spans_rejected']} rejected; "
         f"{summary['traces']} trace(s); builds: {', '.join(summary['builds']) or '-'}"
     )
-    if report.scores:
+    incomplete = result.ingest.incomplete
+    if incomplete:
+        click.echo(f"{len(incomplete)} trace(s) incomplete:")
+        for trace_id, reasons in list(incomplete.items())[:SHOWN_INCOMPLETE]:
+            more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
+            click.echo(f"  {trace_id}: {reasons[0]}{more}")
+        if len(incomplete) > SHOWN_INCOMPLETE:
+            click.echo(f"  ... and {len(incomplete) - SHOWN_INCOMPLETE} more")
+    if result.scores:
         click.echo(
-            f"imported {len(report.scores)} recorded score(s) ({report.scores[0].metric_id})"
+            f"imported {len(result.scores)} recorded score(s) ({result.scores[0].metric_id})"
         )
 
 
@@ -122,15 +108,22 @@ def ingest(
     policy = _policy(policy_path)
     store = TraceStore(current_home().ensure().store)
     if fmt == "bfcl":
-        report = _bfcl(paths, store, build, policy, questions, answers)
+        result = ingest_bfcl_results(
+            list(paths),
+            store=store,
+            build=build,
+            policy=policy,
+            questions=questions,
+            answers=answers,
+        )
     else:
-        report = ingest_paths(list(paths), store=store, build=build, fmt=fmt, policy=policy)
-    _store_imported_scores(report.scores)
-    _print(report)
-    if report.errors:
-        for error in report.errors:
+        result = ingest_files(list(paths), store=store, build=build, fmt=fmt, policy=policy)
+    _store_imported_scores(result.scores)
+    _print(result)
+    if result.errors:
+        for error in result.errors:
             click.echo(f"error: {error}", err=True)
-        raise InputError(f"{len(report.errors)} problem(s) in the input; the good data was stored")
+        raise InputError(f"{len(result.errors)} problem(s) in the input; the good data was stored")
 
 
 COMMANDS: list[click.Command] = [ingest]

@@ -2,6 +2,7 @@
 
 import click
 
+from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 
 
@@ -23,9 +24,13 @@ def serve(host: str, port: int, policy_path: str | None) -> None:
     import uvicorn
 
     from eval_pipeline.realtime.receiver import make_app
-    from eval_pipeline.traces.redact.redactor import load_policy
+    from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
 
-    app = make_app(current_home().ensure().store, policy=load_policy(policy_path))
+    try:
+        policy = load_policy(policy_path)
+    except PolicyError as exc:
+        raise InputError(f"--redaction-policy: {exc}") from None
+    app = make_app(current_home().ensure().store, policy=policy)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 

@@ -64,7 +64,7 @@ def collect_runs(
     failures: list[dict[str, Any]] = []
     spec = stage.runner
     if spec:
-        sink = TraceStoreSink(TraceStore(stage.home.store))
+        sink = TraceStoreSink(TraceStore(stage.home.store), policy=stage.redaction_policy)
         runner = runner_from_spec(spec, sink, timeout_s=timeout_s)
         base = EvalContext(suite=stage.suite.suite, suite_version=stage.suite.version)
         result = runner.run_items(

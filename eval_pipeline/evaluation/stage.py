@@ -27,6 +27,12 @@ from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.suites.config import SuiteConfig, load_suite
 from eval_pipeline.suites.locate import locate_suite
+from eval_pipeline.traces.redact.policy import (
+    NAMED_POLICIES,
+    PolicyError,
+    RedactionPolicy,
+    load_policy,
+)
 
 __all__ = ["BuildNotRegisteredError", "Scope", "Stage", "SuiteItem", "load_stage", "open_stage"]
 
@@ -74,6 +80,24 @@ class Stage:
     def dataset_items(self) -> list[DatasetItem]:
         """The items as plain ``DatasetItem`` objects."""
         return plain_items(self.items)
+
+    @cached_property
+    def redaction_policy(self) -> RedactionPolicy:
+        """The policy the build's runner spans are redacted with (the suite's ``redaction_policy``).
+
+        A named policy (``default``, ``keep-tools``) or a file, relative to the suite file.
+
+        Raises:
+            SuiteResolutionError: the policy file cannot be read or is invalid.
+        """
+        name = self.suite.redaction_policy
+        where: str | Path = name if name in NAMED_POLICIES else self.suite_path.parent / name
+        try:
+            return load_policy(where)
+        except PolicyError as exc:
+            raise SuiteResolutionError(
+                f"suite {self.suite.suite}: redaction_policy: {exc}"
+            ) from exc
 
     @cached_property
     def judge(self) -> Judge | None:

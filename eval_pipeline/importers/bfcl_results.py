@@ -14,19 +14,19 @@ as the chat span's text with no tool call (the model answered wrongly; nothing i
 
 import ast
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from eval_pipeline.datasets.importers.bfcl import category, import_bfcl
 from eval_pipeline.datasets.importers.source_files import SourceError, read_jsonl
 from eval_pipeline.datasets.item import DatasetItem
-
-if TYPE_CHECKING:
-    from eval_pipeline.traces.ingest.pipeline import IngestReport
-    from eval_pipeline.traces.model import Span
-    from eval_pipeline.traces.redact.redactor import RedactionPolicy
-    from eval_pipeline.traces.store.trace_store import TraceStore
+from eval_pipeline.importers.conversation import Turn, conversation_spans
+from eval_pipeline.importers.report import ImportReport
+from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult
+from eval_pipeline.traces.ingest.ingest import RowStore, ingest
+from eval_pipeline.traces.model import EvalContext, Span
+from eval_pipeline.traces.redact.redactor import RedactionPolicy
 
 AGENT_NAME = "bfcl_model"
 DIALECT = "bfcl"
@@ -85,11 +85,8 @@ def run_spans(
     dataset_version: str | None,
     model: str | None,
     index: int,
-) -> tuple[list["Span"], int | None]:
+) -> tuple[list[Span], int | None]:
     """The spans of one question's run, and its call count (None when unparsed)."""
-    from eval_pipeline.importers.conversation import Turn, conversation_spans
-    from eval_pipeline.traces.model import EvalContext
-
     calls = parse_output(row.get("result"))
     start = _START_NS + index * 10_000_000_000
     latency = row.get("latency")
@@ -145,29 +142,24 @@ def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _report_error(report: "IngestReport", source: str, where: str, message: str) -> None:
-    from eval_pipeline.traces.decode.errors import DecodeError
-
-    report.errors.append(DecodeError(source, where, message))
-
-
 def ingest_bfcl_results(
     results: Sequence[Path],
     *,
     questions: Path | None,
     answers: Path | None,
     build: str | None,
-    store: "TraceStore",
-    policy: "RedactionPolicy | None" = None,
+    store: RowStore,
+    policy: RedactionPolicy | None = None,
     dataset: str | None = None,
     dataset_version: str | None = None,
     model: str | None = None,
-) -> "IngestReport":
-    """Store one run per answered question of ``results``; the ingest report says what happened.
+) -> ImportReport:
+    """Store one run per answered question of ``results``; the report says what happened.
 
-    Spans go through the same normalisation and redaction as every other ingested trace. A
-    result line naming no known question, or answering one twice, is an error in the report;
-    questions with no result are simply absent runs (the gate's completeness check sees them).
+    The spans go to the one ingest function (``traces.ingest.ingest``), one batch per result
+    file, so they are normalised, redacted and judged like every other trace. A result line
+    naming no known question, or answering one twice, is an error in the report; questions
+    with no result are simply absent runs (the gate's completeness check sees them).
 
     Args:
         results: BFCL result files (JSON Lines, ``id`` + ``result``).
@@ -180,61 +172,68 @@ def ingest_bfcl_results(
         dataset_version: Dataset version in the eval context, if known.
         model: Model name for the chat spans (prices the run); None leaves it unknown.
     """
-    from eval_pipeline.traces.ingest.pipeline import IngestReport
-    from eval_pipeline.traces.normalise.normaliser import normalise_spans
-    from eval_pipeline.traces.redact.redactor import Redactor, load_policy
+    build_id = build or f"bfcl:{Path(results[0]).name.split('.')[0]}"
+    batches = _batches(results, questions, answers, build_id, dataset, dataset_version, model)
+    return ImportReport(ingest(batches, store=store, build=build_id, policy=policy))
 
-    report = IngestReport()
+
+def _batches(
+    results: Sequence[Path],
+    questions: Path | None,
+    answers: Path | None,
+    build: str,
+    dataset: str | None,
+    dataset_version: str | None,
+    model: str | None,
+) -> Iterator[DecodeResult]:
+    """One batch per result file: the runs of its answered questions, the errors of its lines."""
     if questions is None or answers is None:
-        _report_error(
-            report,
+        yield _error(
             "--questions/--answers",
             "$",
             "--format bfcl needs the questions file and its possible-answer file",
         )
-        return report
+        return
     try:
         items = {item.item_id: item for item in import_bfcl([questions, answers]).items}
     except SourceError as exc:
-        _report_error(report, str(questions), "$", str(exc))
-        return report
-    build_id = build or f"bfcl:{Path(results[0]).name.split('.')[0]}"
-    spans: list[Span] = []
+        yield _error(str(questions), "$", str(exc))
+        return
     answered: set[str] = set()
     for path in results:
-        report.files += 1
         try:
             rows = read_jsonl(Path(path))
         except SourceError as exc:
-            _report_error(report, str(path), "$", str(exc))
+            yield _error(str(path), "$", str(exc))
             continue
+        spans: list[Span] = []
+        errors: list[DecodeError] = []
         for line_no, row in enumerate(rows, start=1):
             question_id = str(row.get("id", ""))
             where = f"line {line_no}"
             if question_id not in items:
-                _report_error(report, str(path), where, f"id {question_id!r} is not a question")
+                errors.append(
+                    DecodeError(str(path), where, f"id {question_id!r} is not a question")
+                )
             elif question_id in answered:
-                _report_error(report, str(path), where, f"id {question_id!r} answered twice")
+                errors.append(DecodeError(str(path), where, f"id {question_id!r} answered twice"))
             elif "result" not in row:
-                _report_error(report, str(path), where, f"{question_id}: no 'result'")
+                errors.append(DecodeError(str(path), where, f"{question_id}: no 'result'"))
             else:
                 answered.add(question_id)
                 name = dataset or f"benchmark/bfcl-{category(question_id).replace('_', '-')}"
                 run, _ = run_spans(
                     items[question_id],
                     row,
-                    build=build_id,
+                    build=build,
                     dataset=name,
                     dataset_version=dataset_version,
                     model=model,
                     index=len(answered),
                 )
                 spans.extend(run)
-    redactor = Redactor(policy or load_policy())
-    stored = [redactor.redact(span) for span in normalise_spans(spans)]
-    report.spans_decoded = len(stored)
-    if stored:
-        report.spans_stored = store.write_spans(stored, build=build_id)
-        report.traces.update(span.trace_id for span in stored)
-        report.builds.add(build_id)
-    return report
+        yield DecodeResult(spans=spans, errors=errors)
+
+
+def _error(source: str, where: str, message: str) -> DecodeResult:
+    return DecodeResult(errors=[DecodeError(source, where, message)])

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_pipeline.importers.conversation import Turn, conversation_spans, reward_score
+from eval_pipeline.importers.report import Recorded
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.decode.errors import FieldError
 from eval_pipeline.traces.model import EvalContext, Span
@@ -85,59 +86,59 @@ def simulations(document: Any, source: str) -> list[dict[str, Any]]:
     return sims
 
 
-def import_tau2(document: Any, *, source: str, build: str | None = None) -> list[Span]:
-    """Spans of every simulation in a tau2-bench results document."""
+def read_tau2(document: Any, *, source: str, build: str | None = None) -> Recorded:
+    """Spans of every simulation in a tau2-bench results document, and their rewards.
+
+    Each simulation's recorded reward becomes a ``task_success`` score row pointing at the
+    simulation's root span.
+    """
     build_id, dataset, model = _identity(document, build)
     agent = str(
         ((document.get("info") or {}).get("agent_info") or {}).get("implementation") or "tau2_agent"
     )
     spans: list[Span] = []
+    scores: list[Score] = []
     for index, sim in enumerate(simulations(document, source)):
         trial = int(sim.get("trial") or 0)
         context = EvalContext(
             build_id=build_id, dataset=dataset, item_id=str(sim["task_id"]), run_index=trial
         )
         reward = (sim.get("reward_info") or {}).get("reward")
-        spans.extend(
-            conversation_spans(
-                key=f"tau2:{Path(source).name}:{sim.get('id') or index}:{build_id}",
-                agent_name=agent,
-                model=model,
-                turns=_turns(sim["messages"], f"simulations[{index}]"),
-                context=context,
-                dialect=DIALECT_TAU2,
-                root_attributes={
-                    "tau2.simulation.id": str(sim.get("id")),
-                    "tau2.termination_reason": str(sim.get("termination_reason")),
-                    "tau2.reward": reward,
-                },
-            )
+        run = conversation_spans(
+            key=f"tau2:{Path(source).name}:{sim.get('id') or index}:{build_id}",
+            agent_name=agent,
+            model=model,
+            turns=_turns(sim["messages"], f"simulations[{index}]"),
+            context=context,
+            dialect=DIALECT_TAU2,
+            root_attributes={
+                "tau2.simulation.id": str(sim.get("id")),
+                "tau2.termination_reason": str(sim.get("termination_reason")),
+                "tau2.reward": reward,
+            },
         )
-    return spans
-
-
-def imported_scores(document: Any, *, source: str, build: str | None = None) -> list[Score]:
-    """The recorded reward of each simulation as a ``task_success`` score row."""
-    build_id, _, _ = _identity(document, build)
-    spans = {
-        s.attributes.get("tau2.simulation.id"): s
-        for s in import_tau2(document, source=source, build=build)
-        if s.parent_span_id is None
-    }
-    rows = []
-    for sim in simulations(document, source):
-        root = spans.get(str(sim.get("id")))
-        rows.append(
+        spans.extend(run)
+        scores.append(
             reward_score(
-                (sim.get("reward_info") or {}).get("reward"),
+                reward,
                 benchmark="tau2-bench",
                 metric_id=METRIC_ID,
                 scorer_id=SCORER_ID,
-                root=root,
+                root=run[0],
                 build=build_id,
                 item_id=str(sim["task_id"]),
-                run_index=int(sim.get("trial") or 0),
+                run_index=trial,
                 evidence={"source": source, "simulation_id": str(sim.get("id"))},
             )
         )
-    return rows
+    return Recorded(spans, scores)
+
+
+def import_tau2(document: Any, *, source: str, build: str | None = None) -> list[Span]:
+    """Spans of every simulation in a tau2-bench results document (``read_tau2``)."""
+    return read_tau2(document, source=source, build=build).spans
+
+
+def imported_scores(document: Any, *, source: str, build: str | None = None) -> list[Score]:
+    """The recorded reward of each simulation as a ``task_success`` score row (``read_tau2``)."""
+    return read_tau2(document, source=source, build=build).scores

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from eval_pipeline.importers.conversation import Turn, conversation_spans, reward_score
+from eval_pipeline.importers.report import Recorded
 from eval_pipeline.scoring.score import Score
-from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode.errors import FieldError
 from eval_pipeline.traces.model import EvalContext, Span
 from eval_pipeline.traces.semconv import DIALECT_TAUBENCH
@@ -55,12 +55,17 @@ def _entries(document: Any) -> list[dict[str, Any]]:
     return list(document)
 
 
-def import_taubench(document: Any, *, source: str, build: str | None = None) -> list[Span]:
-    """Spans of every trajectory in a tau-bench trajectories document."""
+def read_taubench(document: Any, *, source: str, build: str | None = None) -> Recorded:
+    """Spans of every trajectory in a tau-bench trajectories document, and their rewards.
+
+    Each trajectory's recorded reward becomes a ``task_success`` score row pointing at the
+    trajectory's root span.
+    """
     entries = _entries(document)
     build_id = build or f"taubench:{Path(source).stem}"
     dataset = f"tau-bench/{_domain(source, entries)}"
     spans: list[Span] = []
+    scores: list[Score] = []
     for index, entry in enumerate(entries):
         trial = int(entry.get("trial") or 0)
         turns = []
@@ -74,49 +79,45 @@ def import_taubench(document: Any, *, source: str, build: str | None = None) -> 
                     model_call=raw.get("role") == "assistant",
                 )
             )
-        spans.extend(
-            conversation_spans(
-                key=f"taubench:{Path(source).name}:{entry['task_id']}:{trial}:{index}:{build_id}",
-                agent_name="tau_bench_agent",
-                model=None,
-                turns=turns,
-                context=EvalContext(
-                    build_id=build_id,
-                    dataset=dataset,
-                    item_id=str(entry["task_id"]),
-                    run_index=trial,
-                ),
-                dialect=DIALECT_TAUBENCH,
-                root_attributes={
-                    "taubench.entry.index": index,
-                    "taubench.reward": entry.get("reward"),
-                },
-            )
+        run = conversation_spans(
+            key=f"taubench:{Path(source).name}:{entry['task_id']}:{trial}:{index}:{build_id}",
+            agent_name="tau_bench_agent",
+            model=None,
+            turns=turns,
+            context=EvalContext(
+                build_id=build_id,
+                dataset=dataset,
+                item_id=str(entry["task_id"]),
+                run_index=trial,
+            ),
+            dialect=DIALECT_TAUBENCH,
+            root_attributes={
+                "taubench.entry.index": index,
+                "taubench.reward": entry.get("reward"),
+            },
         )
-    return spans
-
-
-def imported_scores(document: Any, *, source: str, build: str | None = None) -> list[Score]:
-    """The recorded reward of each trajectory as a ``task_success`` score row."""
-    roots = {
-        s.attributes.get("taubench.entry.index"): s
-        for s in import_taubench(document, source=source, build=build)
-        if s.parent_span_id is None
-    }
-    rows = []
-    for index, entry in enumerate(_entries(document)):
-        root = roots[index]
-        rows.append(
+        spans.extend(run)
+        scores.append(
             reward_score(
                 entry.get("reward"),
                 benchmark="tau-bench",
                 metric_id=METRIC_ID,
                 scorer_id=SCORER_ID,
-                root=root,
-                build=str(root.attributes[eval_context.BUILD_ID]),
+                root=run[0],
+                build=build_id,
                 item_id=str(entry["task_id"]),
-                run_index=int(entry.get("trial") or 0),
+                run_index=trial,
                 evidence={"source": source, "entry": index},
             )
         )
-    return rows
+    return Recorded(spans, scores)
+
+
+def import_taubench(document: Any, *, source: str, build: str | None = None) -> list[Span]:
+    """Spans of every trajectory in a tau-bench trajectories document (``read_taubench``)."""
+    return read_taubench(document, source=source, build=build).spans
+
+
+def imported_scores(document: Any, *, source: str, build: str | None = None) -> list[Score]:
+    """The recorded reward of each trajectory as a ``task_success`` score (``read_taubench``)."""
+    return read_taubench(document, source=source, build=build).scores

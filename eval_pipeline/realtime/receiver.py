@@ -1,12 +1,12 @@
 """The production OTLP/HTTP receiver: ``POST /v1/traces`` (protobuf or JSON).
 
-A request goes through the same ingest path as files (decode -> normalise -> redact ->
-completeness -> trace store, partitioned by build and UTC day) and is acknowledged only after
-its spans are stored, so an acknowledged span is never lost (Phoenix acknowledges first). The
-response is an OTLP ``ExportTraceServiceResponse`` in the request's encoding, with
-``partial_success`` counting the rejected spans and naming the first problems; a body that
-cannot be decoded at all is a 400. Spans without a build in their eval context are stored
-under the ``production`` build.
+A request goes through the one ingest function, as files, importers and runners do (decode ->
+normalise -> redact -> completeness -> trace store, partitioned by build and UTC day), and is
+acknowledged only after its spans are stored, so an acknowledged span is never lost (Phoenix
+acknowledges first). The response is an OTLP ``ExportTraceServiceResponse`` in the request's
+encoding, with ``partial_success`` counting the rejected spans and naming the first problems;
+a body that cannot be decoded at all is a 400. Spans without a build in their eval context are
+stored under the ``production`` build; the report (``on_stored``) names incomplete traces.
 
 Seam for the real-time plane: after storing, the receiver hands the accepted spans to the
 ``on_stored`` callback, where a stream publisher (NATS JetStream in production, DESIGN.md
@@ -15,6 +15,7 @@ section 10) and the bounded detectors attach. Never imports dagster.
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from google.protobuf.json_format import MessageToDict
@@ -26,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from eval_pipeline.traces.ingest.pipeline import IngestReport, ingest_payload
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
+from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.redact.redactor import RedactionPolicy
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 
@@ -55,12 +57,11 @@ def make_app(
         body = await request.body()
         if len(body) > MAX_BODY_BYTES:
             return Response(f"request body over {MAX_BODY_BYTES} bytes", status_code=413)
-        report = ingest_payload(
-            body,
-            content_type=content_type,
+        report = ingest(
+            [OtlpRequest(body, content_type, "POST /v1/traces")],
             store=store,
             policy=policy,
-            source="POST /v1/traces",
+            day=datetime.now(UTC).strftime("%Y-%m-%d"),
             default_build=PRODUCTION,
         )
         if report.spans_decoded == 0 and report.errors:

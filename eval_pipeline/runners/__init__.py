@@ -8,4 +8,7 @@
   runner's OTLP/HTTP receiver (``otlp_receiver``).
 - ``replay.ReplayRunner``: recorded results (imports) as runs of a build.
 - ``failure``: how a failed run is recorded; ``sink``: where traces go, what is stored.
+
+Every sink stores a run's spans through the one ingest function (``traces.ingest.ingest``)
+with its ``RedactionPolicy``, so runner spans are redacted like any other trace.
 """

@@ -66,7 +66,10 @@ class Runner(ABC):
         """Run one item once and return its spans (may raise; see ``RunFailure``)."""
 
     def persist(self, spans: list[Span], build: str) -> None:
-        """Store one completed run's spans (as soon as the run ends, so a crash keeps them)."""
+        """Store one completed run's spans (as soon as the run ends, so a crash keeps them).
+
+        The sink redacts what it stores; the outcome keeps the spans as captured.
+        """
         self.sink.write(spans, build=build)
 
     def agent_name(self) -> str | None:

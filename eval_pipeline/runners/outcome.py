@@ -34,8 +34,9 @@ class RunRequest:
 class RunOutcome:
     """The result of one run.
 
-    ``spans`` are the captured spans (for a failed run, the synthetic failure root span);
-    ``failure_reason`` is set exactly when ``status`` is failed.
+    ``spans`` are the captured spans (for a failed run, the synthetic failure root span), as
+    captured: what the sink stored of them is redacted by its policy (``sink``), so score what
+    the sink holds. ``failure_reason`` is set exactly when ``status`` is failed.
     """
 
     build: str

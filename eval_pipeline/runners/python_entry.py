@@ -3,7 +3,8 @@
 The entry point is called as ``function(item, context)`` with a ``DatasetItem`` and a
 ``RunContext`` (eval context, tracer, seed, build params). It must create its spans with
 ``context.tracer`` or the global tracer; the spans are encoded with the OTLP exporter's encoder
-and decoded by the project's decoder, so they are normalised exactly like ingested traces.
+and decoded by the project's decoder, so they are normalised exactly like ingested traces, and
+the sink stores them through the one ingest function (redacted by its policy).
 """
 
 import importlib

@@ -4,7 +4,8 @@ Recorded traces already sit in the trace store under a source build (the importe
 ``--build``). Replaying into the same build is resumption: every recorded run is ``skipped``
 and only the (item, run index) pairs with no recording become failed runs ("not recorded"),
 so the gate counts them as missing. Replaying into another build copies each recorded trace,
-stamping the target build's eval context on its root.
+stamping the target build's eval context on its root; the copy is stored through the sink, so
+its policy applies (stored tokens stay as they are: redacting twice changes nothing).
 
 Recorded traces are matched to (item, run index) by their eval context; a trace with an item
 id but no run index takes the next free index of its item, in start-time order.

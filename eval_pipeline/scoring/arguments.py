@@ -12,7 +12,10 @@ parameter as omittable). ``check_arguments`` accepts a call's actual arguments w
 - each value equals one acceptable value, where strings compare after BFCL's normalisation
   (case-folded; spaces and ``,./-_*^`` removed; single quotes as double), lists compare
   element-wise in order (as multisets when the schema marks the array ``uniqueItems`` or
-  ``x-unordered``), and dicts compare key by key against acceptable values, recursively.
+  ``x-unordered``), and dicts compare key by key against acceptable values, recursively;
+- a string holding redaction tokens (personal data the trace store replaced, see
+  ``traces.redact``) equals an acceptable string that, tokenised the same way, is equal:
+  datasets list plain values, stored arguments hold the keyed tokens of them.
 
 Without a schema the expected type is inferred from the acceptable values, so the same rules
 hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function definitions.
@@ -24,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from eval_pipeline.traces.redact.tokens import holds_token, tokenised
 
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -173,7 +178,11 @@ def _same_kind(value: Any, candidate: Any) -> bool:
 
 def _equal(value: Any, candidate: Any, declared: str, schema: Mapping[str, Any] | None) -> bool:
     if isinstance(value, str) and isinstance(candidate, str):
-        return normalise_string(value) == normalise_string(candidate)
+        if normalise_string(value) == normalise_string(candidate):
+            return True
+        return holds_token(value) and normalise_string(value) == normalise_string(
+            tokenised(candidate)
+        )
     if isinstance(value, bool) or isinstance(candidate, bool):
         return isinstance(value, bool) and isinstance(candidate, bool) and value == candidate
     if isinstance(value, dict) and isinstance(candidate, dict):

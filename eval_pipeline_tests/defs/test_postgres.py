@@ -18,7 +18,7 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.ingest.pipeline import ingest_paths
+from eval_pipeline.importers.files import ingest_files
 from eval_pipeline.traces.redact.policy import load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT
@@ -53,10 +53,10 @@ def test_thin_slice_on_dagster_postgres(tmp_path: Path, monkeypatch: pytest.Monk
         monkeypatch.setenv("EVAL_PIPELINE_STATE_URL", url)
         store = TraceStore(home.store)
         for build in ("otel-a", "otel-b"):
-            report = ingest_paths(
+            report = ingest_files(
                 [OTEL_FILE], store=store, build=build, policy=load_policy("keep-tools")
             )
-            assert report.ok and report.spans_stored == 8
+            assert report.ok and report.ingest.spans_stored == 8
         registry = BuildRegistry(url)
         registry.register("otel-a", suite="otel-smoke")
         registry.pin_baseline("otel-smoke", "otel-a")

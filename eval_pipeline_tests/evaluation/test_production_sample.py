@@ -12,7 +12,7 @@ from eval_pipeline.defs.dataset_assets import production_sample
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.dataset_stage import PRODUCTION_BUILD, sample_production_day
 from eval_pipeline.home import current_home
-from eval_pipeline.traces.ingest.pipeline import ingest_payload
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR
 
@@ -24,13 +24,11 @@ CHAT = DATA_DIR / "otel" / "openai_chat__otel_contrib_openai_v2"
 def load_day() -> None:
     store = TraceStore(current_home().ensure().store)
     for path in [*sorted(AGENTS.glob("*.otlp.json")), CHAT / "test_chat_completion_404.otlp.json"]:
-        report = ingest_payload(
-            path.read_bytes(),
-            content_type="application/json",
+        report = ingest(
+            [OtlpRequest(path.read_bytes(), "application/json", str(path))],
             store=store,
             build=PRODUCTION_BUILD,
             day=DAY,
-            source=str(path),
         )
         assert report.ok, report.errors
 

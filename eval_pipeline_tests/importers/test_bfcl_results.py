@@ -1,8 +1,10 @@
-"""BFCL model results ingest as a replay build.
+"""BFCL model results ingest as a replay build, through the one ingest function.
 
 BFCL model results ingest as a replay build: one run per question with the eval context on
 the root span and one execute_tool span per call in the model output; both BFCL output styles
-parse, unparseable output yields a run without calls, and bad lines are reported.
+parse, unparseable output yields a run without calls, and bad lines are reported. The spans go
+through ``traces.ingest.ingest``: redacted with the given policy (personal data in kept
+arguments becomes tokens) and judged for completeness (runs without recorded usage say so).
 """
 
 import json
@@ -43,7 +45,7 @@ def test_synthetic_results_become_one_run_per_question(tmp_path: Path) -> None:
         policy=load_policy("keep-tools"),
     )
     assert report.ok, report.errors
-    assert len(report.traces) == 400
+    assert len(report.ingest.traces) == 400
     runs = {run.eval_context.item_id: run for run in store.runs("bfcl-synth")}
     assert len(runs) == 400
     first = runs["simple_python_0"]
@@ -57,7 +59,7 @@ def test_synthetic_results_become_one_run_per_question(tmp_path: Path) -> None:
     again = ingest_bfcl_results(
         [RESULTS], questions=QUESTIONS, answers=ANSWERS, build="bfcl-synth", store=store
     )
-    assert again.spans_stored == 0
+    assert again.ingest.spans_stored == 0
 
 
 def test_unknown_and_repeated_ids_are_reported(tmp_path: Path) -> None:
@@ -71,7 +73,7 @@ def test_unknown_and_repeated_ids_are_reported(tmp_path: Path) -> None:
     report = ingest_bfcl_results(
         [results], questions=QUESTIONS, answers=ANSWERS, build="b", store=TraceStore(tmp_path / "s")
     )
-    assert len(report.traces) == 1
+    assert len(report.ingest.traces) == 1
     assert [e.field for e in report.errors] == ["line 2", "line 3"]
     assert "answered twice" in str(report.errors[0])
 
@@ -98,3 +100,33 @@ def test_ingest_cli_with_bfcl_format() -> None:
     assert len(runs) == 400
     # The default redaction policy drops tool arguments unless tools are opted in.
     assert all(call.arguments is None for run in runs for call in run.tool_calls)
+
+
+def test_bfcl_spans_are_redacted_and_judged_by_ingest(tmp_path: Path) -> None:
+    results = tmp_path / "result.json"
+    rows = [
+        {"id": "simple_python_1", "result": [{"send": {"to": "ada@example.com"}}]},
+        {
+            "id": "simple_python_2",
+            "result": "[math.factorial(number=5)]",
+            "input_token_count": 90,
+            "output_token_count": 12,
+        },
+    ]
+    results.write_text("\n".join(json.dumps(r) for r in rows))
+    store = TraceStore(tmp_path / "s")
+    report = ingest_bfcl_results(
+        [results],
+        questions=QUESTIONS,
+        answers=ANSWERS,
+        build="b",
+        store=store,
+        policy=load_policy("keep-tools"),
+    )
+    assert report.ok and len(report.ingest.traces) == 2
+    runs = {run.eval_context.item_id: run for run in store.runs("b")}
+    (call,) = runs["simple_python_1"].tool_calls
+    assert str(call.arguments["to"]).startswith("[EMAIL:")
+    # The first line records no token usage: the report names its trace, the second is complete.
+    assert set(report.ingest.incomplete) == {runs["simple_python_1"].trace_id}
+    assert "no token usage" in report.ingest.incomplete[runs["simple_python_1"].trace_id][0]

@@ -4,6 +4,8 @@ Contract: spans exported by the OpenTelemetry SDK's own OTLP/HTTP exporter to ``
 /v1/traces`` on a loopback port are stored (under ``production`` when their root names no
 build) before the exporter's request is acknowledged; a JSON request with one bad span stores
 the good ones and answers ``partial_success`` naming the bad span; an undecodable body is 400.
+Requests go through the one ingest function: the report handed to ``on_stored`` names the
+request's incomplete traces, and personal data is stored as tokens.
 """
 
 import json
@@ -95,3 +97,29 @@ def test_bad_span_gets_partial_success_and_good_spans_are_kept(receiver: str) ->
         timeout=10,
     )
     assert broken.status_code == 400
+
+
+def test_the_stored_report_names_incomplete_traces_and_data_is_redacted() -> None:
+    from starlette.testclient import TestClient
+
+    from eval_pipeline.traces.ingest.report import IngestReport
+
+    reports: list[IngestReport] = []
+    chat_only = (
+        DATA_DIR
+        / "otel"
+        / "openai_chat__otel_contrib_openai_v2"
+        / "test_chat_completion_404.otlp.json"
+    )
+    document = json.loads(chat_only.read_text())
+    document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"].append(
+        {"key": "user.note", "value": {"stringValue": "write to ada@example.com"}}
+    )
+    app = make_app(current_home().ensure().store, on_stored=reports.append)
+    with TestClient(app) as client:
+        assert client.post("/v1/traces", json=document).status_code == 200
+    (report,) = reports
+    (reasons,) = report.incomplete.values()
+    assert reasons[0] == "no invoke_agent span: the trace has no agent run root"
+    (span,) = TraceStore(current_home().store).read_spans(PRODUCTION)
+    assert str(span.attributes["user.note"]).startswith("write to [EMAIL:")

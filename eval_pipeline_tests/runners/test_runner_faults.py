@@ -71,6 +71,7 @@ risk_tier: low
 datasets:
   - name: golden/faults-v1
 runs_per_item: 2
+redaction_policy: keep-tools
 metrics:
   - {id: tool_correctness, threshold: 0.5, max_regression: 0.1}
   - {id: argument_correctness, threshold: 0.5, max_regression: 0.1}

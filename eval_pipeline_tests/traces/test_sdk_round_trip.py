@@ -155,8 +155,8 @@ def test_protobuf_and_json_encodings_decode_to_the_same_runs():
 
 
 def test_sdk_protobuf_through_ingestion_stores_the_same_runs(tmp_path):
-    # ingest_payload takes protobuf through the fast path (traces.fast_path).
-    from eval_pipeline.traces.ingest.pipeline import ingest_payload
+    # ingest takes protobuf through the fast path (traces.ingest.fast_path).
+    from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
     from eval_pipeline.traces.redact.redactor import Redactor, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore
 
@@ -164,9 +164,8 @@ def test_sdk_protobuf_through_ingestion_stores_the_same_runs(tmp_path):
     redactor = Redactor(load_policy())
     direct = normalise_spans([_direct(s) for s in sdk_spans])
     expected = assemble_runs([redactor.redact(span) for span in direct])
-    report = ingest_payload(
-        encode_spans(sdk_spans).SerializeToString(),
-        content_type=PROTOBUF,
+    report = ingest(
+        [OtlpRequest(encode_spans(sdk_spans).SerializeToString(), PROTOBUF, "sdk")],
         store=TraceStore(tmp_path),
         day="2026-11-30",
     )

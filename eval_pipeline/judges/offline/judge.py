@@ -26,9 +26,10 @@ from eval_pipeline.judges.offline.embedder import MODEL_ID, MiniLMEmbedder, shar
 from eval_pipeline.judges.offline.hallucination_signals import hallucination_verdict
 from eval_pipeline.judges.protocol import JudgeFingerprint, JudgeRequest, JudgeVerdict
 from eval_pipeline.judges.rubrics import latest_version
+from eval_pipeline.traces.redact.pii import opaque
 
 BACKEND = "offline-minilm"
-METHOD_VERSION = "1"
+METHOD_VERSION = "2"  # 2: redaction tokens read as opaque values (``pii.opaque``)
 RELEVANCY_FLOOR = 0.15
 RELEVANCY_CEILING = 0.55
 
@@ -82,7 +83,7 @@ class OfflineJudge:
             JudgeCannotJudge: the task is not one this judge can judge, or a field it needs is
                 missing.
         """
-        fields = request.fields
+        fields = _opaque(request.fields)
         if request.task == "faithfulness":
             return self._faithfulness(fields)
         if request.task == "answer_relevancy":
@@ -133,6 +134,17 @@ class OfflineJudge:
             reason=f"question-answer cosine {best:.2f}",
             details={"cosine": round(best, 4), "off_topic": []},
         )
+
+
+def _opaque(value: Any) -> Any:
+    """The fields with redaction tokens as bare keys: stored traces hold them for personal data."""
+    if isinstance(value, str):
+        return opaque(value)
+    if isinstance(value, dict):
+        return {key: _opaque(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_opaque(inner) for inner in value]
+    return value
 
 
 def _require(fields: dict[str, Any], name: str) -> str:

@@ -1,4 +1,4 @@
-"""The ingestion fast path: a protobuf request straight to redacted store rows.
+"""The ingestion fast path: a protobuf or JSON request straight to redacted store rows.
 
 Nearly all traffic is spans in the current GenAI conventions. For those, the general path's
 intermediate objects (a raw ``Span``, its normalised state, the redacted state, then the store
@@ -12,8 +12,10 @@ Spans it does not take go through the general path, one by one, in place: spans 
 attributes, or any field the general decoder rejects (which then reports the error). Two
 differences in effort, none in result: a tool payload the policy drops is never parsed, and
 output messages (parsed once, never shared) go to their stored JSON text without ``Message``
-objects. ``eval_pipeline_tests/traces/test_fast_path.py`` holds both paths equal, as stored,
-on every OTLP file in ``data/otel``, the benchmark payload and each way off the fast path.
+objects; the tool calls in those texts are handed on (``RowBatch.tool_calls``) so the
+completeness stage does not parse them again. ``eval_pipeline_tests/traces/ingest/
+test_fast_path.py`` holds both paths equal, as stored, on every OTLP file in ``data/otel``, the
+benchmark payload and each way off the fast path.
 """
 
 from collections.abc import Callable, Iterable
@@ -79,12 +81,22 @@ _ZERO_SPAN = "0" * 16
 _NO_EVENTS: tuple[()] = ()
 
 
+ToolCalls = dict[str, list[dict[str, Any]]]
+"""Stored output-message text -> the ``tool_call`` parts in it (see ``RowBatch``)."""
+
+
 @dataclass
 class RowBatch:
-    """Store rows of one request, and one error per rejected span."""
+    """Store rows of one request, and one error per rejected span.
+
+    ``tool_calls`` holds, for each output-message text this path wrote with a tool call in
+    it, the parts of those calls: the completeness stage reads them from here instead of
+    parsing the text again (``ingest.completeness``).
+    """
 
     rows: list[Row] = field(default_factory=list)
     errors: list[DecodeError] = field(default_factory=list)
+    tool_calls: ToolCalls = field(default_factory=dict)
 
 
 def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> RowBatch | None:
@@ -126,7 +138,7 @@ def decode_json_rows(
 
 def _rows(
     scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any]]],
-    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor], Row | None],
+    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor, ToolCalls], Row | None],
     general: Callable[[Any, dict[str, Any], str | None, int], Span],
     reject: Callable[[Any, FieldError, str], DecodeError],
     source: str,
@@ -140,9 +152,10 @@ def _rows(
     """
     batch = RowBatch()
     keep = batch.rows.append
+    calls = batch.tool_calls
     for resource, scope, spans in scopes:
         for raw in spans:
-            row = fast(raw, resource, scope, limit, redactor)
+            row = fast(raw, resource, scope, limit, redactor, calls)
             if row is None:
                 try:
                     row = span_row(
@@ -156,7 +169,12 @@ def _rows(
 
 
 def json_row(
-    raw: Any, resource: dict[str, Any], scope: str | None, limit: int, redactor: Redactor
+    raw: Any,
+    resource: dict[str, Any],
+    scope: str | None,
+    limit: int,
+    redactor: Redactor,
+    calls: ToolCalls | None = None,
 ) -> Row | None:
     """``fast_row`` for a span of an OTLP/JSON request (a decoded JSON object)."""
     if type(raw) is not dict or raw.get("events"):
@@ -167,14 +185,22 @@ def json_row(
     except FieldError:
         return None
     lifted = {key: attrs.pop(key) for key in LIFTED.intersection(attrs)}
-    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor)
+    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls)
     return None if tail is None else head + tail
 
 
 def fast_row(
-    span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int, redactor: Redactor
+    span: PbSpan,
+    resource: dict[str, Any],
+    scope: str | None,
+    limit: int,
+    redactor: Redactor,
+    calls: ToolCalls | None = None,
 ) -> Row | None:
-    """The redacted store row of a current-conventions GenAI span; None for any other span."""
+    """The redacted store row of a current-conventions GenAI span; None for any other span.
+
+    ``calls`` (optional) receives the tool calls of the output text written (``RowBatch``).
+    """
     trace_id = span.trace_id.hex()
     span_id = span.span_id.hex()
     parent = span.parent_span_id.hex()
@@ -192,7 +218,7 @@ def fast_row(
     except FieldError:
         return None
     name = span.name
-    tail = genai_tail(name, attrs, lifted, resource, scope, redactor)
+    tail = genai_tail(name, attrs, lifted, resource, scope, redactor, calls)
     if tail is None:
         return None
     status = span.status
@@ -219,6 +245,7 @@ def genai_tail(
     resource: dict[str, Any],
     scope: str | None,
     redactor: Redactor,
+    calls: ToolCalls | None = None,
 ) -> tuple[Any, ...] | None:
     """The redacted store-row fields after the head (None: not current GenAI).
 
@@ -247,7 +274,7 @@ def genai_tail(
     outputs: tuple[Message, ...] = ()
     outputs_text = None
     if raw_outputs is not None:
-        outputs_text = output_text(raw_outputs, redactor, dropped, found)
+        outputs_text = output_text(raw_outputs, redactor, dropped, found, calls)
         if outputs_text is None:
             outputs = parse_output_messages(raw_outputs)
     changes = redactor.changes(
@@ -278,19 +305,27 @@ def genai_tail(
     )
 
 
-def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[str]) -> str | None:
+def output_text(
+    value: Any,
+    redactor: Redactor,
+    dropped: set[str],
+    found: list[str],
+    calls: ToolCalls | None = None,
+) -> str | None:
     """The stored JSON text of GenAI-form output messages with the policy applied.
 
     Equal to encoding ``parse_output_messages(value)`` after the redactor's pass over it,
     without building the ``Message`` objects (outputs are parsed once and never shared).
     Returns None for any other shape (OpenAI-style messages, tool responses, odd types),
     leaving ``dropped`` and ``found`` untouched; the caller then takes the general way.
+    The tool-call parts of a text returned go into ``calls`` under that text.
     """
     parsed = json_or_text(value)
     if type(parsed) is not list:
         return None
     new_dropped: set[str] = set()
     new_found: list[str] = []
+    requested: list[dict[str, Any]] = []
     messages: list[dict[str, Any]] = []
     for raw in parsed:
         if type(raw) is not dict:
@@ -315,7 +350,10 @@ def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[s
                 return None
             if kind == "tool_call" and redactor.policy.keeps_arguments(str(part.get("name"))):
                 parse_arguments(part)  # kept: parsed as the general path would have
-            redacted.append(redactor.output_part(part, new_dropped, new_found))
+            stored_part = redactor.output_part(part, new_dropped, new_found)
+            if kind == "tool_call":
+                requested.append(stored_part)
+            redacted.append(stored_part)
         # The stored form of a message (``span_table._message_text``): keys in this order,
         # name and finish reason only when set.
         stored: dict[str, Any] = {"role": role, "parts": redacted}
@@ -326,4 +364,7 @@ def output_text(value: Any, redactor: Redactor, dropped: set[str], found: list[s
         messages.append(stored)
     dropped.update(new_dropped)
     found.extend(new_found)
-    return dumps(messages)
+    text = dumps(messages)
+    if requested and calls is not None:
+        calls[text] = requested
+    return text

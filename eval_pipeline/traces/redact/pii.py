@@ -25,6 +25,21 @@ _PHONE = re.compile(
     r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4})(?![\w])"
 )
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
+_TOKEN = re.compile(r"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{10})\]")
+
+
+def holds_token(text: str) -> bool:
+    """True when ``text`` holds a token made by ``Tokeniser`` (a value that was redacted)."""
+    return "[" in text and _TOKEN.search(text) is not None
+
+
+def opaque(text: str) -> str:
+    """``text`` with each token as its bare key (``[EMAIL:5b71f2aec3]`` -> ``5b71f2aec3``).
+
+    For readers that compare words: the kind names what was hidden, it is not a word of the
+    text (the raw address did not say "email" either); the key still matches equal values.
+    """
+    return _TOKEN.sub(r"\1", text) if "[" in text else text
 
 
 def luhn_ok(digits: str) -> bool:

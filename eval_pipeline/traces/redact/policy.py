@@ -29,6 +29,8 @@ DEFAULT_POLICY_PATH = Path(__file__).with_name("redaction_policy.yaml")
 KEEP_TOOLS_POLICY_PATH = Path(__file__).with_name("redaction_policy_keep_tools.yaml")
 NAMED_POLICIES = {"default": DEFAULT_POLICY_PATH, "keep-tools": KEEP_TOOLS_POLICY_PATH}
 _DEFAULT_KEY = b"eval-pipeline-default-redaction-key"
+KEY_ENV = "EVAL_PIPELINE_REDACTION_KEY"
+"""The environment variable the shipped policies take their token key from."""
 
 
 class PolicyError(ValueError):

@@ -178,6 +178,10 @@ class Redactor:
         self._cache[key] = entry
         return entry[1], entry[2], entry[3]
 
+    def scrub_text(self, text: str) -> str:
+        """``text`` with the personal data the policy detects replaced by tokens."""
+        return self._tokens.redact(text)[0]
+
     def redact(self, span: Span) -> Span:
         """The span with the policy applied (the same object when nothing changed)."""
         changes = self._changes(span)

@@ -24,15 +24,31 @@ from eval_pipeline.traces.normalise.messages import json_or_text
 from eval_pipeline.traces.runs.tree import TraceTree
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
-    """One tool call a model asked for, and what executed it (if anything)."""
+    """One tool call a model asked for, and what executed it (if anything).
+
+    ``span_id`` and ``start`` are those of the inference span that asked.
+    """
 
     call_id: str | None
     name: str
     arguments: Any
-    span: Span
+    span_id: str
+    start: int
     matched_by: str | None = None
+
+
+def request(part: dict[str, Any], span_id: str, start: int) -> Request:
+    """The request a ``tool_call`` message part makes, from the inference span ``span_id``."""
+    call_id = part.get("id")
+    return Request(
+        None if call_id is None or call_id == "" else str(call_id),
+        str(part.get("name") or ""),
+        part.get("arguments"),
+        span_id,
+        start,
+    )
 
 
 def _error(span: Span) -> str | None:
@@ -66,8 +82,7 @@ def model_calls(tree: TraceTree) -> tuple[list[ModelCall], list[Request]]:
             )
         )
         requests.extend(
-            Request(_str(part.get("id")), str(part.get("name") or ""), part.get("arguments"), span)
-            for part in requested
+            request(part, span.span_id, span.start_time_unix_nano) for part in requested
         )
     return calls, requests
 
@@ -76,22 +91,30 @@ def _str(value: Any) -> str | None:
     return None if value in (None, "") else str(value)
 
 
-def _match(span: Span, requests: list[Request]) -> Request | None:
-    if span.tool_call_id:
-        for request in requests:
-            if request.matched_by is None and request.call_id == span.tool_call_id:
-                return request
-    candidates = [
-        r
-        for r in requests
-        if r.matched_by is None
-        and r.name == span.tool_name
-        and r.span.start_time_unix_nano <= span.start_time_unix_nano
-    ]
-    for request in candidates:
-        if request.arguments == span.tool_arguments:
-            return request
-    return candidates[0] if candidates else None
+def match_request(
+    call_id: str | None, tool: str | None, start: int, arguments: Any, requests: list[Request]
+) -> Request | None:
+    """The request an ``execute_tool`` span executes (see the module docstring), if any.
+
+    Args:
+        call_id: The tool span's call id.
+        tool: Its tool name.
+        start: Its start time.
+        arguments: Its arguments.
+        requests: The trace's requests in order; those already matched are passed over.
+    """
+    if call_id:
+        for candidate in requests:
+            if candidate.matched_by is None and candidate.call_id == call_id:
+                return candidate
+    first = None
+    for candidate in requests:
+        if candidate.matched_by is None and candidate.name == tool and candidate.start <= start:
+            if candidate.arguments == arguments:
+                return candidate
+            if first is None:
+                first = candidate
+    return first
 
 
 def tool_calls(tree: TraceTree, requests: list[Request]) -> list[ToolCall]:
@@ -100,7 +123,13 @@ def tool_calls(tree: TraceTree, requests: list[Request]) -> list[ToolCall]:
     for span in tree.ordered:
         if span.operation != Operation.EXECUTE_TOOL:
             continue
-        request = _match(span, requests)
+        request = match_request(
+            span.tool_call_id,
+            span.tool_name,
+            span.start_time_unix_nano,
+            span.tool_arguments,
+            requests,
+        )
         if request is not None:
             request.matched_by = span.span_id
         arguments = span.tool_arguments
@@ -115,7 +144,7 @@ def tool_calls(tree: TraceTree, requests: list[Request]) -> list[ToolCall]:
                 span_id=span.span_id,
                 call_id=span.tool_call_id or (request.call_id if request else None),
                 agent_name=tree.agent_of(span),
-                requested_by_span_id=request.span.span_id if request else None,
+                requested_by_span_id=request.span_id if request else None,
                 start_time_unix_nano=span.start_time_unix_nano,
                 end_time_unix_nano=span.end_time_unix_nano,
             )

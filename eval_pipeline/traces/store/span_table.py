@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from eval_pipeline.traces.model import Message, Span, SpanEvent
 from eval_pipeline.traces.normalise.messages import messages_from_json
+from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
 
 SCHEMA = pa.schema(
@@ -68,6 +69,15 @@ path writes it directly).
 
 span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
 """The store row of a span."""
+
+
+def row_span(row: Row) -> Span:
+    """The span a store row holds: the inverse of ``span_row`` (output text is parsed back)."""
+    state = dict(zip(ROW_FIELDS, row, strict=True))
+    outputs = state["output_messages"]
+    if type(outputs) is str:
+        state["output_messages"] = messages_from_json(json.loads(outputs))
+    return span_from_state(state)
 
 
 def _json(value: Any) -> str | None:

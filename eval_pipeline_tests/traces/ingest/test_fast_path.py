@@ -17,7 +17,7 @@ from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows, fast_row
-from eval_pipeline.traces.ingest.pipeline import ingest_payload
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
@@ -275,8 +275,8 @@ def test_the_fast_path_declines_what_it_does_not_handle():
 def test_an_unparseable_request_is_salvaged_by_the_general_decoder(tmp_path):
     good = _request(json_span("00000000000000d1"))
     assert decode_rows(good[:-3], "s", MAX_ATTRIBUTE_BYTES, Redactor(load_policy())) is None
-    report = ingest_payload(
-        good[:-3], content_type=PROTOBUF, store=TraceStore(tmp_path), day="2026-11-30"
+    report = ingest(
+        [OtlpRequest(good[:-3], PROTOBUF, "s")], store=TraceStore(tmp_path), day="2026-11-30"
     )
     assert any("truncated" in str(error) for error in report.errors)
     assert report.spans_stored == 0  # the only span is the cut one; nothing half-stored

@@ -1,0 +1,144 @@
+"""Trace files -> the one ingest function: the format of each file, told or detected.
+
+Formats (``fmt``; detected per file when None): ``otlp`` (OTLP request bodies, JSON or
+protobuf, told apart by content), ``tau2`` (tau2-bench results), ``taubench`` (tau-bench
+trajectories) and ``spans`` (flat span lists). Directories are expanded to their ``*.json`` /
+``*.pb`` / ``*.protobuf`` / ``*.bin`` files, skipping names that start with ``_`` or ``.``.
+BFCL model results need their questions and answers as well: ``bfcl_results``.
+
+A file that cannot be read or parsed is one error in the report; a bad span in a good file is
+rejected alone; every good span of every file is stored (see ``traces.ingest.report``). The
+rewards tau2-bench and tau-bench recorded come back as imported scores.
+"""
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from eval_pipeline.importers import tau2, taubench
+from eval_pipeline.importers.report import ImportReport, Recorded
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.traces.decode.errors import (
+    MAX_ATTRIBUTE_BYTES,
+    DecodeError,
+    DecodeResult,
+    FieldError,
+)
+from eval_pipeline.traces.decode.flat_spans import decode_flat, is_flat
+from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF
+from eval_pipeline.traces.ingest.ingest import Batch, OtlpRequest, RowStore, ingest
+from eval_pipeline.traces.redact.redactor import RedactionPolicy
+
+FORMATS = ("otlp", "tau2", "taubench", "spans")
+_SUFFIXES = {".json", ".pb", ".protobuf", ".bin"}
+_UNRECOGNISED = (
+    "unrecognised format (expected OTLP JSON/protobuf, tau2-bench results, "
+    "tau-bench trajectories or a flat span list); pass --format"
+)
+
+
+def expand(paths: Sequence[Path]) -> list[Path]:
+    """Files named directly, and the trace files inside named directories (sorted)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file()
+                    and p.suffix.lower() in _SUFFIXES
+                    and not p.name.startswith(("_", "."))
+                )
+            )
+        else:
+            out.append(path)
+    return out
+
+
+def ingest_files(
+    paths: Sequence[Path],
+    *,
+    store: RowStore,
+    build: str | None = None,
+    fmt: str | None = None,
+    policy: RedactionPolicy | None = None,
+) -> ImportReport:
+    """Ingest files and directories; per-file errors are collected, good data is stored."""
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+    scores: list[Score] = []
+    report = ingest(
+        _batches(expand([Path(p) for p in paths]), fmt, build, scores),
+        store=store,
+        build=build,
+        policy=policy,
+    )
+    return ImportReport(report, scores)
+
+
+def _batches(
+    paths: list[Path], fmt: str | None, build: str | None, scores: list[Score]
+) -> Iterator[Batch]:
+    """One batch per file, read as it is reached; imported scores are added to ``scores``."""
+    for path in paths:
+        source = str(path)
+        try:
+            payload = path.read_bytes()
+        except OSError as exc:
+            yield DecodeResult(errors=[DecodeError(source, "$", f"cannot read: {exc}")])
+            continue
+        looks_json = payload.lstrip()[:1] in (b"{", b"[")
+        if fmt == "otlp" or (fmt is None and not looks_json):
+            yield OtlpRequest(payload, JSON if looks_json else PROTOBUF, source)
+            continue
+        batch, recorded = _json_file(payload, source, fmt, build)
+        if recorded is not None:
+            scores.extend(recorded.scores)
+        yield batch
+
+
+def _json_file(
+    payload: bytes, source: str, fmt: str | None, build: str | None
+) -> tuple[Batch, Recorded | None]:
+    """The batch of a JSON file in ``fmt`` (detected when None), and what it recorded."""
+    try:
+        document = json.loads(payload)
+    except UnicodeDecodeError as exc:
+        return _error(source, f"byte {exc.start}", "invalid UTF-8 in a JSON file"), None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        return _error(source, where, f"invalid JSON: {exc.msg}"), None
+    try:
+        recorded = _recorded(document, source, fmt, build)
+        if recorded is not None:
+            return DecodeResult(spans=recorded.spans), recorded
+        if fmt == "spans" or (fmt is None and is_flat(document)):
+            if not isinstance(document, list):
+                raise FieldError("$", "a flat span file must be a JSON list")
+            return decode_flat(document, source, MAX_ATTRIBUTE_BYTES), None
+        if fmt is None and _is_otlp(document):
+            # Decoded again from the bytes: the fast path reads the request its own way.
+            return OtlpRequest(payload, JSON, source), None
+    except FieldError as exc:
+        return _error(source, exc.field_name, exc.message), None
+    return _error(source, "$", _UNRECOGNISED), None
+
+
+def _recorded(document: Any, source: str, fmt: str | None, build: str | None) -> Recorded | None:
+    if fmt == "tau2" or (fmt is None and tau2.is_tau2(document)):
+        return tau2.read_tau2(document, source=source, build=build)
+    if fmt == "taubench" or (fmt is None and taubench.is_taubench(document)):
+        return taubench.read_taubench(document, source=source, build=build)
+    return None
+
+
+def _is_otlp(document: Any) -> bool:
+    return isinstance(document, dict) and (
+        "resourceSpans" in document or "resource_spans" in document
+    )
+
+
+def _error(source: str, where: str, message: str) -> DecodeResult:
+    return DecodeResult(errors=[DecodeError(source, where, message)])

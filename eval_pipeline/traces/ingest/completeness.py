@@ -1,0 +1,185 @@
+"""The completeness stage of ingest: which traces of a batch are incomplete, and why.
+
+Each trace the batch touches is judged on the spans of that trace in the batch (one file, one
+request, one run) by the rules of ``runs.completeness``, with the reasons ``assemble_run``
+would give. Spans of the trace stored by earlier batches are not read back: that would cost a
+store read per trace on the hot path. A trace split over several OTLP requests is therefore
+judged per part; the stored trace, assembled, has the final word.
+
+Nearly every trace has a plain shape: span ids unique, one top span, every parent present.
+For those the rules reduce to: is there an ``invoke_agent`` span at all, are the requested
+tool calls matched by tool spans (``runs.views.match_request``), and do inference spans report
+token usage, which ``_plain_reasons`` checks on the store rows without building spans or the
+trace tree. Any other trace, and one whose unmatched request a hand-off (explicit, or to a
+nested agent) might answer, is assembled from its rows. The two ways are held equal by
+``eval_pipeline_tests/traces/ingest/test_completeness.py``.
+"""
+
+import json
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+from typing import Any
+
+from eval_pipeline.traces.ingest.fast_path import ToolCalls
+from eval_pipeline.traces.model import Operation, StatusCode
+from eval_pipeline.traces.runs.assemble import assemble_run
+from eval_pipeline.traces.runs.completeness import NO_ROOT, no_usage, unexecuted
+from eval_pipeline.traces.runs.views import match_request, request
+from eval_pipeline.traces.store.span_table import (
+    ATTRIBUTES,
+    PARENT_SPAN_ID,
+    ROW_FIELDS,
+    SPAN_ID,
+    TRACE_ID,
+    Row,
+    row_span,
+)
+
+(
+    _NAME,
+    _START,
+    _STATUS,
+    _OPERATION,
+    _AGENT,
+    _TOOL_NAME,
+    _TOOL_CALL_ID,
+    _TOOL_ARGUMENTS,
+    _INPUT_TOKENS,
+    _OUTPUT_TOKENS,
+    _OUTPUTS,
+) = map(
+    ROW_FIELDS.index,
+    (
+        "name",
+        "start_time_unix_nano",
+        "status_code",
+        "operation",
+        "agent_name",
+        "tool_name",
+        "tool_call_id",
+        "tool_arguments",
+        "input_tokens",
+        "output_tokens",
+        "output_messages",
+    ),
+)
+_ORDER = itemgetter(_START, SPAN_ID)  # ``TraceTree.ordered``'s order
+_INVOKE_AGENT = Operation.INVOKE_AGENT
+_INFERENCE = Operation.INFERENCE
+_EXECUTE_TOOL = Operation.EXECUTE_TOOL
+_HANDOFF = Operation.HANDOFF
+_ERROR = StatusCode.ERROR
+_TOOL_CALL_TEXT = '"tool_call"'  # a tool-call part in stored message text (fast-path outputs)
+# The decoder's scanner without ``json.loads``' wrapping (which costs more than the scan of a
+# short text); the stored text is ours, so valid JSON with no surrounding space.
+_DECODER: Any = json.JSONDecoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once
+
+
+def incomplete_traces(
+    rows: Sequence[Row], tool_calls: ToolCalls | None = None
+) -> dict[str, tuple[str, ...]]:
+    """Trace id -> why it is incomplete, for each incomplete trace among ``rows``.
+
+    ``tool_calls``: the fast path's tool calls of the output texts it wrote
+    (``fast_path.RowBatch``), so those texts are not parsed again.
+    """
+    known = tool_calls or {}
+    by_trace: dict[str, list[Row]] = {}
+    for row in rows:
+        members = by_trace.get(row[TRACE_ID])
+        if members is None:
+            by_trace[row[TRACE_ID]] = [row]
+        else:
+            members.append(row)
+    incomplete: dict[str, tuple[str, ...]] = {}
+    for trace_id, members in by_trace.items():
+        reasons = _plain_reasons(members, known)
+        if reasons is None:
+            reasons = assemble_run(trace_id, map(row_span, members)).completeness_reasons
+        if reasons:
+            incomplete[trace_id] = reasons
+    return incomplete
+
+
+def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | None:
+    """``completeness_reasons`` of a trace of plain shape; None for any other shape."""
+    ids = {row[SPAN_ID] for row in members}
+    if len(ids) != len(members):
+        return None
+    tops = agents = named_agents = 0
+    handoff = False
+    inference: list[Row] = []
+    tools: list[Row] = []
+    unused: list[Row] = []  # successful inference spans without token usage
+    for row in members:
+        parent = row[PARENT_SPAN_ID]
+        if parent is None:
+            tops += 1
+        elif parent not in ids:
+            return None
+        operation = row[_OPERATION]
+        if operation in _INFERENCE:
+            if row[_OUTPUTS]:
+                inference.append(row)
+            if (
+                (row[_INPUT_TOKENS] is None or row[_OUTPUT_TOKENS] is None)
+                and row[_STATUS] != _ERROR
+                and "error.type" not in row[ATTRIBUTES]
+            ):
+                unused.append(row)
+        elif operation == _EXECUTE_TOOL:
+            tools.append(row)
+        elif operation == _INVOKE_AGENT:
+            agents += 1
+            if row[_AGENT]:
+                named_agents += 1
+        elif operation == _HANDOFF:
+            handoff = True
+    if tops != 1:
+        return None
+    # With one top span and every parent present, the rules about roots and orphans can only
+    # find a missing agent root; the run's root is the least deep ``invoke_agent`` span.
+    reasons = [] if agents else [NO_ROOT]
+    if inference:
+        if len(inference) > 1:
+            inference.sort(key=_ORDER)
+        requests = [
+            request(part, row[SPAN_ID], row[_START])
+            for row in inference
+            for part in _tool_call_parts(row[_OUTPUTS], known)
+        ]
+        if requests:
+            if len(tools) > 1:
+                tools.sort(key=_ORDER)
+            for row in tools:
+                matched = match_request(
+                    row[_TOOL_CALL_ID], row[_TOOL_NAME], row[_START], row[_TOOL_ARGUMENTS], requests
+                )
+                if matched is not None:
+                    matched.matched_by = row[SPAN_ID]
+            unmatched = [r for r in requests if r.matched_by is None]
+            if unmatched and (handoff or (agents > 1 and named_agents)):
+                return None  # a hand-off may answer what no tool span did
+            reasons.extend(map(unexecuted, unmatched))
+    if unused:
+        unused.sort(key=_ORDER)
+        reasons.extend(no_usage(row[SPAN_ID], row[_NAME]) for row in unused)
+    return tuple(reasons)
+
+
+def _tool_call_parts(outputs: Any, known: ToolCalls) -> list[dict[str, Any]]:
+    """The ``tool_call`` parts of a row's output messages (JSON text on the fast path)."""
+    if type(outputs) is not str:
+        return [part for message in outputs for part in message.tool_calls]
+    parts = known.get(outputs)
+    if parts is not None:
+        return parts
+    if _TOOL_CALL_TEXT not in outputs:
+        return []
+    return [
+        part
+        for message in _SCAN(outputs, 0)[0]
+        for part in message["parts"]
+        if part.get("type") == "tool_call"
+    ]

@@ -1,0 +1,174 @@
+"""The one ingest function: decode -> normalise -> redact -> completeness -> trace store.
+
+Every way in goes through ``ingest``: trace files and the OTLP receiver hand it request
+bodies (``OtlpRequest``, protobuf or JSON), importers of recorded results and the runners hand
+it spans they decoded or built themselves (``DecodeResult``, with any errors they found). Both
+kinds go through the same normalisation (a no-op on spans already normalised), the same
+redaction policy, the same completeness judgement and the same store.
+
+A protobuf or JSON request takes the fast path (``fast_path``: one pass per span from the
+wire to its redacted store row, equal to the general path's result); a request it declines as
+a whole goes to the general decoder, which salvages and reports it. Format detection for
+files (OTLP, tau2-bench, tau-bench, flat span lists, BFCL) lives above ``traces``, in
+``importers.files``.
+"""
+
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Protocol
+
+from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeError, DecodeResult
+from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF_MEDIA_TYPES, decode_otlp
+from eval_pipeline.traces.ingest.completeness import incomplete_traces
+from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, decode_rows
+from eval_pipeline.traces.ingest.report import IngestReport
+from eval_pipeline.traces.normalise.normaliser import normalise_batch, normalise_span
+from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.store.span_table import TRACE_ID, Row, span_row
+from eval_pipeline.traces.store.trace_store import UNASSIGNED
+
+
+@dataclass(frozen=True)
+class OtlpRequest:
+    """An OTLP trace request body as it arrived (over HTTP, or in a file).
+
+    ``content_type``: protobuf (``application/x-protobuf`` and its aliases) or JSON; any other
+    type is rejected with an error naming it. ``source`` names the request in errors.
+    """
+
+    payload: bytes
+    content_type: str
+    source: str
+
+
+Batch = OtlpRequest | DecodeResult
+"""One input of ``ingest``: a request body, or spans already decoded (and their errors)."""
+
+
+class RowStore(Protocol):
+    """Where ingest stores rows: ``TraceStore``, or a runner's in-memory sink."""
+
+    def builds_for_rows(
+        self, rows: Sequence[Row], build: str | None = None, default: str = UNASSIGNED
+    ) -> list[str]:
+        """The build each row goes to (``TraceStore.builds_for_rows``)."""
+        ...
+
+    def write_rows(
+        self,
+        rows: Sequence[Row],
+        *,
+        build: str | None = None,
+        day: str | None = None,
+        targets: Sequence[str] | None = None,
+    ) -> int:
+        """Store the rows not stored yet; how many were new (``TraceStore.write_rows``)."""
+        ...
+
+
+@contextmanager
+def bulk_allocation() -> Iterator[None]:
+    """Pause cyclic GC while batches are processed.
+
+    A batch allocates many long-lived, acyclic objects (spans, messages, dicts); the cyclic
+    collector's repeated passes over them cost about as much as the processing itself.
+    Reference counting still frees everything; the collector resumes afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def ingest(
+    batches: Iterable[Batch],
+    *,
+    store: RowStore,
+    build: str | None = None,
+    policy: RedactionPolicy | None = None,
+    day: str | None = None,
+    default_build: str = UNASSIGNED,
+) -> IngestReport:
+    """Decode, normalise, redact, judge and store every batch; the report says what happened.
+
+    Args:
+        batches: Request bodies and decoded spans, stored one batch after the other.
+        store: Where the rows go.
+        build: The build of every span; None takes it from the eval context on each
+            trace's root (in the batch, or already stored), else ``default_build``.
+        policy: The redaction policy (the project's default, ``load_policy()``, when None).
+        day: The UTC day partition (the receiver's); None for the undated partition.
+        default_build: The build of traces that name none (the receiver: ``production``).
+    """
+    report = IngestReport()
+    redactor = Redactor(policy or load_policy())
+    with bulk_allocation():
+        for batch in batches:
+            report.batches += 1
+            rows, calls = _rows(batch, redactor, report)
+            if rows:
+                report.incomplete.update(incomplete_traces(rows, calls))
+                _store(rows, store, build, day, default_build, report)
+            del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
+        # The redactor's caches go too, so the collection that follows does not walk them.
+        del redactor
+    return report
+
+
+def _rows(batch: Batch, redactor: Redactor, report: IngestReport) -> tuple[list[Row], ToolCalls]:
+    """The redacted store rows of one batch, and the fast path's tool calls of them.
+
+    The batch's errors go to ``report``.
+    """
+    if isinstance(batch, OtlpRequest):
+        media = batch.content_type.split(";", 1)[0].strip().lower()
+        fast = (
+            decode_rows
+            if media in PROTOBUF_MEDIA_TYPES
+            else decode_json_rows
+            if media == JSON or media.endswith("+json")
+            else None
+        )
+        rows = None
+        if fast is not None:
+            rows = fast(batch.payload, batch.source, MAX_ATTRIBUTE_BYTES, redactor)
+        if rows is not None:
+            report.errors.extend(rows.errors)
+            report.spans_rejected += len(rows.errors)  # each one a span the fast path rejected
+            return rows.rows, rows.tool_calls
+        # Not for the fast path: the general decoder salvages what it can and names the rest
+        # (an unsupported media type included). Its spans belong to this call alone.
+        decoded = decode_otlp(batch.payload, content_type=batch.content_type, source=batch.source)
+        _rejected(report, decoded.errors)
+        spans = redactor.redact_batch(normalise_batch(list(decoded.spans)))
+        return list(map(span_row, spans)), {}
+    _rejected(report, batch.errors)
+    # Spans handed in may be shared with the caller (a runner keeps them): never changed here.
+    return [span_row(redactor.redact(normalise_span(span))) for span in batch.spans], {}
+
+
+def _rejected(report: IngestReport, errors: Sequence[DecodeError]) -> None:
+    """Record errors; those naming a span count as rejected spans (the rest: whole payloads)."""
+    report.errors.extend(errors)
+    report.spans_rejected += sum(1 for e in errors if e.span_id is not None)
+
+
+def _store(
+    rows: list[Row],
+    store: RowStore,
+    build: str | None,
+    day: str | None,
+    default_build: str,
+    report: IngestReport,
+) -> None:
+    report.spans_decoded += len(rows)
+    targets = store.builds_for_rows(rows, build, default_build)
+    report.spans_stored += store.write_rows(rows, build=build, day=day, targets=targets)
+    report.traces.update(map(itemgetter(TRACE_ID), rows))
+    report.builds.update(targets)

@@ -1,0 +1,51 @@
+"""``traces`` is the lowest package: it imports nothing else of the project.
+
+Contract (DESIGN.md section 3): every module under ``eval_pipeline/traces`` imports only the
+standard library, third-party packages and ``eval_pipeline.traces`` itself, at module level or
+inside functions, and never looks the project's modules up by name through ``importlib``.
+Scorers, importers and runners sit above it and call into it, never the other way round.
+"""
+
+import ast
+from pathlib import Path
+
+import eval_pipeline.traces
+
+TRACES = Path(eval_pipeline.traces.__file__).parent
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            found.append((node.lineno, "." * node.level + (node.module or "")))
+    return found
+
+
+def test_traces_imports_nothing_above_it() -> None:
+    modules = sorted(TRACES.rglob("*.py"))
+    assert len(modules) > 30  # the whole package is walked, not an empty folder
+    above = [
+        f"{path.relative_to(TRACES.parent)}:{line}: {name}"
+        for path in modules
+        for line, name in _imports(path)
+        if (name.startswith("eval_pipeline.") and not name.startswith("eval_pipeline.traces"))
+        or name == "eval_pipeline"
+        or name.startswith(".")
+    ]
+    assert above == []
+
+
+def test_traces_does_not_look_project_modules_up_by_name() -> None:
+    offenders = [
+        str(path.relative_to(TRACES.parent))
+        for path in sorted(TRACES.rglob("*.py"))
+        if "import_module(" in path.read_text(encoding="utf-8")
+        or "__import__(" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
