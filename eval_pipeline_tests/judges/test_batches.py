@@ -1,10 +1,11 @@
 """Batches: the offline judge and the judge cache answer many requests as they answer one.
 
-A text's embedding does not depend on the batch it was computed in, so the offline judge embeds
-the texts of many requests together: ``judge_many`` gives exactly the verdicts ``judge`` gives
-one by one (a request it cannot judge is answered by its exception, in place), in a fraction of
-the model calls. The judge cache looks a batch up in one query and stores its new verdicts in
-one transaction, with the hits, misses and inner calls that one-by-one calls would count.
+A text's embedding does not depend on the batch it was computed in (and texts alike up to the
+model's 256 tokens are one input), so the offline judge embeds the texts of many requests
+together: ``judge_many`` gives exactly the verdicts ``judge`` gives one by one (a request it
+cannot judge is answered by its exception, in place), in a fraction of the model calls. The
+judge cache looks a batch up in one query and stores its new verdicts in one transaction, with
+the hits, misses and inner calls that one-by-one calls would count.
 """
 
 import numpy as np
@@ -72,6 +73,12 @@ def test_a_vector_does_not_depend_on_its_batch() -> None:
     for text, vector in zip(texts, batch, strict=True):
         assert np.array_equal(alone.embed([text])[0], vector)
     assert together.model_calls == 2 < alone.model_calls  # short texts together, the long alone
+
+
+def test_texts_alike_up_to_the_model_limit_run_once() -> None:
+    embedder = MiniLMEmbedder()
+    vectors = embedder.embed([LONG + " first", LONG + " second", "short"])
+    assert np.array_equal(vectors[0], vectors[1]) and embedder.computed == 2
 
 
 def test_judge_many_gives_the_verdicts_of_judge_in_fewer_model_calls() -> None:

@@ -39,7 +39,7 @@ Vectors = npt.NDArray[np.float32]
 class MiniLMEmbedder:
     """Embeds texts into unit vectors (384-d). Thread-safe; use ``shared_embedder()``.
 
-    ``computed`` counts texts run through the model and ``model_calls`` the batches it ran.
+    ``computed`` counts inputs run through the model and ``model_calls`` the batches it ran.
     """
 
     def __init__(self) -> None:
@@ -70,17 +70,16 @@ class MiniLMEmbedder:
         )
         self._tokenizer = tokenizer
 
-    def _run(self, encodings: Sequence[Any]) -> Vectors:
-        # Right-padded with id 0 and mask 0, as the tokenizer's own padding would do.
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
+    def _run(self, inputs: Sequence[tuple[int, ...]]) -> Vectors:
+        # One segment per text: token types are 0 and the mask is 1 over the text's tokens;
+        # padding (id 0, mask 0) goes on the right, as the tokenizer's own padding would.
+        width = max(len(token_ids) for token_ids in inputs)
+        ids = np.zeros((len(inputs), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         types = np.zeros_like(ids)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n] = encoding.ids
-            mask[row, :n] = encoding.attention_mask
-            types[row, :n] = encoding.type_ids
+        for row, token_ids in enumerate(inputs):
+            ids[row, : len(token_ids)] = token_ids
+            mask[row, : len(token_ids)] = 1
         (hidden,) = self._session.run(
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
@@ -97,11 +96,16 @@ class MiniLMEmbedder:
             if self._session is None:
                 self._load()
             todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
-            encodings = self._tokenizer.encode_batch(todo) if todo else []
-            for chunk in _batches([len(e.ids) for e in encodings]):
-                vectors = self._run([encodings[i] for i in chunk])
+            # Texts that differ only past the model's MAX_TOKENS have one input: run it once.
+            alike: dict[tuple[int, ...], list[str]] = {}
+            for text, encoding in zip(todo, self._tokenizer.encode_batch(todo), strict=True):
+                alike.setdefault(tuple(encoding.ids), []).append(text)
+            inputs = list(alike)
+            for chunk in _batches([len(ids) for ids in inputs]):
+                vectors = self._run([inputs[i] for i in chunk])
                 for i, vector in zip(chunk, vectors, strict=True):
-                    self._cache[todo[i]] = vector
+                    for text in alike[inputs[i]]:
+                        self._cache[text] = vector
                 self.computed += len(chunk)
             if not texts:
                 return np.zeros((0, DIMENSION), dtype=np.float32)
