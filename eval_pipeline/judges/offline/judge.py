@@ -14,6 +14,10 @@ Tasks it judges, from the request's fields (it never reads the rendered prompt):
 
 ``plan_quality`` and ``plan_adherence`` need reasoning a similarity model does not have: the
 judge raises ``JudgeCannotJudge`` and scorers record ``unscored`` with its reason.
+
+Each request is first made ready (the texts it needs embedded), then decided from their vectors,
+so ``judge_many`` embeds the texts of a whole batch together: the model's cost is per batch of
+similar-length texts, and most of the cost of scoring a build.
 """
 
 import json
