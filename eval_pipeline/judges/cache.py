@@ -4,13 +4,19 @@
 judge, so re-running an unchanged suite makes zero judge calls; a changed rubric, model or
 parameter changes the fingerprint and misses. Failures (``JudgeError``) and "cannot judge"
 answers are not cached: the next run tries again. ``stats`` counts hits, misses and inner calls.
+
+``judge_many`` answers a batch with one lookup query and one insert transaction (a round trip
+per verdict cost more than the offline judge itself), and hands the misses to the inner judge
+together, so the offline judge embeds their texts in one batch.
 """
 
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
 
 from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
 from sqlalchemy.exc import IntegrityError
@@ -28,6 +34,7 @@ JUDGE_CACHE = Table(
     Column("verdict", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+_KEYS_PER_QUERY = 500  # below every SQLite build's bound-parameter limit
 
 
 @dataclass(frozen=True)
@@ -95,43 +102,109 @@ class CachedJudge:
         Raises:
             JudgeError: the inner judge finally failed (not cached).
         """
+        (answer,) = self.judge_many([request])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
+        """Verdicts for ``requests`` in order, or the exception a request raised in its place.
+
+        One lookup for the whole batch; the misses go to the inner judge together (through
+        ``judge_each``) and its verdicts are stored in one transaction. A request repeated in
+        the batch is judged once, and its repeats count as hits, as they would one by one.
+        """
         fingerprint = self.inner.fingerprint
-        key = cache_key(fingerprint, request)
+        keys = [cache_key(fingerprint, request) for request in requests]
+        stored = self._lookup(keys)
+        todo: dict[str, JudgeRequest] = {}
+        for key, request in zip(keys, requests, strict=True):
+            if key not in stored:
+                todo.setdefault(key, request)
+        fresh = dict(zip(todo, judge_each(self.inner, list(todo.values())), strict=True))
+        new = {k: v for k, v in fresh.items() if isinstance(v, JudgeVerdict)}
+        self._store(fingerprint, [(key, todo[key].task, verdict) for key, verdict in new.items()])
+        hits, seen = 0, set()
+        for key in keys:
+            hits += key in stored or (key in seen and key in new)
+            seen.add(key)
+        self._count(
+            hits=hits, misses=len(keys) - hits, calls=len(todo), errors=len(todo) - len(new)
+        )
+        return [stored[key] if key in stored else fresh[key] for key in keys]
+
+    def _lookup(self, keys: Sequence[str]) -> dict[str, JudgeVerdict]:
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, JudgeVerdict] = {}
         with self._db().connect() as conn:
-            stored = conn.execute(
-                select(JUDGE_CACHE.c.verdict).where(JUDGE_CACHE.c.key == key)
-            ).scalar_one_or_none()
-        if stored is not None:
-            self._count(hits=1)
-            raw = json.loads(stored)
-            return JudgeVerdict(
-                score=raw["score"],
-                passed=raw["passed"],
-                reason=raw["reason"],
-                details=raw["details"],
-            )
-        self._count(misses=1, calls=1)
-        try:
-            verdict = self.inner.judge(request)
-        except Exception:
-            self._count(errors=1)
-            raise
-        self._store(key, fingerprint, request.task, verdict)
-        return verdict
+            for start in range(0, len(wanted), _KEYS_PER_QUERY):
+                chunk = wanted[start : start + _KEYS_PER_QUERY]
+                rows = conn.execute(
+                    select(JUDGE_CACHE.c.key, JUDGE_CACHE.c.verdict).where(
+                        JUDGE_CACHE.c.key.in_(chunk)
+                    )
+                )
+                for key, text in rows:
+                    raw = json.loads(text)
+                    found[key] = JudgeVerdict(
+                        score=raw["score"],
+                        passed=raw["passed"],
+                        reason=raw["reason"],
+                        details=raw["details"],
+                    )
+        return found
 
     def _store(
-        self, key: str, fingerprint: JudgeFingerprint, task: str, verdict: JudgeVerdict
+        self, fingerprint: JudgeFingerprint, verdicts: list[tuple[str, str, JudgeVerdict]]
     ) -> None:
-        row = {
-            "key": key,
-            "fingerprint": fingerprint.digest,
-            "backend": fingerprint.backend,
-            "task": task,
-            "verdict": json.dumps(asdict(verdict), sort_keys=True, default=str),
-            "created_at": datetime.now(UTC),
-        }
+        if not verdicts:
+            return
+        now = datetime.now(UTC)
+        rows = [
+            {
+                "key": key,
+                "fingerprint": fingerprint.digest,
+                "backend": fingerprint.backend,
+                "task": task,
+                "verdict": json.dumps(asdict(verdict), sort_keys=True, default=str),
+                "created_at": now,
+            }
+            for key, task, verdict in verdicts
+        ]
         try:
             with self._db().begin() as conn:
-                conn.execute(insert(JUDGE_CACHE).values(**row))
+                conn.execute(insert(JUDGE_CACHE), rows)
         except IntegrityError:
-            pass  # a concurrent worker stored the same key first; both verdicts came from it
+            # A concurrent worker stored some of these keys first (both verdicts came from the
+            # same judge on the same input): store the rest one by one.
+            for row in rows:
+                try:
+                    with self._db().begin() as conn:
+                        conn.execute(insert(JUDGE_CACHE).values(**row))
+                except IntegrityError:
+                    pass
+
+
+@runtime_checkable
+class BatchJudge(Protocol):
+    """A judge that answers a batch at once (the cache, the offline judge)."""
+
+    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
+        """Verdicts in order, or the exception a request raised in its place."""
+        ...
+
+
+def judge_each(judge: Judge, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
+    """Ask ``judge`` about every request: its own batch if it has one, else one at a time.
+
+    A request's exception is its answer, so one bad input does not stop the others.
+    """
+    if isinstance(judge, BatchJudge):
+        return judge.judge_many(requests)
+    answers: list[JudgeVerdict | Exception] = []
+    for request in requests:
+        try:
+            answers.append(judge.judge(request))
+        except Exception as exc:
+            answers.append(exc)
+    return answers

@@ -12,7 +12,7 @@ from opentelemetry.trace import Status, StatusCode
 
 from eval_pipeline.sample_agent.retail_db import ToolError
 from eval_pipeline.sample_agent.simulator import Call, SimulatedModel
-from eval_pipeline.sample_agent.telemetry import Recorder, tool_result_attribute
+from eval_pipeline.sample_agent.telemetry import Recorder, as_json, tool_result_attribute
 from eval_pipeline.sample_agent.tools import ToolBox
 
 
@@ -53,15 +53,15 @@ class Conversation:
         config = self.model.config
         with self.recorder.chat_span(config.model) as span:
             self.recorder.clock.advance(self.model.chat_latency())
-            inputs = list(self.history)
-            outputs = [{**output, "finish_reason": finish_reason}]
-            tokens_in, tokens_out = self.model.usage(self._prompt_chars, inputs, outputs)
+            inputs = as_json(self.history)
+            outputs = as_json([{**output, "finish_reason": finish_reason}])
+            tokens_in, tokens_out = self.model.usage(self._prompt_chars, len(inputs), len(outputs))
             self.recorder.chat(
                 span,
                 agent_name=self.agent_name,
                 model=config.model,
-                inputs=inputs,
-                outputs=outputs,
+                inputs_json=inputs,
+                outputs_json=outputs,
                 input_tokens=tokens_in,
                 output_tokens=tokens_out,
                 finish_reason=finish_reason,

@@ -84,8 +84,10 @@ class _Loop:
                     span,
                     agent_name=agent_name,
                     model=self.model,
-                    inputs=[_genai(m) for m in messages],
-                    outputs=[{**_genai(reply), "finish_reason": choice.finish_reason}],
+                    inputs_json=as_json([_genai(m) for m in messages]),
+                    outputs_json=as_json(
+                        [{**_genai(reply), "finish_reason": choice.finish_reason}]
+                    ),
                     input_tokens=usage.prompt_tokens if usage else 0,
                     output_tokens=usage.completion_tokens if usage else 0,
                     finish_reason=str(choice.finish_reason),

@@ -15,7 +15,6 @@ e-mail or name + zip) and every item of a delivered order is returned to the ori
 method, every pending order cancelled as no longer needed.
 """
 
-import json
 import math
 import random
 import re
@@ -145,13 +144,12 @@ class SimulatedModel:
         """Seconds for one tool call."""
         return 0.08 * self.config.latency_factor * math.exp(self.rng.gauss(0.0, 0.5))
 
-    def usage(
-        self, prompt_chars: int, history: list[dict[str, Any]], output: list[dict[str, Any]]
-    ) -> tuple[int, int]:
-        """(input, output) tokens: about four characters per token, prompt scaled by the build."""
+    def usage(self, prompt_chars: int, history_chars: int, output_chars: int) -> tuple[int, int]:
+        """(input, output) tokens: about four characters per token, prompt scaled by the build.
+
+        ``history_chars`` and ``output_chars`` are the lengths of the messages' JSON text.
+        """
         prompt = prompt_chars * self.config.token_factor
-        history_chars = len(json.dumps(history))
-        output_chars = len(json.dumps(output))
         jitter = self.rng.uniform(0.95, 1.05)
         return int((prompt + history_chars) / 4 * jitter), max(8, int(output_chars / 4 * jitter))
 

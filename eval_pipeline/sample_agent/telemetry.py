@@ -112,17 +112,21 @@ class Recorder:
         *,
         agent_name: str,
         model: str,
-        inputs: list[dict[str, Any]],
-        outputs: list[dict[str, Any]],
+        inputs_json: str,
+        outputs_json: str,
         input_tokens: int,
         output_tokens: int,
         finish_reason: str,
     ) -> None:
-        """Fill a ``chat`` span's attributes (the span comes from ``chat_span``)."""
+        """Fill a ``chat`` span's attributes (the span comes from ``chat_span``).
+
+        The messages come as ``as_json`` text: the caller has encoded them already, the
+        simulator to count their characters.
+        """
         span.set_attributes(
             {
-                "gen_ai.input.messages": as_json(inputs),
-                "gen_ai.output.messages": as_json(outputs),
+                "gen_ai.input.messages": inputs_json,
+                "gen_ai.output.messages": outputs_json,
                 "gen_ai.usage.input_tokens": input_tokens,
                 "gen_ai.usage.output_tokens": output_tokens,
                 "gen_ai.response.model": model,

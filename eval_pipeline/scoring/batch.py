@@ -6,10 +6,14 @@ dataset can reference recorded traces by id. A run that is absent, failed, or wh
 suite does not know, never silently disappears: an absent run is written as ``unscored`` for
 every metric ("no trace recorded"), a run the runner marked failed as ``error`` with the
 failure, and unmatched runs are returned for the caller to report.
+
+A scorer that can score many runs at once (``score_many``, the judge-based ones) gets all the
+build's runs in one call; its rows then go through ``score_run`` like any other scorer's.
 """
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.protocol import Scorer
@@ -18,6 +22,68 @@ from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
 
 RunMetrics = dict[tuple[str, int], dict[str, float]]
+
+
+@runtime_checkable
+class BatchScorer(Protocol):
+    """A scorer that scores many runs at once, giving the rows ``score`` would."""
+
+    def score_many(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Score]:
+        """One row per (run, item), in order."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """A scorer's row for one run, already computed in its batch (``Scorer`` protocol)."""
+
+    scorer: Scorer
+    row: Score
+
+    @property
+    def id(self) -> str:
+        """The batch scorer's id."""
+        return self.scorer.id
+
+    @property
+    def version(self) -> int:
+        """The batch scorer's version."""
+        return self.scorer.version
+
+    @property
+    def direction(self) -> str:
+        """The batch scorer's direction."""
+        return self.scorer.direction
+
+    @property
+    def requires_run(self) -> frozenset[str]:
+        """The batch scorer's run fields."""
+        return self.scorer.requires_run
+
+    @property
+    def requires_item(self) -> frozenset[str]:
+        """The batch scorer's item fields."""
+        return self.scorer.requires_item
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """The row computed in the batch."""
+        return self.row
+
+
+def _batched(
+    scorers: Sequence[Scorer], pairs: list[tuple[AgentRun, DatasetItem]]
+) -> dict[int, list[Score]]:
+    """Rows of every batch scorer over ``pairs``, by scorer position."""
+    rows: dict[int, list[Score]] = {}
+    for n, scorer in enumerate(scorers):
+        if not isinstance(scorer, BatchScorer) or not pairs:
+            continue
+        try:
+            rows[n] = scorer.score_many(pairs)
+        except Exception:
+            # Scored run by run instead, where the failure becomes that run's error row.
+            continue
+    return rows
 
 
 def run_key(run: AgentRun) -> tuple[str, int]:
@@ -65,12 +131,21 @@ def score_build(
         if key in by_key and failure is not None and failure(run) is not None:
             continue
         by_key[key] = run
+    reasons = {key: failure(run) if failure else None for key, run in by_key.items()}
+    pairs = [
+        (by_key[(item.item_id, index)], item)
+        for item in items
+        for index in range(runs_per_item)
+        if (item.item_id, index) in by_key and reasons[(item.item_id, index)] is None
+    ]
+    batched = _batched(scorers, pairs)
     scores: list[Score] = []
     metrics: RunMetrics = {}
+    scored = 0
     for item in items:
         for index in range(runs_per_item):
             found = by_key.get((item.item_id, index))
-            reason = None if found is None else (failure(found) if failure else None)
+            reason = None if found is None else reasons[(item.item_id, index)]
             if found is None or reason is not None:
                 why = (
                     "no trace recorded for this item and run"
@@ -98,9 +173,13 @@ def score_build(
                 )
                 continue
             # The key's run index, which is 0 for a trace recorded without an eval context.
+            view = [
+                _Answered(scorer, batched[n][scored]) if n in batched else scorer
+                for n, scorer in enumerate(scorers)
+            ]
+            scored += 1
             scores.extend(
-                replace(row, run_index=index)
-                for row in score_run(found, item, scorers, build=build)
+                replace(row, run_index=index) for row in score_run(found, item, view, build=build)
             )
             values = {"latency_s": found.duration_s}
             run_cost = cost(found) if cost is not None else None

@@ -8,6 +8,7 @@ similarity plus content-word coverage makes it ``supported``; anything else is
 weak.
 """
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,6 @@ from eval_pipeline.judges.offline.conflicts import (
     is_negated,
     polarity_conflict,
 )
-from eval_pipeline.judges.offline.embedder import MiniLMEmbedder
 
 SUPPORT_SIMILARITY = 0.5
 SUPPORT_COVERAGE = 0.5
@@ -60,34 +60,72 @@ class ClaimVerdict:
         }
 
 
-def check_claims(
-    claims: list[str], contexts: list[str], embedder: MiniLMEmbedder, *, allowed_text: str = ""
-) -> list[ClaimVerdict]:
-    """Verdicts for ``claims`` against ``contexts``.
+@dataclass(frozen=True)
+class ClaimCheck:
+    """Claims to check against the evidence units of some contexts, before any embedding.
+
+    ``texts`` are what the embedder must embed (claims, then units); ``verdicts`` decides
+    from their vectors. Splitting the two lets a judge embed the texts of many checks in
+    one batch.
+    """
+
+    claims: tuple[str, ...]
+    units: tuple[str, ...]
+    evidence_facts: frozenset[str]
+    known_facts: frozenset[str]
+    allowed_text: str
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts to embed, claims first (none when there is no claim)."""
+        return [*self.claims, *self.units] if self.claims else []
+
+    def verdicts(self, vectors: np.ndarray) -> list[ClaimVerdict]:
+        """Verdicts from the vectors of ``texts`` (same order)."""
+        if not self.claims:
+            return []
+        n = len(self.claims)
+        sims = vectors[:n] @ vectors[n:].T
+        verdicts = []
+        for i, claim in enumerate(self.claims):
+            order = np.argsort(-sims[i])[:TOP_UNITS]
+            best, best_sim = self.units[int(order[0])], float(sims[i, order[0]])
+            near = " \n".join(self.units[int(j)] for j in order)
+            verdicts.append(
+                _decide(
+                    claim,
+                    best,
+                    best_sim,
+                    near,
+                    self.evidence_facts,
+                    self.known_facts,
+                    self.allowed_text,
+                )
+            )
+        return verdicts
+
+
+def claim_check(claims: list[str], contexts: list[str], *, allowed_text: str = "") -> ClaimCheck:
+    """The check of ``claims`` against ``contexts``.
 
     ``allowed_text`` (typically the user's question) may be restated without evidence: its
     facts and words count as known.
     """
     if not claims:
-        return []
+        return ClaimCheck((), (), frozenset(), frozenset(), allowed_text)
     units: list[str] = []
     for context in contexts:
         units.extend(evidence_units(context))
-    known_facts = facts(allowed_text)
     evidence_facts: set[str] = set()
     for context in contexts:
         evidence_facts |= facts(context)
-    vectors = embedder.embed([*claims, *units])
-    sims = vectors[: len(claims)] @ vectors[len(claims) :].T
-    verdicts = []
-    for i, claim in enumerate(claims):
-        order = np.argsort(-sims[i])[:TOP_UNITS]
-        best, best_sim = units[int(order[0])], float(sims[i, order[0]])
-        near = " \n".join(units[int(j)] for j in order)
-        verdicts.append(
-            _decide(claim, best, best_sim, near, evidence_facts, known_facts, allowed_text)
-        )
-    return verdicts
+    return ClaimCheck(
+        tuple(claims),
+        tuple(units),
+        frozenset(evidence_facts),
+        frozenset(facts(allowed_text)),
+        allowed_text,
+    )
 
 
 def _decide(
@@ -95,8 +133,8 @@ def _decide(
     best: str,
     best_sim: float,
     near: str,
-    evidence_facts: set[str],
-    known_facts: set[str],
+    evidence_facts: AbstractSet[str],
+    known_facts: AbstractSet[str],
     allowed_text: str,
 ) -> ClaimVerdict:
     missing = [f for f in fact_conflicts(claim, evidence_facts) if f not in known_facts]

@@ -10,6 +10,7 @@ Three kinds, each cheap and explainable:
 """
 
 import re
+from collections.abc import Set as AbstractSet
 
 _NUMBER = re.compile(r"(?<![\w.])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -57,7 +58,7 @@ def facts(text: str) -> set[str]:
     return {f for f in found if f}
 
 
-def fact_conflicts(claim: str, context_facts: set[str]) -> list[str]:
+def fact_conflicts(claim: str, context_facts: AbstractSet[str]) -> list[str]:
     """Facts of the claim missing from a context that states facts (empty: no conflict)."""
     if not context_facts:
         return []

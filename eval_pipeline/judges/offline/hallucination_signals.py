@@ -10,7 +10,6 @@ to chance, and the calibration report says so.
 import numpy as np
 
 from eval_pipeline.judges.offline.conflicts import facts
-from eval_pipeline.judges.offline.embedder import MiniLMEmbedder
 from eval_pipeline.judges.protocol import JudgeVerdict
 
 FACTS_AT_FULL_RISK = 6
@@ -18,11 +17,13 @@ RELEVANCE_FLOOR = 0.15
 RELEVANCE_CEILING = 0.55
 
 
-def hallucination_verdict(question: str, answer: str, embedder: MiniLMEmbedder) -> JudgeVerdict:
-    """Score 1.0 = no sign of hallucination; passed = score >= 0.5 (see the module docstring)."""
+def hallucination_verdict(question: str, answer: str, vectors: np.ndarray) -> JudgeVerdict:
+    """Score 1.0 = no sign of hallucination; passed = score >= 0.5 (see the module docstring).
+
+    ``vectors`` are the embeddings of ``[question, answer]``.
+    """
     new_facts = sorted(facts(answer) - facts(question))
     fact_risk = min(1.0, len(new_facts) / FACTS_AT_FULL_RISK)
-    vectors = embedder.embed([question, answer])
     cosine = float(np.dot(vectors[0], vectors[1]))
     relevance = min(
         1.0, max(0.0, (cosine - RELEVANCE_FLOOR) / (RELEVANCE_CEILING - RELEVANCE_FLOOR))

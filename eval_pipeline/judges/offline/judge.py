@@ -14,15 +14,26 @@ Tasks it judges, from the request's fields (it never reads the rendered prompt):
 
 ``plan_quality`` and ``plan_adherence`` need reasoning a similarity model does not have: the
 judge raises ``JudgeCannotJudge`` and scorers record ``unscored`` with its reason.
+
+Each request is first made ready (the texts it needs embedded), then decided from their vectors,
+so ``judge_many`` embeds the texts of a whole batch together: the model's cost is per batch of
+similar-length texts, and most of the cost of scoring a build.
 """
 
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from eval_pipeline.judges.errors import JudgeCannotJudge
 from eval_pipeline.judges.offline import claim_check
 from eval_pipeline.judges.offline.claims import split_claims
-from eval_pipeline.judges.offline.embedder import MODEL_ID, MiniLMEmbedder, shared_embedder
+from eval_pipeline.judges.offline.embedder import (
+    MODEL_ID,
+    MiniLMEmbedder,
+    Vectors,
+    shared_embedder,
+)
 from eval_pipeline.judges.offline.hallucination_signals import hallucination_verdict
 from eval_pipeline.judges.protocol import JudgeFingerprint, JudgeRequest, JudgeVerdict
 from eval_pipeline.judges.rubrics import latest_version
@@ -32,6 +43,7 @@ BACKEND = "offline-minilm"
 METHOD_VERSION = "2"  # 2: redaction tokens read as opaque values (``pii.opaque``)
 RELEVANCY_FLOOR = 0.15
 RELEVANCY_CEILING = 0.55
+_CHUNK = 256  # requests per embedding batch: bounds the memory a batch holds
 
 
 def _as_texts(value: Any) -> list[str]:
@@ -83,6 +95,39 @@ class OfflineJudge:
             JudgeCannotJudge: the task is not one this judge can judge, or a field it needs is
                 missing.
         """
+        pending = self._prepare(request)
+        return pending.finish(self.embedder.embed(pending.texts))
+
+    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
+        """Verdicts for ``requests`` in order, or the exception a request raised in its place.
+
+        The texts of up to ``_CHUNK`` requests are embedded in one batch; a verdict is the
+        one ``judge`` gives (a vector does not depend on its batch).
+        """
+        answers: list[JudgeVerdict | Exception] = []
+        for start in range(0, len(requests), _CHUNK):
+            prepared: list[_Pending | Exception] = []
+            for request in requests[start : start + _CHUNK]:
+                try:
+                    prepared.append(self._prepare(request))
+                except Exception as exc:  # this request's answer; the others go on
+                    prepared.append(exc)
+            texts = list(
+                dict.fromkeys(t for p in prepared if isinstance(p, _Pending) for t in p.texts)
+            )
+            vectors = self.embedder.embed(texts)
+            row = {text: n for n, text in enumerate(texts)}
+            for pending in prepared:
+                if isinstance(pending, Exception):
+                    answers.append(pending)
+                    continue
+                try:
+                    answers.append(pending.finish(vectors[[row[t] for t in pending.texts]]))
+                except Exception as exc:
+                    answers.append(exc)
+        return answers
+
+    def _prepare(self, request: JudgeRequest) -> "_Pending":
         fields = _opaque(request.fields)
         if request.task == "faithfulness":
             return self._faithfulness(fields)
@@ -91,26 +136,26 @@ class OfflineJudge:
         if request.task == "task_completion":
             return self._task_completion(fields)
         if request.task == "hallucination":
-            return hallucination_verdict(
-                _require(fields, "question"), _require(fields, "answer"), self.embedder
+            question, answer = _require(fields, "question"), _require(fields, "answer")
+            return _Pending(
+                [question, answer], lambda v: hallucination_verdict(question, answer, v)
             )
         raise JudgeCannotJudge(
             f"the offline judge cannot judge {request.task!r} (a similarity model cannot assess "
             f"plans); it judges {', '.join(self.SUPPORTED_TASKS)}"
         )
 
-    def _faithfulness(self, fields: dict[str, Any]) -> JudgeVerdict:
+    def _faithfulness(self, fields: dict[str, Any]) -> "_Pending":
         answer = _require(fields, "answer")
         contexts = _as_texts(fields.get("contexts"))
         if not contexts:
             raise JudgeCannotJudge("faithfulness needs contexts (retrieved text or tool results)")
-        claims = split_claims(answer)
-        verdicts = claim_check.check_claims(
-            claims, contexts, self.embedder, allowed_text=str(fields.get("question") or "")
+        check = claim_check.claim_check(
+            split_claims(answer), contexts, allowed_text=str(fields.get("question") or "")
         )
-        return _claims_verdict(verdicts, "claims")
+        return _Pending(check.texts, lambda v: _claims_verdict(check.verdicts(v), "claims"))
 
-    def _task_completion(self, fields: dict[str, Any]) -> JudgeVerdict:
+    def _task_completion(self, fields: dict[str, Any]) -> "_Pending":
         expected = fields.get("expected_outcome")
         if not expected:
             raise JudgeCannotJudge(
@@ -118,22 +163,33 @@ class OfflineJudge:
             )
         evidence = [_require(fields, "answer"), *_as_texts(fields.get("tool_calls"))]
         steps = split_claims(expected if isinstance(expected, str) else json.dumps(expected))
-        verdicts = claim_check.check_claims(steps, evidence, self.embedder)
-        return _claims_verdict(verdicts, "steps")
+        check = claim_check.claim_check(steps, evidence)
+        return _Pending(check.texts, lambda v: _claims_verdict(check.verdicts(v), "steps"))
 
-    def _relevancy(self, fields: dict[str, Any]) -> JudgeVerdict:
+    def _relevancy(self, fields: dict[str, Any]) -> "_Pending":
         question, answer = _require(fields, "question"), _require(fields, "answer")
         sentences = split_claims(answer) or [answer]
-        vectors = self.embedder.embed([question, answer, *sentences])
-        cosines = vectors[1:] @ vectors[0]
-        best = float(max(cosines))
-        score = min(1.0, max(0.0, (best - RELEVANCY_FLOOR) / (RELEVANCY_CEILING - RELEVANCY_FLOOR)))
-        return JudgeVerdict(
-            score=score,
-            passed=score >= 0.5,
-            reason=f"question-answer cosine {best:.2f}",
-            details={"cosine": round(best, 4), "off_topic": []},
-        )
+        return _Pending([question, answer, *sentences], _relevancy_verdict)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A request made ready: the texts to embed, and the verdict from their vectors."""
+
+    texts: list[str]
+    finish: Callable[[Vectors], JudgeVerdict]
+
+
+def _relevancy_verdict(vectors: Vectors) -> JudgeVerdict:
+    cosines = vectors[1:] @ vectors[0]
+    best = float(max(cosines))
+    score = min(1.0, max(0.0, (best - RELEVANCY_FLOOR) / (RELEVANCY_CEILING - RELEVANCY_FLOOR)))
+    return JudgeVerdict(
+        score=score,
+        passed=score >= 0.5,
+        reason=f"question-answer cosine {best:.2f}",
+        details={"cosine": round(best, 4), "off_topic": []},
+    )
 
 
 def _opaque(value: Any) -> Any:

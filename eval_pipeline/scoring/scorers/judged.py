@@ -6,14 +6,20 @@ verdict into a score carrying the judge's fingerprint digest and backend. A ``Ju
 becomes an ``error`` row; a missing input (no answer, no evidence, no plan) is ``unscored``, and
 so is a ``JudgeCannotJudge`` (the judge has no method for this input, e.g. the offline judge
 on task completion without an expected outcome).
+
+``score_many`` scores many runs with one batch of requests (``judges.cache.judge_each``): the
+judge cache looks them up in one query and the offline judge embeds their texts together, which
+is most of the cost of scoring a build. ``score`` is a batch of one.
 """
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.cache import judge_each
 from eval_pipeline.judges.errors import JudgeCannotJudge
-from eval_pipeline.judges.protocol import Judge, JudgeError
-from eval_pipeline.judges.rubrics import RubricError, load_rubric
+from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
+from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.run_text import evidence_of, plan_of, question_of, tool_calls_of
 from eval_pipeline.scoring.score import Score
@@ -49,38 +55,66 @@ class JudgedScorer(ScorerBase):
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run through the judge (see the module docstring)."""
+        return self.score_many([(run, item)])[0]
+
+    def score_many(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Score]:
+        """Score runs with one batch of requests to the judge: the rows ``score`` gives.
+
+        Raises:
+            Exception: what the judge raised for a run beyond ``JudgeError``/``RubricError``
+                (the caller scores run by run then, so it lands on that run's row).
+        """
         fingerprint = self._judge.fingerprint.digest
         backend = self._judge.backend
-        fields = self.fields(run, item)
-        if isinstance(fields, str):
-            return self.unscored(run, fields, judge_fingerprint=fingerprint, judge_backend=backend)
-        try:
-            rubric = load_rubric(self.task, self._rubric_version)
-            request = rubric.request(fields)
-            verdict = self._judge.judge(request)
-        except JudgeCannotJudge as exc:
-            return self.unscored(
-                run,
-                f"judge cannot judge this input: {exc}",
-                judge_fingerprint=fingerprint,
-                judge_backend=backend,
-            )
-        except (JudgeError, RubricError) as exc:
-            return self.errored(
-                run,
-                f"{type(exc).__name__}: {exc}",
-                judge_fingerprint=fingerprint,
-                judge_backend=backend,
-            )
-        return self.scored(
-            run,
-            verdict.score,
-            reason=verdict.reason,
-            span_ids=self.spans(run),
-            evidence={"passed": verdict.passed, "rubric": rubric.ref, **verdict.details},
-            judge_fingerprint=fingerprint,
-            judge_backend=backend,
-        )
+        rows: dict[int, Score] = {}
+        asked: list[tuple[int, Rubric, JudgeRequest]] = []
+        for n, (run, item) in enumerate(pairs):
+            fields = self.fields(run, item)
+            if isinstance(fields, str):
+                rows[n] = self.unscored(
+                    run, fields, judge_fingerprint=fingerprint, judge_backend=backend
+                )
+                continue
+            try:
+                rubric = load_rubric(self.task, self._rubric_version)
+                asked.append((n, rubric, rubric.request(fields)))
+            except RubricError as exc:
+                rows[n] = self.errored(
+                    run,
+                    f"{type(exc).__name__}: {exc}",
+                    judge_fingerprint=fingerprint,
+                    judge_backend=backend,
+                )
+        answers = judge_each(self._judge, [request for _, _, request in asked])
+        for (n, rubric, _), answer in zip(asked, answers, strict=True):
+            run = pairs[n][0]
+            if isinstance(answer, JudgeCannotJudge):
+                rows[n] = self.unscored(
+                    run,
+                    f"judge cannot judge this input: {answer}",
+                    judge_fingerprint=fingerprint,
+                    judge_backend=backend,
+                )
+            elif isinstance(answer, JudgeError | RubricError):
+                rows[n] = self.errored(
+                    run,
+                    f"{type(answer).__name__}: {answer}",
+                    judge_fingerprint=fingerprint,
+                    judge_backend=backend,
+                )
+            elif isinstance(answer, Exception):
+                raise answer
+            else:
+                rows[n] = self.scored(
+                    run,
+                    answer.score,
+                    reason=answer.reason,
+                    span_ids=self.spans(run),
+                    evidence={"passed": answer.passed, "rubric": rubric.ref, **answer.details},
+                    judge_fingerprint=fingerprint,
+                    judge_backend=backend,
+                )
+        return [rows[n] for n in range(len(pairs))]
 
 
 class Faithfulness(JudgedScorer):
