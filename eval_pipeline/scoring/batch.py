@@ -13,7 +13,7 @@ build's runs in one call; its rows then go through ``score_run`` like any other 
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.protocol import Scorer
@@ -64,6 +64,16 @@ class _Answered:
     def requires_item(self) -> frozenset[str]:
         """The batch scorer's item fields."""
         return self.scorer.requires_item
+
+    @property
+    def needs_judge(self) -> bool:
+        """Whether the batch scorer needs a judge."""
+        return self.scorer.needs_judge
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The batch scorer's construction arguments (recorded on its rows)."""
+        return self.scorer.arguments
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """The row computed in the batch."""
