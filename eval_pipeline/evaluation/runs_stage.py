@@ -40,9 +40,27 @@ class RunsSummary:
         }
 
 
+_ASSEMBLED: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], list[AgentRun]]] = {}
+"""(store, build) -> (the store's version of the build, its runs): the last assembly kept."""
+
+
 def stored_runs(stage: Stage) -> list[AgentRun]:
-    """The build's runs as stored in the trace store."""
-    return TraceStore(stage.home.store).runs(stage.build)
+    """The build's runs as stored in the trace store.
+
+    Every stage of a build reads them (runs, completeness, scores, operations); the runs
+    assembled from an unchanged store version are reused instead of read and assembled again.
+    """
+    store = TraceStore(stage.home.store)
+    key = (str(stage.home.store), stage.build)
+    version = store.version(stage.build)
+    kept = _ASSEMBLED.get(key)
+    if kept is not None and kept[0] == version:
+        return list(kept[1])
+    runs = store.runs(stage.build)
+    if len(_ASSEMBLED) >= 8:
+        _ASSEMBLED.pop(next(iter(_ASSEMBLED)))
+    _ASSEMBLED[key] = (version, runs)
+    return list(runs)
 
 
 def collect_runs(

@@ -287,6 +287,18 @@ class TraceStore:
         """The agent runs of a build, assembled from its stored spans."""
         return assemble_runs(self.read_spans(build))
 
+    def version(self, build: str) -> tuple[tuple[str, int, int], ...]:
+        """What a build's stored spans are now: (part, size, mtime) of every part, sorted.
+
+        Equal versions mean equal spans (parts are written once and renamed into place), so a
+        reader may keep what it assembled from a version.
+        """
+        return tuple(
+            (str(path), stat.st_size, stat.st_mtime_ns)
+            for path in self._files(build)
+            for stat in (path.stat(),)
+        )
+
     def builds(self) -> list[str]:
         """The builds that have stored spans, sorted."""
         if not self._spans_dir.exists():
