@@ -1,4 +1,4 @@
-"""The state database opens race-free: processes opening a fresh one at once all succeed."""
+"""The state database and the span ledger in it open race-free, many processes at once."""
 
 import os
 import subprocess
@@ -9,10 +9,11 @@ from eval_pipeline_tests.defs.postgres import scratch_database
 
 WORKTREE = Path(__file__).resolve().parents[1]
 OPEN = (
-    "import sys, eval_pipeline.traces.store.ledger, eval_pipeline.builds, "
-    "eval_pipeline.judges.cache\n"
+    "import sys, eval_pipeline.builds, eval_pipeline.judges.cache\n"
     "from eval_pipeline.statedb import engine_for\n"
+    "from eval_pipeline.traces.store.ledger import ledger_engine\n"
     "engine_for(sys.argv[1]).dispose()\n"
+    "ledger_engine(sys.argv[1]).dispose()\n"
 )
 
 

@@ -14,10 +14,17 @@ on (store, build, trace id, span id), so:
 
 Which trace has its root where (``roots``) and which builds hold a trace (``builds_of``) are
 ledger queries too, so the first request after a restart reads no part.
+
+The tables live in the state database but are declared on their own ``MetaData`` and created
+here (``ledger_engine``): ``traces`` imports nothing else of the project, ``statedb`` included.
+Creation is race-free the same way ``statedb.engine_for`` is.
 """
 
+import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
+from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import (
@@ -27,15 +34,21 @@ from sqlalchemy import (
     Engine,
     Index,
     Integer,
+    MetaData,
     String,
     Table,
     UniqueConstraint,
+    create_engine,
     delete,
+    event,
     insert,
     select,
 )
+from sqlalchemy.exc import DBAPIError
 
-from eval_pipeline.statedb import METADATA
+METADATA = MetaData()
+_ENGINES: dict[str, Engine] = {}
+_LOCK = threading.Lock()
 
 SPAN_KEYS = Table(
     "trace_span_keys",
@@ -73,6 +86,46 @@ def _chunks(items: Iterable[T], size: int = _CHUNK) -> Iterator[list[T]]:
 
 Key = tuple[str, str]
 """(trace id, span id)."""
+
+
+def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
+    # As in statedb: wait for other writers (busy_timeout first, WAL takes a lock).
+    cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.close()
+
+
+def ledger_engine(url: str) -> Engine:
+    """A cached engine for ``url`` with the ledger's tables created (race-free)."""
+    with _LOCK:
+        engine = _ENGINES.get(url)
+        if engine is not None:
+            return engine
+        if url.startswith("sqlite:///"):
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(url)
+            event.listen(engine, "connect", _sqlite_pragmas)
+        else:
+            engine = create_engine(url, pool_pre_ping=True)
+        for attempt in range(20):
+            try:
+                METADATA.create_all(engine)
+                break
+            except DBAPIError:  # another process created a table between check and create
+                if attempt == 19:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        _ENGINES[url] = engine
+        return engine
+
+
+def dispose_ledgers() -> None:
+    """Close every cached ledger engine (before dropping a database)."""
+    with _LOCK:
+        for engine in _ENGINES.values():
+            engine.dispose()
+        _ENGINES.clear()
 
 
 class Ledger:
@@ -129,7 +182,14 @@ class Ledger:
             )
 
     def replace_parts(
-        self, connection: Connection, old: Sequence[str], new: str, *, build: str, day: str, rows: int
+        self,
+        connection: Connection,
+        old: Sequence[str],
+        new: str,
+        *,
+        build: str,
+        day: str,
+        rows: int,
     ) -> bool:
         """Swap parts for their compacted union, in the caller's transaction.
 

@@ -32,11 +32,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlalchemy.exc import IntegrityError
 
-from eval_pipeline.statedb import engine_for
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import AgentRun, Span
 from eval_pipeline.traces.runs.assemble import assemble_runs
-from eval_pipeline.traces.store.ledger import Ledger
+from eval_pipeline.traces.store.ledger import Ledger, ledger_engine
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     PARENT_SPAN_ID,
@@ -114,7 +113,7 @@ class TraceStore:
         self.root = Path(root)
         self.spans_dir = self.root / "spans"
         url = state_url or os.environ.get(STATE_URL_ENV) or f"sqlite:///{self.root / 'ledger.db'}"
-        self.ledger = Ledger(engine_for(url), _store_id(self.root))
+        self.ledger = Ledger(ledger_engine(url), _store_id(self.root))
 
     def build_dir(self, build: str) -> Path:
         """The folder of a build's parts."""
@@ -257,7 +256,11 @@ class TraceStore:
             return []
         trace_ids = set(own.column("trace_id").to_pylist())
         homes = self.ledger.builds_of(trace_ids)
-        elsewhere = {t for t in trace_ids if not homes.get(t, {}).get(build) and any(homes.get(t, {}).values())}
+        elsewhere = {
+            t
+            for t in trace_ids
+            if not homes.get(t, {}).get(build) and any(homes.get(t, {}).values())
+        }
         tables = [own]
         if elsewhere:
             keep = pa.array(sorted(trace_ids - elsewhere), type=pa.string())

@@ -28,7 +28,8 @@ class InjectedFailure(RuntimeError):
 def batches() -> list[OtlpRequest]:
     """The requests every writer sends (the same ones: writers race on every span)."""
     return [
-        OtlpRequest(path.read_bytes(), JSON, path.name) for path in sorted(AGENTS.glob("*.otlp.json"))
+        OtlpRequest(path.read_bytes(), JSON, path.name)
+        for path in sorted(AGENTS.glob("*.otlp.json"))
     ]
 
 

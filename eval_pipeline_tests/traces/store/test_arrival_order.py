@@ -38,24 +38,40 @@ def _agent_run() -> list[ReadableSpan]:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("test")
     context = eval_context.to_attributes(EvalContext(build_id=BUILD, item_id="i1", run_index=0))
-    request = [{"role": "assistant", "parts": [
-        {"type": "tool_call", "id": "call_1", "name": "lookup", "arguments": {"q": "x"}}]}]
+    request = [
+        {
+            "role": "assistant",
+            "parts": [
+                {"type": "tool_call", "id": "call_1", "name": "lookup", "arguments": {"q": "x"}}
+            ],
+        }
+    ]
     with tracer.start_as_current_span(
         "invoke_agent support",
-        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support",
-                    **context},
+        attributes={
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": "support",
+            **context,
+        },
     ):
         with tracer.start_as_current_span(
             "chat m",
-            attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
-                        "gen_ai.output.messages": json.dumps(request),
-                        "gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 3},
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "m",
+                "gen_ai.output.messages": json.dumps(request),
+                "gen_ai.usage.input_tokens": 5,
+                "gen_ai.usage.output_tokens": 3,
+            },
         ):
             pass
         with tracer.start_as_current_span(
             "execute_tool lookup",
-            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
-                        "gen_ai.tool.call.id": "call_1"},
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "lookup",
+                "gen_ai.tool.call.id": "call_1",
+            },
         ):
             pass
     provider.shutdown()

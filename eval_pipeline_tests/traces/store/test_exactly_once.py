@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from eval_pipeline.traces.ingest.ingest import ingest
+from eval_pipeline.traces.store.ledger import dispose_ledgers
 from eval_pipeline.traces.store.maintenance import clean
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.defs.postgres import scratch_database
@@ -33,15 +34,24 @@ def _keys(store: TraceStore) -> Counter[tuple[str, str, str]]:
             table = pq.read_table(path, columns=["trace_id", "span_id"])
             counted.update(
                 (build, t, s)
-                for t, s in zip(table["trace_id"].to_pylist(), table["span_id"].to_pylist())
+                for t, s in zip(
+                    table["trace_id"].to_pylist(), table["span_id"].to_pylist(), strict=True
+                )
             )
     return counted
 
 
 def _start(store: Path, url: str, seed: int, rate: float) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "eval_pipeline_tests.traces.store.exactly_once_writer",
-         str(store), url, str(seed), str(rate)],
+        [
+            sys.executable,
+            "-m",
+            "eval_pipeline_tests.traces.store.exactly_once_writer",
+            str(store),
+            url,
+            str(seed),
+            str(rate),
+        ],
         cwd=WORKTREE,
         env={**os.environ, "PYTHONPATH": str(WORKTREE)},
         stderr=subprocess.PIPE,
@@ -82,3 +92,4 @@ def test_writers_on_postgres_with_injected_failures_store_every_span_once(tmp_pa
             p for b in store.builds() for p in store._files(b)
         )
         assert _keys(store) == expected
+        dispose_ledgers()
