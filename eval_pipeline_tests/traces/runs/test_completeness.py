@@ -44,10 +44,22 @@ CASES: dict[str, tuple[list[Span], list[str]]] = {
             make_span(
                 "2", ROOT, start=1, output_messages=(assistant(call("c1", "lookup", {})),), **_chat
             ),
-            make_span("3", ROOT, operation=Operation.EXECUTE_TOOL, start=2, tool_name="lookup",
-                      tool_call_id="c1"),
-            make_span("4", ROOT, operation=Operation.EXECUTE_TOOL, start=3, tool_name="refund",
-                      tool_call_id="c9"),
+            make_span(
+                "3",
+                ROOT,
+                operation=Operation.EXECUTE_TOOL,
+                start=2,
+                tool_name="lookup",
+                tool_call_id="c1",
+            ),
+            make_span(
+                "4",
+                ROOT,
+                operation=Operation.EXECUTE_TOOL,
+                start=3,
+                tool_name="refund",
+                tool_call_id="c9",
+            ),
         ],
         ["tool execution refund (span 0000000000000004) was not requested by any model call"],
     ),
