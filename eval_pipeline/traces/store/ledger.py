@@ -166,6 +166,16 @@ class Ledger:
             insert(PARTS),
             [{"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}],
         )
+        if connection.dialect.name == "sqlite":
+            # The driver's executemany on tuples: a fifth of the cost of Core's dict rows, on
+            # the hot path (PostgreSQL keeps Core, which batches rows into multi-row VALUES).
+            store = self.store
+            connection.exec_driver_sql(
+                f"INSERT INTO {SPAN_KEYS.name} (store, build, trace_id, span_id, is_root) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(store, build, trace_id, span_id, is_root) for trace_id, span_id, is_root in keys],
+            )
+            return
         for chunk in _chunks(keys, 5000):
             connection.execute(
                 insert(SPAN_KEYS),
