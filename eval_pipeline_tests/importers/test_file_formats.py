@@ -10,7 +10,7 @@ import gzip
 import json
 
 from eval_pipeline.importers.files import expand, ingest_files
-from eval_pipeline.traces.store.trace_store import UNASSIGNED, TraceStore
+from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.traces.builders import AGENTS, OTEL
 
 COLLECTOR = OTEL / "collector_file_exporter"

@@ -32,7 +32,6 @@ from sqlalchemy import (
     Column,
     Connection,
     Engine,
-    Index,
     Integer,
     MetaData,
     String,
@@ -58,8 +57,8 @@ SPAN_KEYS = Table(
     Column("trace_id", String(128), nullable=False),
     Column("span_id", String(128), nullable=False),
     Column("is_root", Boolean, nullable=False),
-    UniqueConstraint("store", "build", "trace_id", "span_id", name="trace_span_keys_once"),
-    Index("trace_span_keys_by_trace", "store", "trace_id"),
+    # One index: its (store, trace id) prefix also serves every lookup by trace.
+    UniqueConstraint("store", "trace_id", "build", "span_id", name="trace_span_keys_once"),
 )
 
 PARTS = Table(

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -90,20 +90,25 @@ def _fsync(path: Path) -> None:
         os.close(descriptor)
 
 
-def _store_id(root: Path) -> str:
-    """The store's id, created once; ``os.link`` makes concurrent first openings agree."""
+def _store_id(root: Path) -> tuple[str, bool]:
+    """The store's id, and whether this call created it.
+
+    Created once; ``os.link`` makes concurrent first openings agree on one id.
+    """
     path = root / STORE_ID
+    created = False
     if not path.exists():
         root.mkdir(parents=True, exist_ok=True)
         temporary = root / f".{STORE_ID}.{uuid.uuid4().hex}.tmp"
         temporary.write_text(uuid.uuid4().hex)
         try:
             os.link(temporary, path)
+            created = True
         except FileExistsError:
             pass  # another process created it first: its id is the store's
         finally:
             temporary.unlink()
-    return path.read_text().strip()
+    return path.read_text().strip(), created
 
 
 class TraceStore:
@@ -113,7 +118,34 @@ class TraceStore:
         self.root = Path(root)
         self.spans_dir = self.root / "spans"
         url = state_url or os.environ.get(STATE_URL_ENV) or f"sqlite:///{self.root / 'ledger.db'}"
-        self.ledger = Ledger(ledger_engine(url), _store_id(self.root))
+        store_id, created = _store_id(self.root)
+        self.ledger = Ledger(ledger_engine(url), store_id)
+        if created:
+            self._adopt_legacy_parts()
+
+    def _adopt_legacy_parts(self) -> None:
+        """Record the parts of a store written before the ledger (once, when it gets its id).
+
+        Such a store kept its keys in the parts themselves; each part's keys are recorded as
+        a new writer's would be (a span in two legacy parts of one build is recorded once:
+        the later part is then left out, as a duplicate).
+        """
+        for path in sorted(self.spans_dir.glob("build=*/day=*/part-*.parquet")):
+            table = pq.read_table(path, columns=["trace_id", "span_id", "parent_span_id"])
+            build = unquote(path.parent.parent.name.removeprefix("build="))
+            day = unquote(path.parent.name.removeprefix("day="))
+            keys = list(
+                zip(
+                    table["trace_id"].to_pylist(),
+                    table["span_id"].to_pylist(),
+                    (p is None for p in table["parent_span_id"].to_pylist()),
+                    strict=True,
+                )
+            )
+            try:
+                self._record(build, day, str(path.relative_to(self.spans_dir)), keys)
+            except IntegrityError:
+                continue
 
     def build_dir(self, build: str) -> Path:
         """The folder of a build's parts."""

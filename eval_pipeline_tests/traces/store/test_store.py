@@ -154,3 +154,19 @@ def test_compact_merges_small_parts_and_reads_the_same(tmp_path):
     assert sorted(store.read_spans("x"), key=lambda s: s.span_id) == before
     assert store.write_spans(spans, build="x") == 0
     assert compact(store) == 0
+
+
+def test_a_store_written_before_the_ledger_is_adopted_on_first_open(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    old = tmp_path / "old"
+    folder = old / "spans" / "build=b" / "day=all"
+    folder.mkdir(parents=True)
+    # As the store before the ledger wrote it: parts with their build and day columns.
+    from eval_pipeline.traces.store.span_table import rows_table, span_row
+
+    rows = [span_row(s) for s in spans]
+    pq.write_table(rows_table(rows, ["b"] * len(rows), None), folder / "part-a.parquet")
+    store = TraceStore(old)
+    assert len(store.read_spans("b")) == len(spans)
+    assert store.write_spans(spans, build="b") == 0
+    assert TraceStore(old).read_spans("b") == store.read_spans("b")  # adopted once
