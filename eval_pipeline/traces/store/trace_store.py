@@ -277,13 +277,25 @@ class TraceStore:
         tables = [pq.read_table(path, filters=filters) for path in paths]
         return pa.concat_tables(tables, promote_options="default") if tables else None
 
+    def _read_listed(
+        self, build: str, day: str | None = None, trace_ids: set[str] | None = None
+    ) -> pa.Table | None:
+        """The build's recorded parts, read; listed again when a compaction removed one."""
+        for attempt in range(5):
+            try:
+                return self._read(self._files(build, day), trace_ids)
+            except FileNotFoundError:
+                if attempt == 4:
+                    raise
+        return None
+
     def read_spans(self, build: str, day: str | None = None) -> list[Span]:
         """The spans of the build's traces (one day of the build's parts when ``day`` given).
 
         A trace belongs to the build holding its root: spans of it stored under builds that
         hold no root (children that arrived first) are read here, and are not read for those.
         """
-        own = self._read(self._files(build, day))
+        own = self._read_listed(build, day)
         if own is None or own.num_rows == 0:
             return []
         trace_ids = set(own.column("trace_id").to_pylist())
@@ -300,7 +312,7 @@ class TraceStore:
         spans = from_table(tables[0])
         seen = {(s.trace_id, s.span_id) for s in spans}
         for other, wanted in sorted(self._rootless_builds(homes, build).items()):
-            extra = self._read(self._files(other), wanted)
+            extra = self._read_listed(other, None, wanted)
             for span in from_table(extra) if extra is not None else ():
                 if (span.trace_id, span.span_id) not in seen:  # a copy here wins
                     seen.add((span.trace_id, span.span_id))
@@ -348,8 +360,8 @@ class TraceStore:
             build = home
             rootless = [b for b, has_root in builds.items() if not has_root and b != home]
             sources = [home, *rootless] if rooted else [home]
-        paths = [path for source in sources for path in self._files(source)]
-        table = self._read(paths, {wanted})
-        if table is None or table.num_rows == 0:
+        tables = [self._read_listed(source, None, {wanted}) for source in sources]
+        found = [table for table in tables if table is not None and table.num_rows]
+        if not found:
             return None
-        return build, from_table(table)
+        return build, from_table(pa.concat_tables(found, promote_options="default"))

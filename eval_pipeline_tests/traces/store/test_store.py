@@ -170,3 +170,20 @@ def test_a_store_written_before_the_ledger_is_adopted_on_first_open(tmp_path):
     assert len(store.read_spans("b")) == len(spans)
     assert store.write_spans(spans, build="b") == 0
     assert TraceStore(old).read_spans("b") == store.read_spans("b")  # adopted once
+
+
+def test_a_read_that_meets_a_compaction_reads_the_compacted_part(tmp_path, monkeypatch):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    for span in spans:
+        store.write_spans([span], build="x")
+    listed = store._files
+
+    def list_then_compact(build, day=None):
+        paths = listed(build, day)
+        if len(paths) > 1:
+            compact(store)  # another process compacts between the listing and the reading
+        return paths
+
+    monkeypatch.setattr(store, "_files", list_then_compact)
+    assert len(store.read_spans("x")) == len(spans)
