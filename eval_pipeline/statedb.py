@@ -6,9 +6,11 @@ its own module; ``engine_for`` creates every declared table once per URL.
 """
 
 import threading
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.exc import DBAPIError
 
 METADATA = MetaData()
 
@@ -19,9 +21,10 @@ _LOCK = threading.Lock()
 def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
     # WAL lets readers (the Dagster UI, the CLI) run while a job writes; busy_timeout avoids
     # "database is locked" when two processes write at once.
+    # busy_timeout comes first: switching to WAL takes a lock another opener may hold.
     cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.close()
 
 
@@ -37,8 +40,25 @@ def engine_for(url: str) -> Engine:
             else:
                 engine = create_engine(url, pool_pre_ping=True)
             _ENGINES[url] = engine
-        METADATA.create_all(engine)
+        _create_tables(engine)
         return engine
+
+
+def _create_tables(engine: Engine, attempts: int = 20) -> None:
+    """Create the declared tables, race-free against other processes doing the same.
+
+    ``create_all`` checks before it creates, so two processes opening a fresh database at once
+    can both try to create one table; the loser fails ("already exists", a unique violation
+    on PostgreSQL's catalog, or a lock timeout) and, trying again, finds the table there.
+    """
+    for attempt in range(attempts):
+        try:
+            METADATA.create_all(engine)
+            return
+        except DBAPIError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
 
 
 def dispose_all() -> None:

@@ -2,7 +2,11 @@
 
 ``traces list [--build B] --format json`` prints one object per run (**contract**: trace_id,
 build, item_id, run_index, root_agent, tool_calls, handoffs, final_answer, complete, dialect);
-``traces show TRACE_ID [--format text|json]`` prints the run and its span tree.
+``traces show TRACE_ID [--build B] [--format text|json]`` prints the run and its span tree: by
+default as read in the build holding its root (with spans of it that arrived first and were
+stored under a default build); ``stored_under`` names every build holding spans of the trace,
+and ``--build`` shows what one of them holds. ``traces compact`` merges small parts and
+``traces clean`` deletes parts a failure left unrecorded (``traces.store.maintenance``).
 """
 
 import json
@@ -13,6 +17,7 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.render import render_text, run_row, run_tree
+from eval_pipeline.traces.store.maintenance import clean, compact
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 
@@ -49,18 +54,57 @@ def list_runs(build: str | None, fmt: str) -> None:
 
 @traces.command("show")
 @click.argument("trace_id")
+@click.option("--build", default=None, help="Only the spans stored under this build.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def show(trace_id: str, fmt: str) -> None:
+def show(trace_id: str, build: str | None, fmt: str) -> None:
     """Show one run as a span tree."""
-    found = TraceStore(current_home().store).find_trace(trace_id)
-    if found is None:
+    store = TraceStore(current_home().store)
+    holders = store.trace_builds(trace_id)
+    if not holders:
         raise InputError(f"trace {trace_id}: not in the trace store")
-    build, spans = found
-    document = run_tree(assemble_run(trace_id.lower(), spans), build)
+    if build is not None and build not in holders:
+        raise InputError(
+            f"--build {build}: trace {trace_id} is not stored under it "
+            f"(stored under: {', '.join(sorted(holders))})"
+        )
+    found = store.find_trace(trace_id, build=build)
+    assert found is not None  # the ledger names it
+    shown, spans = found
+    document = {
+        **run_tree(assemble_run(trace_id.lower(), spans), shown),
+        "stored_under": {
+            name: ("root" if root else "spans") for name, root in sorted(holders.items())
+        },
+    }
     if fmt == "json":
         click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
-    else:
-        click.echo(render_text(document))
+        return
+    click.echo(render_text(document))
+    if len(holders) > 1:
+        listed = ", ".join(f"{name} ({kind})" for name, kind in document["stored_under"].items())
+        click.echo(f"stored under {len(holders)} builds: {listed}; --build B shows one")
+
+
+@traces.command("compact")
+def compact_parts() -> None:
+    """Merge each build-day's small parts into one (reads get faster; nothing changes)."""
+    replaced = compact(TraceStore(current_home().store))
+    click.echo(f"{replaced} small part(s) compacted")
+
+
+@traces.command("clean")
+@click.option(
+    "--min-age",
+    "min_age",
+    type=float,
+    default=600.0,
+    show_default=True,
+    help="Seconds an unrecorded part must be old (writers on other hosts may be mid-write).",
+)
+def clean_parts(min_age: float) -> None:
+    """Delete parts (and temporary parts) a failure left unrecorded in the ledger."""
+    removed = clean(TraceStore(current_home().store), min_age_seconds=min_age)
+    click.echo(f"{removed} orphan part(s) removed")
 
 
 COMMANDS: list[click.Command] = [traces]

@@ -2,8 +2,11 @@
 
 Formats (``fmt``; detected per file when None): ``otlp`` (OTLP request bodies, JSON or
 protobuf, told apart by content), ``tau2`` (tau2-bench results), ``taubench`` (tau-bench
-trajectories) and ``spans`` (flat span lists). Directories are expanded to their ``*.json`` /
-``*.pb`` / ``*.protobuf`` / ``*.bin`` files, skipping names that start with ``_`` or ``.``.
+trajectories) and ``spans`` (flat span lists). A file of JSON Lines (the Collector's file
+exporter: one OTLP/JSON request per line) is one batch per line; a gzip file is read
+decompressed. Directories are expanded to their ``*.json`` / ``*.jsonl`` / ``*.ndjson`` /
+``*.pb`` / ``*.protobuf`` / ``*.bin`` files (and those ending ``.gz``), skipping names that
+start with ``_`` or ``.``.
 BFCL model results need their questions and answers as well: ``bfcl_results``.
 
 A file that cannot be read or parsed is one error in the report; a bad span in a good file is
@@ -11,7 +14,9 @@ rejected alone; every good span of every file is stored (see ``traces.ingest.rep
 rewards tau2-bench and tau-bench recorded come back as imported scores.
 """
 
+import gzip
 import json
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +36,9 @@ from eval_pipeline.traces.ingest.ingest import Batch, OtlpRequest, RowStore, ing
 from eval_pipeline.traces.redact.redactor import RedactionPolicy
 
 FORMATS = ("otlp", "tau2", "taubench", "spans")
-_SUFFIXES = {".json", ".pb", ".protobuf", ".bin"}
+_SUFFIXES = {".json", ".jsonl", ".ndjson", ".pb", ".protobuf", ".bin"}
+_JSON_LINES = {".jsonl", ".ndjson"}
+_GZIP_MAGIC = b"\x1f\x8b"
 _UNRECOGNISED = (
     "unrecognised format (expected OTLP JSON/protobuf, tau2-bench results, "
     "tau-bench trajectories or a flat span list); pass --format"
@@ -47,14 +54,33 @@ def expand(paths: Sequence[Path]) -> list[Path]:
                 sorted(
                     p
                     for p in path.rglob("*")
-                    if p.is_file()
-                    and p.suffix.lower() in _SUFFIXES
-                    and not p.name.startswith(("_", "."))
+                    if p.is_file() and _suffix(p) in _SUFFIXES and not p.name.startswith(("_", "."))
                 )
             )
         else:
             out.append(path)
     return out
+
+
+def _suffix(path: Path) -> str:
+    """The suffix naming the format (``traces.jsonl.gz``: ``.jsonl``)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _is_json_lines(path: Path, payload: bytes) -> bool:
+    """JSON Lines by name, or by content: the first line a whole object, more lines after it."""
+    if _suffix(path) in _JSON_LINES:
+        return True
+    first, _, rest = payload.lstrip().partition(b"\n")
+    if not rest.strip() or not first.rstrip().endswith(b"}"):
+        return False
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
 
 
 def ingest_files(
@@ -89,14 +115,35 @@ def _batches(
         except OSError as exc:
             yield DecodeResult(errors=[DecodeError(source, "$", f"cannot read: {exc}")])
             continue
+        if payload[:2] == _GZIP_MAGIC:
+            try:
+                payload = gzip.decompress(payload)
+            except (OSError, EOFError, zlib.error) as exc:
+                yield DecodeResult(
+                    errors=[DecodeError(source, "$", f"not a valid gzip file: {exc}")]
+                )
+                continue
         looks_json = payload.lstrip()[:1] in (b"{", b"[")
-        if fmt == "otlp" or (fmt is None and not looks_json):
-            yield OtlpRequest(payload, JSON if looks_json else PROTOBUF, source)
+        if looks_json and _is_json_lines(path, payload):
+            for number, line in enumerate(payload.split(b"\n"), start=1):
+                if line.strip():
+                    yield from _one(line, f"{source}:{number}", fmt, build, scores)
             continue
-        batch, recorded = _json_file(payload, source, fmt, build)
-        if recorded is not None:
-            scores.extend(recorded.scores)
-        yield batch
+        yield from _one(payload, source, fmt, build, scores)
+
+
+def _one(
+    payload: bytes, source: str, fmt: str | None, build: str | None, scores: list[Score]
+) -> Iterator[Batch]:
+    """The batch of one document (a file, or a line of a JSON Lines file)."""
+    looks_json = payload.lstrip()[:1] in (b"{", b"[")
+    if fmt == "otlp" or (fmt is None and not looks_json):
+        yield OtlpRequest(payload, JSON if looks_json else PROTOBUF, source)
+        return
+    batch, recorded = _json_file(payload, source, fmt, build)
+    if recorded is not None:
+        scores.extend(recorded.scores)
+    yield batch
 
 
 def _json_file(

@@ -31,6 +31,12 @@ class Operation:
     INFERENCE = frozenset({CHAT, TEXT_COMPLETION, GENERATE_CONTENT})
 
 
+PINNED_OPERATIONS = frozenset(
+    value for key, value in vars(Operation).items() if key.isupper() and isinstance(value, str)
+)
+"""Every operation name ``Operation`` pins (``unknown`` included)."""
+
+
 class StatusCode:
     """OTLP span status codes, by name."""
 
@@ -110,6 +116,14 @@ class Span:
     scope_name: str | None = None
     dialect: str = "otel-genai"
     convention_version: str | None = None
+
+    @property
+    def operation_category(self) -> str:
+        """The pinned operation this span is (``operation`` itself), else ``unknown``.
+
+        ``operation`` keeps a name the conventions do not pin verbatim (``rerank``, say).
+        """
+        return self.operation if self.operation in PINNED_OPERATIONS else Operation.UNKNOWN
 
     @property
     def duration_s(self) -> float:

@@ -152,3 +152,44 @@ def test_bench_ingest_takes_the_keep_tools_policy():
     )
     assert result.exit_code == 0, result.output
     assert "(keep-tools policy)" in json.loads(result.output)["pipeline"]
+
+
+def test_traces_show_names_every_build_holding_a_trace_and_build_selects_one():
+    from eval_pipeline.home import current_home
+    from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
+    from eval_pipeline.traces.normalise.normaliser import normalise_spans
+    from eval_pipeline.traces.store.trace_store import TraceStore
+
+    spans = normalise_spans(
+        decode_otlp(DEMO_FILE.read_bytes(), content_type=JSON, source="t").spans
+    )
+    store = TraceStore(current_home().ensure().store)
+    store.write_spans(spans, build="a")
+    store.write_spans(spans, build="b")  # the same trace stored for two builds
+    trace_id = spans[0].trace_id
+    shown = _invoke("traces", "show", trace_id, "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    document = json.loads(shown.output)
+    assert document["build"] == "a" and document["stored_under"] == {"a": "root", "b": "root"}
+    text = _invoke("traces", "show", trace_id)
+    assert "stored under 2 builds: a (root), b (root); --build B shows one" in text.output
+    assert (
+        json.loads(_invoke("traces", "show", trace_id, "--build", "b", "--format", "json").output)[
+            "build"
+        ]
+        == "b"
+    )
+    missing = _invoke("traces", "show", trace_id, "--build", "c")
+    assert missing.exit_code == 2 and "stored under: a, b" in missing.output
+
+
+def test_traces_compact_and_clean_commands():
+    first = _invoke("ingest", DEMO_FILE, "--build", "demo")
+    assert first.exit_code == 0
+    _invoke("ingest", AGENTS / "test_agent_spans.otlp.json", "--build", "demo")
+    before = _list("--build", "demo")
+    compacted = _invoke("traces", "compact")
+    assert compacted.exit_code == 0 and "2 small part(s) compacted" in compacted.output
+    assert _list("--build", "demo") == before
+    cleaned = _invoke("traces", "clean", "--min-age", "0")
+    assert cleaned.exit_code == 0 and "0 orphan part(s) removed" in cleaned.output

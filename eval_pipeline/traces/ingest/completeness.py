@@ -23,7 +23,13 @@ from typing import Any
 from eval_pipeline.traces.ingest.fast_path import ToolCalls
 from eval_pipeline.traces.model import Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
-from eval_pipeline.traces.runs.completeness import NO_ROOT, no_usage, unexecuted
+from eval_pipeline.traces.runs.completeness import (
+    NO_ROOT,
+    no_usage,
+    unended,
+    unexecuted,
+    unrequested,
+)
 from eval_pipeline.traces.runs.views import match_request, request
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
@@ -38,6 +44,7 @@ from eval_pipeline.traces.store.span_table import (
 (
     _NAME,
     _START,
+    _END,
     _STATUS,
     _OPERATION,
     _AGENT,
@@ -52,6 +59,7 @@ from eval_pipeline.traces.store.span_table import (
     (
         "name",
         "start_time_unix_nano",
+        "end_time_unix_nano",
         "status_code",
         "operation",
         "agent_name",
@@ -68,6 +76,7 @@ _INVOKE_AGENT = Operation.INVOKE_AGENT
 _INFERENCE = Operation.INFERENCE
 _EXECUTE_TOOL = Operation.EXECUTE_TOOL
 _HANDOFF = Operation.HANDOFF
+_WORKFLOW = Operation.INVOKE_WORKFLOW
 _ERROR = StatusCode.ERROR
 _TOOL_CALL_TEXT = '"tool_call"'  # a tool-call part in stored message text (fast-path outputs)
 # The decoder's scanner without ``json.loads``' wrapping (which costs more than the scan of a
@@ -108,16 +117,23 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
     if len(ids) != len(members):
         return None
     tops = agents = named_agents = 0
-    handoff = False
+    handoff = workflow_top = False
     inference: list[Row] = []
     tools: list[Row] = []
     unused: list[Row] = []  # successful inference spans without token usage
+    open_spans: list[Row] = []  # spans that never ended
+    linked = False  # a span with a parent: only then can a parent cycle hide spans
     for row in members:
         parent = row[PARENT_SPAN_ID]
         if parent is None:
             tops += 1
+            workflow_top = row[_OPERATION] == _WORKFLOW
         elif parent not in ids:
             return None
+        else:
+            linked = True
+        if not row[_END]:
+            open_spans.append(row)
         operation = row[_OPERATION]
         if operation in _INFERENCE:
             if row[_OUTPUTS]:
@@ -136,11 +152,12 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
                 named_agents += 1
         elif operation == _HANDOFF:
             handoff = True
-    if tops != 1:
+    if tops != 1 or (linked and _has_cycle(members)):
         return None
-    # With one top span and every parent present, the rules about roots and orphans can only
-    # find a missing agent root; the run's root is the least deep ``invoke_agent`` span.
-    reasons = [] if agents else [NO_ROOT]
+    # With one top span, every parent present and no cycle, the rules about roots and orphans
+    # can only find a missing agent root; the run's root is the least deep ``invoke_agent``
+    # span, or with none the top span when it is a workflow (``TraceTree._find_root``).
+    reasons = [] if agents or workflow_top else [NO_ROOT]
     if inference:
         if len(inference) > 1:
             inference.sort(key=_ORDER)
@@ -152,20 +169,48 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
         if requests:
             if len(tools) > 1:
                 tools.sort(key=_ORDER)
+            stray: list[Row] = []  # tool executions no request asked for
             for row in tools:
                 matched = match_request(
                     row[_TOOL_CALL_ID], row[_TOOL_NAME], row[_START], row[_TOOL_ARGUMENTS], requests
                 )
                 if matched is not None:
                     matched.matched_by = row[SPAN_ID]
+                else:
+                    stray.append(row)
             unmatched = [r for r in requests if r.matched_by is None]
             if unmatched and (handoff or (agents > 1 and named_agents)):
                 return None  # a hand-off may answer what no tool span did
             reasons.extend(map(unexecuted, unmatched))
+            reasons.extend(
+                unrequested(row[SPAN_ID], row[_TOOL_NAME] or row[_NAME]) for row in stray
+            )
     if unused:
         unused.sort(key=_ORDER)
         reasons.extend(no_usage(row[SPAN_ID], row[_NAME]) for row in unused)
+    if open_spans:
+        open_spans.sort(key=_ORDER)
+        reasons.extend(unended(row[SPAN_ID], row[_NAME]) for row in open_spans)
     return tuple(reasons)
+
+
+def _has_cycle(members: list[Row]) -> bool:
+    """True when some span's parents lead to no top span (``TraceTree.cyclic``)."""
+    children: dict[str, list[str]] = {}
+    top = ""
+    for row in members:
+        parent = row[PARENT_SPAN_ID]
+        if parent is None:
+            top = row[SPAN_ID]
+        else:
+            children.setdefault(parent, []).append(row[SPAN_ID])
+    reached = 0
+    stack = [top]
+    while stack:
+        span_id = stack.pop()
+        reached += 1
+        stack.extend(children.get(span_id, ()))
+    return reached != len(members)
 
 
 def _tool_call_parts(outputs: Any, known: ToolCalls) -> list[dict[str, Any]]:

@@ -33,10 +33,13 @@ _PLAIN_OPERATIONS = {name: name for name in _OPERATIONS - sc.OPERATION_ALIASES.k
 
 
 def operation_from(raw: Any, span_name: str) -> str:
-    """The pinned operation name from an attribute value or, failing that, the span name."""
+    """The pinned operation name from an attribute value or, failing that, the span name.
+
+    A name the conventions do not pin is kept verbatim (``Span.operation_category`` is then
+    ``unknown``): a new operation of a newer convention, or a vendor's, is not lost.
+    """
     if isinstance(raw, str) and raw:
-        name = sc.OPERATION_ALIASES.get(raw, raw)
-        return name if name in _OPERATIONS else Operation.UNKNOWN
+        return sc.OPERATION_ALIASES.get(raw, raw)
     first = span_name.split(" ", 1)[0]
     return first if first in _OPERATIONS and first != Operation.UNKNOWN else Operation.UNKNOWN
 

@@ -24,7 +24,7 @@ _KINDS = {
     "TOOL": Operation.EXECUTE_TOOL,
     "RETRIEVER": Operation.RETRIEVAL,
     "EMBEDDING": Operation.EMBEDDINGS,
-    "CHAIN": Operation.UNKNOWN,
+    "CHAIN": Operation.INVOKE_WORKFLOW,  # LangChain runnables: a chain root is a run root
 }
 
 _RENAMES = {

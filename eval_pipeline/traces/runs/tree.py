@@ -38,6 +38,8 @@ class TraceTree:
     children: dict[str, list[Span]] = field(default_factory=dict)
     tops: list[Span] = field(default_factory=list)
     orphans: list[Span] = field(default_factory=list)
+    cyclic: list[Span] = field(default_factory=list)
+    """Spans whose parents lead to no top span (a parent cycle, or below one), in order."""
     root: Span | None = None
 
     @classmethod
@@ -56,8 +58,21 @@ class TraceTree:
                 tree.orphans.append(span)
             else:
                 tree.children.setdefault(parent, []).append(span)
+        tree.cyclic = tree._unreachable()
         tree.root = tree._find_root()
         return tree
+
+    def _unreachable(self) -> list[Span]:
+        reached: set[str] = set()
+        stack = [span.span_id for span in self.tops]
+        while stack:
+            span_id = stack.pop()
+            if span_id not in reached:
+                reached.add(span_id)
+                stack.extend(child.span_id for child in self.children.get(span_id, ()))
+        if len(reached) == len(self.spans):
+            return []
+        return [span for span in self.ordered if span.span_id not in reached]
 
     def depth(self, span: Span) -> int:
         """Number of resolvable ancestors."""
@@ -80,9 +95,21 @@ class TraceTree:
         return out
 
     def _find_root(self) -> Span | None:
+        """The least deep ``invoke_agent`` span; without one, a top workflow span.
+
+        OpenInference's CHAIN kind (LangChain's runnables) and Traceloop's workflow normalise
+        to ``invoke_workflow``: such a trace's top span is its agent run's root.
+        """
         agents = [s for s in self.ordered if s.operation == Operation.INVOKE_AGENT]
         if not agents:
-            return None
+            return next(
+                (
+                    s
+                    for s in self.tops
+                    if s.parent_span_id is None and s.operation == Operation.INVOKE_WORKFLOW
+                ),
+                None,
+            )
         return min(agents, key=lambda s: (self.depth(s), s.start_time_unix_nano, s.span_id))
 
     def agent_of(self, span: Span) -> str | None:

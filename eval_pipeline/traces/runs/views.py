@@ -192,6 +192,7 @@ def handoffs(tree: TraceTree, root_agent: str | None, requests: list[Request]) -
         if s.operation == Operation.INVOKE_AGENT
         and s.agent_name
         and (tree.root is None or s.span_id != tree.root.span_id)
+        and s.parent_span_id is not None  # a second root is a duplicate root, not a hand-off
     ]
     explicit = [s for s in tree.ordered if s.operation == Operation.HANDOFF]
     covered: set[str] = set()

@@ -1,15 +1,21 @@
 """The trace store: spans as Parquet, partitioned by build (and by day for production).
 
-Layout: ``<root>/spans/build=<build>/day=<day|all>/part-<uuid>.parquet``. Writes are
-idempotent by (trace id, span id) within a build: a span already stored is skipped, so
-re-ingesting a file or receiving a retried OTLP request stores nothing twice, also when
-several processes on one host write the same build: a per-build write lock (``_write_lock``)
-and a per-build manifest of parts (``_MANIFEST``) from which each writer learns what the others
-stored, without listing the build's folder on every write. Each part is written to a
-temporary name and renamed, so a crash never leaves a half-written part.
+Layout: ``<root>/spans/build=<build>/day=<day|all>/part-<uuid>.parquet``; which parts and
+spans the store holds is recorded in the span ledger (``ledger``, in the SQL state database:
+``state_url``, else ``EVAL_PIPELINE_STATE_URL``, else SQLite at ``<root>/ledger.db``).
+
+Exactly once: writes are idempotent by (trace id, span id) within a build, across processes
+and hosts that share the store and the database. A part is written under a temporary name,
+fsynced, renamed and its folder fsynced; then its keys and its name are committed to the
+ledger in one transaction under a unique constraint. A part the ledger does not name is never
+read, so a failure between the two steps stores nothing, and the retry stores each span once.
+``write_rows`` returns only after the commit: an acknowledged span survives a crash of the
+process or the host (the durability promise in the README).
 
 Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
-on its trace's root (in the batch, or already stored for a late span), else ``unassigned``.
+on its trace's root (in the batch, or already stored), else ``default`` (``unassigned``).
+A run is one run whatever the arrival order: children stored before their root (under the
+default build) are read with the root's build (``read_spans``), which holds its eval context.
 """
 
 import fcntl
@@ -22,11 +28,14 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from sqlalchemy.exc import IntegrityError
 
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import AgentRun, Span
 from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.ledger import Ledger, ledger_engine
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     PARENT_SPAN_ID,
@@ -41,17 +50,11 @@ from eval_pipeline.traces.store.span_table import (
 UNASSIGNED = "unassigned"
 PRODUCTION = "production"
 """The build the OTLP receiver files live traffic under (traces whose root names no build)."""
-_ALL_DAYS = "all"
-_SEPARATOR = "\x00"
-_MANIFEST = ".parts.log"
-"""In each build folder: one line per part written (``day=.../part-....parquet``)."""
+ALL_DAYS = "all"
+STORE_ID = ".store-id"
+"""In the store root: the store's id in the ledger (so one database can serve many stores)."""
+STATE_URL_ENV = "EVAL_PIPELINE_STATE_URL"
 _TRACE_ID = itemgetter(TRACE_ID)
-_SPAN_ID = itemgetter(SPAN_ID)
-
-
-def _key(trace_id: str, span_id: str) -> str:
-    """The idempotence key of a span (ids never hold a NUL)."""
-    return trace_id + _SEPARATOR + span_id
 
 
 def _by_target(rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
@@ -79,83 +82,77 @@ def _build_of_roots(rows: Iterable[Row]) -> dict[str, str]:
     return {trace_id: build for trace_id, (_, build) in builds.items()}
 
 
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _store_id(root: Path) -> tuple[str, bool]:
+    """The store's id, and whether this call created it.
+
+    Created once; ``os.link`` makes concurrent first openings agree on one id.
+    """
+    path = root / STORE_ID
+    created = False
+    if not path.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        temporary = root / f".{STORE_ID}.{uuid.uuid4().hex}.tmp"
+        temporary.write_text(uuid.uuid4().hex)
+        try:
+            os.link(temporary, path)
+            created = True
+        except FileExistsError:
+            pass  # another process created it first: its id is the store's
+        finally:
+            temporary.unlink()
+    return path.read_text().strip(), created
+
+
 class TraceStore:
-    """Spans on local disk as partitioned Parquet (see the module docstring)."""
+    """Spans on disk as partitioned Parquet, recorded in the span ledger (module docstring)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, state_url: str | None = None) -> None:
         self.root = Path(root)
-        self._spans_dir = self.root / "spans"
-        # Stored (trace id, span id) pairs per build, as ``_key`` strings: unlike tuples,
-        # strings are not tracked by the cyclic collector, which would otherwise walk every
-        # key once after each ingested batch.
-        self._known: dict[str, set[str]] = {}
-        self._parts: dict[str, set[str]] = {}  # part files already read into ``_known``
-        self._offsets: dict[str, int] = {}  # how far each build's manifest has been read
-        self._trace_builds: dict[str, str] | None = None
+        self.spans_dir = self.root / "spans"
+        url = state_url or os.environ.get(STATE_URL_ENV) or f"sqlite:///{self.root / 'ledger.db'}"
+        store_id, created = _store_id(self.root)
+        self.ledger = Ledger(ledger_engine(url), store_id)
+        if created:
+            self._adopt_legacy_parts()
 
-    def _build_dir(self, build: str) -> Path:
-        return self._spans_dir / f"build={quote(build, safe='')}"
+    def _adopt_legacy_parts(self) -> None:
+        """Record the parts of a store written before the ledger (once, when it gets its id).
+
+        Such a store kept its keys in the parts themselves; each part's keys are recorded as
+        a new writer's would be (a span in two legacy parts of one build is recorded once:
+        the later part is then left out, as a duplicate).
+        """
+        for path in sorted(self.spans_dir.glob("build=*/day=*/part-*.parquet")):
+            table = pq.read_table(path, columns=["trace_id", "span_id", "parent_span_id"])
+            build = unquote(path.parent.parent.name.removeprefix("build="))
+            day = unquote(path.parent.name.removeprefix("day="))
+            keys = list(
+                zip(
+                    table["trace_id"].to_pylist(),
+                    table["span_id"].to_pylist(),
+                    (p is None for p in table["parent_span_id"].to_pylist()),
+                    strict=True,
+                )
+            )
+            try:
+                self._record(build, day, str(path.relative_to(self.spans_dir)), keys)
+            except IntegrityError:
+                continue
+
+    def build_dir(self, build: str) -> Path:
+        """The folder of a build's parts."""
+        return self.spans_dir / f"build={quote(build, safe='')}"
 
     def _files(self, build: str, day: str | None = None) -> list[Path]:
-        base = self._build_dir(build)
-        if day is not None:
-            base = base / f"day={quote(day, safe='')}"
-        return sorted(base.rglob("part-*.parquet")) if base.exists() else []
-
-    def _keys(self, build: str) -> set[str]:
-        """The keys stored in ``build``, including parts other writers added since last time.
-
-        The first call reads every part on disk; later calls read only the parts named in the
-        build's manifest (``_MANIFEST``, appended by every writer under the write lock) since
-        the last call, so a long-running writer does not list the build on every write.
-        ``write_rows`` calls this under the build's write lock, so what it decides is new is new.
-        """
-        known = self._known.get(build)
-        if known is None:
-            known = self._known[build] = set()
-            self._parts[build] = set()
-            # The manifest's end is taken first: a part logged later is read next time.
-            self._offsets[build] = self._manifest_end(build)
-            for path in self._files(build):
-                self._read_keys(build, path)
-            return known
-        for relative in self._new_manifest_lines(build):
-            self._read_keys(build, self._build_dir(build) / relative)
-        return known
-
-    def _read_keys(self, build: str, path: Path) -> None:
-        read = self._parts[build]
-        if path.name in read:
-            return
-        table = pq.read_table(path, columns=["trace_id", "span_id"])
-        self._known[build].update(
-            map(_key, table.column("trace_id").to_pylist(), table.column("span_id").to_pylist())
-        )
-        read.add(path.name)
-
-    def _manifest_end(self, build: str) -> int:
-        manifest = self._build_dir(build) / _MANIFEST
-        return manifest.stat().st_size if manifest.exists() else 0
-
-    def _new_manifest_lines(self, build: str) -> list[str]:
-        """Manifest lines (part paths in the build) after the last read, whole lines only."""
-        manifest = self._build_dir(build) / _MANIFEST
-        if not manifest.exists():
-            return []
-        with open(manifest, "rb") as handle:
-            handle.seek(self._offsets[build])
-            text = handle.read()
-        complete = text[: text.rfind(b"\n") + 1]
-        self._offsets[build] += len(complete)
-        return complete.decode().splitlines()
-
-    def _stored_trace_builds(self) -> dict[str, str]:
-        if self._trace_builds is None:
-            self._trace_builds = {}
-            for build in self.builds():
-                for key in self._keys(build):
-                    self._trace_builds.setdefault(key.partition(_SEPARATOR)[0], build)
-        return self._trace_builds
+        return [self.spans_dir / path for path, _, _ in self.ledger.parts(build, day)]
 
     def builds_for(
         self, spans: Sequence[Span], build: str | None = None, default: str = UNASSIGNED
@@ -175,9 +172,8 @@ class TraceStore:
             return [build] * len(rows)
         roots = _build_of_roots(rows)
         missing = {row[TRACE_ID] for row in rows} - set(roots)
-        if missing and self._spans_dir.exists():
-            stored = self._stored_trace_builds()
-            roots.update({t: stored[t] for t in missing if t in stored})
+        if missing:
+            roots.update(self.ledger.roots(missing))
         get = roots.get
         return [get(row[TRACE_ID], default) for row in rows]
 
@@ -206,85 +202,136 @@ class TraceStore:
         """``write_spans`` for the store rows of spans (``span_table.span_row``)."""
         if targets is None:
             targets = self.builds_for_rows(rows, build)
-        written = 0
-        for target, members in _by_target(rows, targets).items():
-            folder = self._build_dir(target) / f"day={quote(day or _ALL_DAYS, safe='')}"
-            folder.mkdir(parents=True, exist_ok=True)
-            with self._write_lock(target):
-                fresh, keys = self._unseen(target, members)
-                if not fresh:
+        return sum(
+            self._write_build(target, members, day or ALL_DAYS)
+            for target, members in _by_target(rows, targets).items()
+        )
+
+    def _write_build(self, build: str, rows: list[Row], day: str) -> int:
+        """Store the rows new to ``build``: part on disk, then keys and part in the ledger."""
+        folder = self.build_dir(build) / f"day={quote(day, safe='')}"
+        folder.mkdir(parents=True, exist_ok=True)
+        while True:
+            fresh = self._unseen(build, rows)
+            if not fresh:
+                return 0
+            with self.write_lock(build):
+                name = self._write(folder, rows_table(fresh, [build] * len(fresh), day))
+                relative = str((folder / name).relative_to(self.spans_dir))
+                keys = [(r[TRACE_ID], r[SPAN_ID], r[PARENT_SPAN_ID] is None) for r in fresh]
+                try:
+                    self._record(build, day, relative, keys)
+                except IntegrityError:
+                    # Another writer committed one of these spans first: ours is not the
+                    # store's; look again at what is stored and write the rest.
+                    (folder / name).unlink()
                     continue
-                name = self._write(folder, rows_table(fresh, [target] * len(fresh), day))
-                self._log_part(target, f"{folder.name}/{name}")
-                self._parts[target].add(name)
-                self._known[target].update(keys)
-            written += len(fresh)
-            if self._trace_builds is not None:
-                for stored in fresh:
-                    self._trace_builds.setdefault(stored[TRACE_ID], target)
-        return written
+            return len(fresh)
+
+    def _record(self, build: str, day: str, path: str, keys: list[tuple[str, str, bool]]) -> None:
+        """Commit a written part and its keys to the ledger: from now on, it is stored."""
+        with self.ledger.engine.begin() as connection:
+            self.ledger.record(connection, build=build, day=day, path=path, keys=keys)
 
     @contextmanager
-    def _write_lock(self, build: str) -> Iterator[None]:
-        """Hold the build's write lock: one writer at a time decides what is new and writes it.
+    def write_lock(self, build: str) -> Iterator[None]:
+        """Hold the build's lock from writing a part to recording it.
 
-        An advisory ``flock`` on a file in the build's folder, so writers in other processes
-        on this host (the receiver and a CLI ingestion, say) cannot both store one span.
+        Not needed for exactly-once (the ledger's constraint decides), but ``clean`` takes it
+        so a part being written on this host is never taken for an orphan.
         """
-        with open(self._build_dir(build) / ".write.lock", "ab") as handle:
+        self.build_dir(build).mkdir(parents=True, exist_ok=True)
+        with open(self.build_dir(build) / ".write.lock", "ab") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-    def _log_part(self, build: str, relative: str) -> None:
-        """Name a new part in the build's manifest (under the write lock), past our offset.
-
-        The part is on disk before its line is written, so a reader never meets a line for a
-        missing part. A crash between the two leaves the part unlogged: writers already
-        running learn of it only when they start again.
-        """
-        with open(self._build_dir(build) / _MANIFEST, "ab") as handle:
-            handle.write(relative.encode() + b"\n")
-            # Only this writer appended since its last read (it holds the lock): skip its line.
-            self._offsets[build] = handle.tell()
-
-    def _unseen(self, build: str, rows: list[Row]) -> tuple[list[Row], list[str]]:
-        """The rows not stored in ``build`` yet (nor earlier in ``rows``), and their keys."""
-        known = self._keys(build)
-        keys = list(map(_key, map(_TRACE_ID, rows), map(_SPAN_ID, rows)))
-        if known.isdisjoint(keys) and len(set(keys)) == len(keys):
-            return rows, keys  # the usual case, decided in bulk
+    def _unseen(self, build: str, rows: list[Row]) -> list[Row]:
+        """The rows not stored in ``build`` yet (nor earlier in ``rows``)."""
+        seen = self.ledger.stored_keys(build, map(_TRACE_ID, rows))
         fresh: list[Row] = []
-        fresh_keys: list[str] = []
-        seen: set[str] = set()
-        for row, key in zip(rows, keys, strict=True):
-            if key in known or key in seen:
-                continue
-            seen.add(key)
-            fresh.append(row)
-            fresh_keys.append(key)
-        return fresh, fresh_keys
+        for row in rows:
+            key = (row[TRACE_ID], row[SPAN_ID])
+            if key not in seen:
+                seen.add(key)
+                fresh.append(row)
+        return fresh
 
     @staticmethod
     def _write(folder: Path, table: pa.Table) -> str:
-        """Write one part (to a temporary name, then renamed); returns its file name."""
+        """Write one part durably (temporary name, fsync, rename, fsync the folder)."""
         name = f"part-{uuid.uuid4().hex}.parquet"
         temporary = folder / f".{name}.tmp"
-        pq.write_table(table, temporary)
+        with open(temporary, "wb") as handle:
+            pq.write_table(table, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, folder / name)
+        _fsync(folder)
         return name
 
+    def _read(self, paths: Sequence[Path], trace_ids: set[str] | None = None) -> pa.Table | None:
+        filters = None if trace_ids is None else [("trace_id", "in", sorted(trace_ids))]
+        tables = [pq.read_table(path, filters=filters) for path in paths]
+        return pa.concat_tables(tables, promote_options="default") if tables else None
+
+    def _read_listed(
+        self, build: str, day: str | None = None, trace_ids: set[str] | None = None
+    ) -> pa.Table | None:
+        """The build's recorded parts, read; listed again when a compaction removed one."""
+        for attempt in range(5):
+            try:
+                return self._read(self._files(build, day), trace_ids)
+            except FileNotFoundError:
+                if attempt == 4:
+                    raise
+        return None
+
     def read_spans(self, build: str, day: str | None = None) -> list[Span]:
-        """Every span stored for ``build`` (one day of it when ``day`` is given)."""
-        files = self._files(build, day)
-        if not files:
+        """The spans of the build's traces (one day of the build's parts when ``day`` given).
+
+        A trace belongs to the build holding its root: spans of it stored under builds that
+        hold no root (children that arrived first) are read here, and are not read for those.
+        """
+        own = self._read_listed(build, day)
+        if own is None or own.num_rows == 0:
             return []
-        return from_table(pa.concat_tables(pq.read_table(path) for path in files))
+        trace_ids = set(own.column("trace_id").to_pylist())
+        homes = self.ledger.builds_of(trace_ids)
+        elsewhere = {
+            t
+            for t in trace_ids
+            if not homes.get(t, {}).get(build) and any(homes.get(t, {}).values())
+        }
+        tables = [own]
+        if elsewhere:
+            keep = pa.array(sorted(trace_ids - elsewhere), type=pa.string())
+            tables = [own.filter(pc.is_in(own.column("trace_id"), value_set=keep))]
+        spans = from_table(tables[0])
+        seen = {(s.trace_id, s.span_id) for s in spans}
+        for other, wanted in sorted(self._rootless_builds(homes, build).items()):
+            extra = self._read_listed(other, None, wanted)
+            for span in from_table(extra) if extra is not None else ():
+                if (span.trace_id, span.span_id) not in seen:  # a copy here wins
+                    seen.add((span.trace_id, span.span_id))
+                    spans.append(span)
+        return spans
+
+    @staticmethod
+    def _rootless_builds(homes: dict[str, dict[str, bool]], build: str) -> dict[str, set[str]]:
+        """Other builds holding spans, not roots, of the traces rooted in ``build``."""
+        found: dict[str, set[str]] = {}
+        for trace_id, builds in homes.items():
+            if builds.get(build):
+                for other, has_root in builds.items():
+                    if other != build and not has_root:
+                        found.setdefault(other, set()).add(trace_id)
+        return found
 
     def runs(self, build: str) -> list[AgentRun]:
-        """The agent runs of a build, assembled from its stored spans."""
+        """The agent runs of a build, assembled from its traces' spans (``read_spans``)."""
         return assemble_runs(self.read_spans(build))
 
     def version(self, build: str) -> tuple[tuple[str, int, int], ...]:
@@ -301,23 +348,32 @@ class TraceStore:
 
     def builds(self) -> list[str]:
         """The builds that have stored spans, sorted."""
-        if not self._spans_dir.exists():
-            return []
-        return sorted(
-            unquote(path.name.removeprefix("build="))
-            for path in self._spans_dir.iterdir()
-            if path.is_dir() and path.name.startswith("build=")
-        )
+        return self.ledger.builds()
 
-    def find_trace(self, trace_id: str) -> tuple[str, list[Span]] | None:
-        """``(build, spans)`` of a stored trace, or None when no build holds it."""
+    def trace_builds(self, trace_id: str) -> dict[str, bool]:
+        """The builds holding spans of a trace, each with whether it holds the trace's root."""
+        return self.ledger.builds_of([trace_id.lower()]).get(trace_id.lower(), {})
+
+    def find_trace(self, trace_id: str, build: str | None = None) -> tuple[str, list[Span]] | None:
+        """``(build, spans)`` of a stored trace, or None when no build holds it.
+
+        Without ``build``: the (first) build holding its root, with the spans of it stored
+        under builds that hold no root; with ``build``: the spans stored under that build.
+        """
         wanted = trace_id.lower()
-        for build in self.builds():
-            matches = [
-                pq.read_table(path, filters=[("trace_id", "=", wanted)])
-                for path in self._files(build)
-            ]
-            table = pa.concat_tables(matches) if matches else None
-            if table is not None and table.num_rows:
-                return build, from_table(table)
-        return None
+        builds = self.trace_builds(wanted)
+        if build is not None:
+            sources = [build] if build in builds else []
+        else:
+            rooted = sorted(b for b, has_root in builds.items() if has_root)
+            home = rooted[0] if rooted else min(builds, default=None)
+            if home is None:
+                return None
+            build = home
+            rootless = [b for b, has_root in builds.items() if not has_root and b != home]
+            sources = [home, *rootless] if rooted else [home]
+        tables = [self._read_listed(source, None, {wanted}) for source in sources]
+        found = [table for table in tables if table is not None and table.num_rows]
+        if not found:
+            return None
+        return build, from_table(pa.concat_tables(found, promote_options="default"))

@@ -134,3 +134,26 @@ def test_repr_with_escapes_and_non_repr_text():
         "arguments": {"q": 'it\'s "x"'},
     }
     assert tool_call_from_repr("The answer is ResponseFunctionToolCall(") is None
+
+
+def test_an_unknown_operation_name_is_kept_verbatim_with_its_category_beside(tmp_path):
+    from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
+    from eval_pipeline.traces.store.trace_store import UNASSIGNED, TraceStore
+    from eval_pipeline_tests.traces.builders import json_span, otlp_json
+
+    payload = otlp_json(
+        [
+            json_span(
+                name="rerank cohere",
+                attributes=[{"key": "gen_ai.operation.name", "value": {"stringValue": "rerank"}}],
+            )
+        ]
+    )
+    (span,) = normalise_spans(decode_otlp(payload, content_type=JSON, source="t").spans)
+    assert span.operation == "rerank" and span.operation_category == Operation.UNKNOWN
+    chat = normalise_span(span.__class__(**{**span.__dict__, "operation": Operation.CHAT}))
+    assert chat.operation_category == Operation.CHAT
+    store = TraceStore(tmp_path)
+    ingest([OtlpRequest(payload, JSON, "t")], store=store)  # the fast path agrees
+    (stored,) = store.read_spans(UNASSIGNED)
+    assert stored.operation == "rerank"

@@ -5,11 +5,16 @@ span id, the build comes from the argument, else the trace root's eval context (
 late spans), else "unassigned", and traces are found by id.
 """
 
+import shutil
+
+import pyarrow.parquet as pq
+
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
 from eval_pipeline.traces.model import EvalContext, Operation
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
 from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.maintenance import clean, compact
 from eval_pipeline.traces.store.trace_store import UNASSIGNED, TraceStore
 from eval_pipeline_tests.traces.builders import AGENTS, SYNTHETIC, make_span
 
@@ -107,19 +112,78 @@ def test_writers_in_two_processes_store_each_span_once(tmp_path):
     assert len(TraceStore(tmp_path).read_spans("shared")) == len(spans)
 
 
-def test_a_writer_learns_other_writers_parts_from_the_manifest_without_listing(
-    tmp_path, monkeypatch
-):
+def test_a_writer_reads_no_part_to_decide_what_is_new(tmp_path, monkeypatch):
     spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
     first, second = TraceStore(tmp_path), TraceStore(tmp_path)
     assert first.write_spans(spans[:3], build="x") == 3
-    assert second.write_spans(spans[:5], build="x") == 2  # its first look lists the parts
 
-    def no_listing(*args, **kwargs):
-        raise AssertionError("a writer that has looked once reads the manifest, not the folder")
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the ledger, not the parts, says what is stored")
 
-    monkeypatch.setattr(TraceStore, "_files", no_listing)
-    assert first.write_spans(spans, build="x") == len(spans) - 5  # second's part, via manifest
-    assert second.write_spans(spans, build="x") == 0
+    monkeypatch.setattr(pq, "read_table", no_reading)
+    assert second.write_spans(spans[:5], build="x") == 2  # first's spans, via the ledger
+    assert first.write_spans(spans, build="x") == len(spans) - 5
+    assert TraceStore(tmp_path).write_spans(spans, build="x") == 0  # a restart reads nothing
     monkeypatch.undo()
     assert len(TraceStore(tmp_path).read_spans("x")) == len(spans)
+
+
+def test_an_unrecorded_part_is_never_read_and_clean_removes_it(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    store.write_spans(spans, build="x")
+    (part,) = tmp_path.rglob("part-*.parquet")
+    orphan = part.with_name("part-" + "0" * 32 + ".parquet")
+    shutil.copy(part, orphan)  # as a crash before recording leaves it
+    (part.parent / ".part-1.parquet.tmp").write_bytes(b"half")
+    assert len(store.read_spans("x")) == len(spans)
+    assert clean(store, min_age_seconds=3600) == 0  # too young: maybe another host's
+    assert clean(store, min_age_seconds=0) == 2
+    assert list(tmp_path.rglob("part-*.parquet")) == [part]
+
+
+def test_compact_merges_small_parts_and_reads_the_same(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    for span in spans:
+        store.write_spans([span], build="x", day="2026-12-01")
+    store.write_spans(spans[:1], build="y")
+    before = sorted(store.read_spans("x"), key=lambda s: s.span_id)
+    assert compact(store) == len(spans)  # y's single part stays
+    assert len(list((tmp_path / "spans" / "build=x").rglob("part-*.parquet"))) == 1
+    assert sorted(store.read_spans("x"), key=lambda s: s.span_id) == before
+    assert store.write_spans(spans, build="x") == 0
+    assert compact(store) == 0
+
+
+def test_a_store_written_before_the_ledger_is_adopted_on_first_open(tmp_path):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    old = tmp_path / "old"
+    folder = old / "spans" / "build=b" / "day=all"
+    folder.mkdir(parents=True)
+    # As the store before the ledger wrote it: parts with their build and day columns.
+    from eval_pipeline.traces.store.span_table import rows_table, span_row
+
+    rows = [span_row(s) for s in spans]
+    pq.write_table(rows_table(rows, ["b"] * len(rows), None), folder / "part-a.parquet")
+    store = TraceStore(old)
+    assert len(store.read_spans("b")) == len(spans)
+    assert store.write_spans(spans, build="b") == 0
+    assert TraceStore(old).read_spans("b") == store.read_spans("b")  # adopted once
+
+
+def test_a_read_that_meets_a_compaction_reads_the_compacted_part(tmp_path, monkeypatch):
+    spans = _normalised(AGENTS / "test_agent_with_handoff_spans.otlp.json")
+    store = TraceStore(tmp_path)
+    for span in spans:
+        store.write_spans([span], build="x")
+    listed = store._files
+
+    def list_then_compact(build, day=None):
+        paths = listed(build, day)
+        if len(paths) > 1:
+            compact(store)  # another process compacts between the listing and the reading
+        return paths
+
+    monkeypatch.setattr(store, "_files", list_then_compact)
+    assert len(store.read_spans("x")) == len(spans)
