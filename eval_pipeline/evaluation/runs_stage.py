@@ -40,7 +40,7 @@ class RunsSummary:
         }
 
 
-_ASSEMBLED: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], list[AgentRun]]] = {}
+_ASSEMBLED: dict[tuple[str, str], tuple[tuple[tuple[str, str, int], ...], list[AgentRun]]] = {}
 """(store, build) -> (the store's version of the build, its runs): the last assembly kept."""
 
 

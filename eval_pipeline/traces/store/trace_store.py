@@ -334,17 +334,16 @@ class TraceStore:
         """The agent runs of a build, assembled from its traces' spans (``read_spans``)."""
         return assemble_runs(self.read_spans(build))
 
-    def version(self, build: str) -> tuple[tuple[str, int, int], ...]:
-        """What a build's stored spans are now: (part, size, mtime) of every part, sorted.
+    def version(self, build: str) -> tuple[tuple[str, str, int], ...]:
+        """What the store holds now, as far as reading ``build`` goes: every part it records.
 
-        Equal versions mean equal spans (parts are written once and renamed into place), so a
-        reader may keep what it assembled from a version.
+        A build's read takes spans of its traces stored under other builds too, so any new or
+        compacted part anywhere changes the version. Parts are written once and recorded in
+        the ledger only when complete, so an equal version means equal spans, and a reader may
+        keep what it assembled from it.
         """
-        return tuple(
-            (str(path), stat.st_size, stat.st_mtime_ns)
-            for path in self._files(build)
-            for stat in (path.stat(),)
-        )
+        del build  # every part counts (see above); kept for the reader's call
+        return tuple(sorted(self.ledger.parts()))
 
     def builds(self) -> list[str]:
         """The builds that have stored spans, sorted."""
