@@ -85,7 +85,12 @@ def row_problem(row: Row) -> tuple[str, str] | None:
     return None
 
 
-_EMPTY = {"input_messages": (), "output_messages": (), "attributes": {}, "events": ()}
+_EMPTY: dict[str, object] = {
+    "input_messages": (),
+    "output_messages": (),
+    "attributes": {},
+    "events": (),
+}
 _RESOURCE = ROW_FIELDS.index("resource")
 
 
