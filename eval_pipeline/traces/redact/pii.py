@@ -4,7 +4,7 @@ Detectors: email addresses, payment card numbers (Luhn-checked), IBANs (ISO 1361
 checked, either case), US social security numbers and phone numbers (international ``+``
 form, NANP ``415 555 2671`` / ``415-555-2671`` / ``(415) 555-2671``, national numbers with a
 trunk ``0`` such as ``07700 900123``), in the text as written and in its percent-decoded and
-``\\u``-unescaped form. Hand-written patterns rather than ``phonenumbers``: its matcher costs
+backslash-u-unescaped form. Hand-written patterns rather than ``phonenumbers``: its matcher costs
 milliseconds per text, far from the linear-time budget of a scanner run on every stored string.
 
 A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of the
@@ -44,11 +44,11 @@ _PHONE = re.compile(
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
-_TOKEN = re.compile(r"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{%d})\]" % TOKEN_HEX)
+_TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 
 
 def unescaped(text: str) -> str:
-    """``text`` with percent-encoding and ``\\uXXXX`` escapes decoded (what a reader sees)."""
+    """``text`` with percent-encoding and backslash-u escapes decoded (what a reader sees)."""
     if "\\u" in text:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return unquote(text, errors="replace") if "%" in text else text
@@ -165,7 +165,7 @@ class Tokeniser:
     def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
 
-        A text holding percent-encoded or ``\\u``-escaped personal data is stored decoded,
+        A text holding percent-encoded or backslash-u-escaped personal data is stored decoded,
         with the data replaced: the escaped form is the same value to any reader.
         """
         if not _may_hold(text):

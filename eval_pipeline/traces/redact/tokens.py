@@ -32,7 +32,7 @@ def tokenised(text: str, policy: RedactionPolicy | None = None) -> str:
 
 @lru_cache(maxsize=4)
 def _default_policy(_key: str | None, _home_key: str) -> RedactionPolicy:
-    # Cached per key setting and home, so a changed key is honoured without re-reading the file per call.
+    # Cached per key setting and home: a changed key is honoured, the file read once.
     return load_policy()
 
 
