@@ -364,7 +364,9 @@ def output_text(
         # name and finish reason only when set.
         stored: dict[str, Any] = {"role": role, "parts": redacted}
         if name is not None and role != "tool":
-            stored["name"] = name
+            cleaned_name, kinds = redactor.tokens.redact(name)
+            new_found.extend(f"output_messages.name:{kind}" for kind in kinds)
+            stored["name"] = cleaned_name
         if finish is not None:
             stored["finish_reason"] = finish
         messages.append(stored)

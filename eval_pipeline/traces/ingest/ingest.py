@@ -34,6 +34,7 @@ from eval_pipeline.traces.ingest.guard import (
 )
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.normalise.normaliser import normalise_batch, normalise_span
+from eval_pipeline.traces.redact.fields import RowScrubber
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store.span_table import TRACE_ID, Row, span_row
 from eval_pipeline.traces.store.trace_store import UNASSIGNED
@@ -116,17 +117,19 @@ def ingest(
     """
     report = IngestReport()
     redactor = Redactor(policy or load_policy())
+    scrub_row = RowScrubber(redactor).scrub_row
     with bulk_allocation():
         for batch in batches:
             report.batches += 1
             rows, calls = _guarded_rows(batch, redactor, report)
+            rows = list(map(scrub_row, rows))
             rows = _storable(rows, _source(batch), report)
             if rows:
                 report.incomplete.update(incomplete_traces(rows, calls))
                 _store(rows, store, build, day, default_build, report, _source(batch))
             del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
         # The redactor's caches go too, so the collection that follows does not walk them.
-        del redactor
+        del redactor, scrub_row
     return report
 
 

@@ -12,15 +12,19 @@ import os
 import secrets
 from pathlib import Path
 
-from eval_pipeline.home import current_home
-
 KEY_FILE = Path("secrets") / "redaction.key"
 """Where the home's key lives, relative to the home."""
 
 
 def home_key_path() -> Path:
-    """The key file of the current home."""
-    return current_home().root / KEY_FILE
+    """The key file of the current home.
+
+    The home is ``home.current_home()``'s, resolved here from the same setting because
+    ``traces`` imports nothing of the project above it (a test holds the two equal).
+    """
+    raw = os.environ.get("EVAL_PIPELINE_HOME")
+    root = Path(raw) if raw else Path.cwd() / ".eval_pipeline"
+    return root.resolve() / KEY_FILE
 
 
 def home_key() -> bytes:

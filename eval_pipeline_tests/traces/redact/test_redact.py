@@ -211,6 +211,9 @@ def test_the_key_is_a_per_home_secret_unless_the_environment_names_one(monkeypat
     monkeypatch.setenv("EVAL_PIPELINE_HOME", str(tmp_path / "one"))
     first = tokenised("ada@example.com")
     path = home_key_path()
+    from eval_pipeline.home import current_home
+
+    assert path == current_home().root / "secrets" / "redaction.key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and len(path.read_bytes()) == 64
     assert "store" not in path.relative_to(tmp_path).parts
     assert tokenised("ada@example.com") == first  # stable within a home
