@@ -15,6 +15,7 @@ value cannot be recovered, nor guessed by trying values, without the key. Token 
 version-2 ones).
 """
 
+import base64
 import hashlib
 import hmac
 import re
@@ -43,6 +44,7 @@ _PHONE = re.compile(
 )
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 
@@ -166,23 +168,40 @@ class Tokeniser:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
 
         A text holding percent-encoded or backslash-u-escaped personal data is stored decoded,
-        with the data replaced: the escaped form is the same value to any reader.
+        with the data replaced: the escaped form is the same value to any reader. So is a
+        base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
         """
         if not _may_hold(text):
-            return text, ()
+            if len(text) < 12 or len(text) % 4 or _BASE64.fullmatch(text) is None:
+                return text, ()
         cached = self._texts.get(text)
         if cached is None:
             if len(self._texts) >= 8192:
                 self._texts.clear()
-            cached = self._redact(text)
-            if _ESCAPED.search(text) is not None:
-                decoded = unescaped(text)
-                if decoded != text:
-                    from_decoded = self._redact(decoded)
-                    if from_decoded[1]:
-                        cached = from_decoded
-            self._texts[text] = cached
+            cached = self._texts[text] = self._decoded(text)
         return cached
+
+    def _decoded(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """``_redact`` of ``text``, or of its decoded form when only that holds data."""
+        found = self._redact(text) if _may_hold(text) else (text, ())
+        if found[1]:
+            return found
+        if _ESCAPED.search(text) is not None:
+            decoded = unescaped(text)
+            if decoded != text:
+                from_decoded = self._redact(decoded)
+                if from_decoded[1]:
+                    return from_decoded
+        if len(text) >= 12 and len(text) % 4 == 0 and _BASE64.fullmatch(text) is not None:
+            try:
+                plain = base64.b64decode(text, validate=True).decode("utf-8")
+            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+                return found
+            if _may_hold(plain):
+                from_bytes = self._decoded(plain)
+                if from_bytes[1]:
+                    return from_bytes
+        return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping

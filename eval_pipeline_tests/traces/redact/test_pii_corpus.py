@@ -2,7 +2,7 @@
 
 Contract: after ingesting a request that carries personal data in span names, status
 messages, resource, scope and event attributes (``exception.message``/``stacktrace``),
-attribute keys, agent names, conversation/session/tool-call ids, message names and extra part
+attribute keys, ``bytesValue``, agent names, conversation/session/tool-call ids, message names and extra part
 keys, a card number as a JSON number under ``keep-tools``, percent-encoded and
 backslash-u-escaped emails, and the formats that leaked before ("415 555 2671",
 "07700 900123", "4111.1111.1111.1111", a lowercase IBAN), no stored byte holds a raw value,
@@ -10,6 +10,7 @@ its digits-only form or its percent-encoded form: every Parquet column is read a
 every other file under the home is read as bytes.
 """
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ CARD_NUMBER = 4111111111111111
 
 FORBIDDEN = [
     EMAIL,
+    base64.b64encode(f"to {EMAIL}".encode()).decode(),
     "ada.lovelace%40example.com",
     "lovelace",
     "4155552671",
@@ -91,6 +93,10 @@ def _corpus() -> bytes:
             _s(f"user.{EMAIL}", "key holds it"),
             _s("note.percent", "write to ada.lovelace%40example.com"),
             _s("note.escaped", "write to ada.lovelace\\u0040example.com"),
+            {
+                "key": "blob",
+                "value": {"bytesValue": base64.b64encode(f"to {EMAIL}".encode()).decode()},
+            },
             _s("gen_ai.input.messages", json.dumps(messages)),
             _s("gen_ai.output.messages", json.dumps(outputs)),
         ],
