@@ -171,9 +171,10 @@ class Tokeniser:
         with the data replaced: the escaped form is the same value to any reader. So is a
         base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
         """
-        if not _may_hold(text):
-            if len(text) < 12 or len(text) % 4 or _BASE64.fullmatch(text) is None:
-                return text, ()
+        if not _may_hold(text) and (
+            len(text) < 12 or len(text) % 4 or _BASE64.fullmatch(text) is None
+        ):
+            return text, ()
         cached = self._texts.get(text)
         if cached is None:
             if len(self._texts) >= 8192:

@@ -46,7 +46,8 @@ def test_one_input(data: bytes) -> None:
 
 def _summary() -> None:
     print(
-        f"fuzz: {_SEEN['runs']} inputs, {_SEEN['inputs']} ingests, slowest {_SEEN['slowest'] * 1000:.1f} ms",
+        f"fuzz: {_SEEN['runs']} inputs, {_SEEN['inputs']} ingests, "
+        f"slowest {_SEEN['slowest'] * 1000:.1f} ms",
         flush=True,
     )
 

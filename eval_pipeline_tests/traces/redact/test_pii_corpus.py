@@ -2,8 +2,8 @@
 
 Contract: after ingesting a request that carries personal data in span names, status
 messages, resource, scope and event attributes (``exception.message``/``stacktrace``),
-attribute keys, ``bytesValue``, agent names, conversation/session/tool-call ids, message names and extra part
-keys, a card number as a JSON number under ``keep-tools``, percent-encoded and
+attribute keys, ``bytesValue``, agent names, conversation/session/tool-call ids, message
+names and extra part keys, a card number as a JSON number under ``keep-tools``, percent-encoded and
 backslash-u-escaped emails, and the formats that leaked before ("415 555 2671",
 "07700 900123", "4111.1111.1111.1111", a lowercase IBAN), no stored byte holds a raw value,
 its digits-only form or its percent-encoded form: every Parquet column is read as text and
