@@ -36,15 +36,17 @@ class RowScrubber:
 
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
+        self._clean = redactor.tokens.clean
         self._resources: dict[int, tuple[Any, Any]] = {}  # shared resources, scrubbed once
 
     def scrub_row(self, row: Row) -> Row:
         """``row`` with personal data in its other fields tokenised (the same row if none)."""
         values: list[Any] | None = None
         text = self._redactor.scrub_text
+        clean = self._clean
         for index in _TEXT_FIELDS:
             value = row[index]
-            if type(value) is str:
+            if value is not None and value not in clean and type(value) is str:
                 cleaned = text(value)
                 if cleaned != value:
                     values = values or list(row)
@@ -73,6 +75,8 @@ class RowScrubber:
 
     def _keys(self, attributes: dict[str, Any]) -> dict[str, Any]:
         """``attributes`` with personal data in its keys tokenised (values: ``Redactor``)."""
+        if self._clean.issuperset(attributes):  # the usual case: keys seen before, one C call
+            return attributes
         text = self._redactor.scrub_text
         if all(text(key) == key for key in attributes):
             return attributes

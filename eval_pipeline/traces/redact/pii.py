@@ -152,6 +152,9 @@ class Tokeniser:
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._clean: set[str] = set()  # short texts known to hold nothing
+        self.clean = self._clean
+        """Short texts known to hold nothing (read by ``fields.RowScrubber`` as a fast check)."""
 
     def token(self, kind: str, value: str) -> str:
         """The token for one normalised value (same value and key -> same token)."""
@@ -171,9 +174,15 @@ class Tokeniser:
         with the data replaced: the escaped form is the same value to any reader. So is a
         base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
         """
+        if text in self._clean:
+            return text, ()
         if not _may_hold(text) and (
             len(text) < 12 or len(text) % 4 or _BASE64.fullmatch(text) is None
         ):
+            if len(text) <= 200:  # names, keys and ids repeat on every span: decided once
+                if len(self._clean) >= 65536:
+                    self._clean.clear()
+                self._clean.add(text)
             return text, ()
         cached = self._texts.get(text)
         if cached is None:

@@ -138,7 +138,7 @@ class Redactor:
             del kept["response"]
             return kept
         content_key = _CONTENT_KEYS.get(str(kind))
-        if content_key is not None and len(part) <= 2:
+        if content_key is not None and self._plain_fields(part, content_key):
             value = part.get(content_key)
             cleaned = self._scrub(value, where, found)
             return part if cleaned is value or cleaned == value else {**part, content_key: cleaned}
@@ -147,6 +147,19 @@ class Redactor:
         assert isinstance(cleaned_part, dict)
         cleaned_part = {"type": kind, **cleaned_part} if "type" in part else cleaned_part
         return part if cleaned_part == part else cleaned_part
+
+    def _plain_fields(self, part: dict[str, JsonValue], content_key: str) -> bool:
+        """True when no field of ``part`` but its type and content can hold personal data."""
+        clean = self._tokens.clean
+        redact = self._tokens.redact
+        for key, value in part.items():
+            if key == "type" or key == content_key or value is None:
+                continue
+            if type(value) is not str:
+                return False
+            if value not in clean and redact(value)[1]:
+                return False
+        return True
 
     def output_part(
         self, part: dict[str, JsonValue], dropped: set[str], found: list[str]
