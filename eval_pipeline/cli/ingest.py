@@ -20,6 +20,7 @@ from eval_pipeline.importers.files import FORMATS, ingest_files
 from eval_pipeline.importers.report import ImportReport
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.traces.ingest.guard import build_problem
 from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
@@ -105,6 +106,8 @@ def ingest(
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise InputError(f"{missing[0]}: no such file or directory")
+    if build is not None and (problem := build_problem(build)) is not None:
+        raise InputError(f"--build: {problem}")
     policy = _policy(policy_path)
     store = TraceStore(current_home().ensure().store)
     if fmt == "bfcl":

@@ -140,7 +140,11 @@ def _one(
     if fmt == "otlp" or (fmt is None and not looks_json):
         yield OtlpRequest(payload, JSON if looks_json else PROTOBUF, source)
         return
-    batch, recorded = _json_file(payload, source, fmt, build)
+    try:
+        batch, recorded = _json_file(payload, source, fmt, build)
+    except Exception as exc:
+        message = f"cannot be read: {type(exc).__name__}: {exc!s:.200}"
+        batch, recorded = _error(source, "$", message), None
     if recorded is not None:
         scores.extend(recorded.scores)
     yield batch
@@ -157,6 +161,8 @@ def _json_file(
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         return _error(source, where, f"invalid JSON: {exc.msg}"), None
+    except RecursionError:
+        return _error(source, "$", "JSON nested deeper than the parser takes"), None
     try:
         recorded = _recorded(document, source, fmt, build)
         if recorded is not None:

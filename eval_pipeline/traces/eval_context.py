@@ -65,3 +65,21 @@ def from_attributes(attributes: Mapping[str, Any]) -> EvalContext:
         run_index=None if run_index is None else int(run_index),
         prompt_version=text(PROMPT_VERSION),
     )
+
+
+def problem(attributes: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(field, message)`` when an eval-context value on a span is unusable (None when fine).
+
+    Checked at ingest so one bad span is rejected there, instead of failing every reader of
+    the store later: ``run.index`` must be a non-negative integer, ``build.id`` a non-empty
+    string. (Build names the file system cannot hold: ``ingest.guard.build_problem``.)
+    """
+    if RUN_INDEX in attributes:
+        index = attributes[RUN_INDEX]
+        if type(index) is not int or index < 0:
+            return RUN_INDEX, f"must be a non-negative integer, got {index!r:.80}"
+    if BUILD_ID in attributes:
+        build = attributes[BUILD_ID]
+        if type(build) is not str or not build:
+            return BUILD_ID, f"must be a non-empty string, got {build!r:.80}"
+    return None

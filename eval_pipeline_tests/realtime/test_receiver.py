@@ -123,3 +123,36 @@ def test_the_stored_report_names_incomplete_traces_and_data_is_redacted() -> Non
     assert reasons[0] == "no invoke_agent span: the trace has no agent run root"
     (span,) = TraceStore(current_home().store).read_spans(PRODUCTION)
     assert str(span.attributes["user.note"]).startswith("write to [EMAIL:")
+
+
+def test_hostile_spans_never_give_500_and_the_good_span_is_stored() -> None:
+    from starlette.testclient import TestClient
+
+    good = {
+        "traceId": "a" * 32,
+        "spanId": "1" * 16,
+        "name": "chat m",
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+    }
+    bad = {**good, "spanId": "2" * 16, "endTimeUnixNano": str(2**63)}
+    document = {"resourceSpans": [{"scopeSpans": [{"scope": {"name": 5}, "spans": [good]}]}]}
+    document["resourceSpans"].append(
+        {"scopeSpans": [{"spans": [good | {"spanId": "3" * 16}, bad]}]}
+    )
+    app = make_app(current_home().ensure().store)
+    with TestClient(app) as client:
+        reply = client.post("/v1/traces", json=document)
+        assert reply.status_code == 200
+        partial = reply.json()["partialSuccess"]
+        assert int(partial["rejectedSpans"]) == 2
+        assert "2222222222222222" in partial["errorMessage"] and "scope" in partial["errorMessage"]
+        stored = TraceStore(current_home().store).read_spans(PRODUCTION)
+        assert [s.span_id for s in stored] == ["3" * 16]
+        deep = b'{"resourceSpans":' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+        assert (
+            client.post(
+                "/v1/traces", content=deep, headers={"content-type": "application/json"}
+            ).status_code
+            == 400
+        )

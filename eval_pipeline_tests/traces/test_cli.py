@@ -193,3 +193,22 @@ def test_traces_compact_and_clean_commands():
     assert _list("--build", "demo") == before
     cleaned = _invoke("traces", "clean", "--min-age", "0")
     assert cleaned.exit_code == 0 and "0 orphan part(s) removed" in cleaned.output
+
+
+def test_ingest_goes_on_past_a_file_that_crashed_it_before(tmp_path):
+    # "a_" sorts first: before the fix its nesting raised RecursionError and stopped the run.
+    depth = 100_000
+    deep = '{"kvlistValue":{"values":[{"key":"k","value":' * depth
+    deep += '{"stringValue":"x"}' + "}]}}" * depth
+    text = otlp_json([json_span("00000000000000b1")]).decode()
+    (tmp_path / "a_deep.json").write_text(text.replace('{"stringValue": "chat"}', deep, 1))
+    shutil.copy(DEMO_FILE, tmp_path / "good.otlp.json")
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "a_deep.json" in result.output
+    assert {r["root_agent"] for r in _list()} == {"WeatherAgent"}
+
+
+def test_a_build_name_too_long_for_the_file_system_exits_2(tmp_path):
+    result = CliRunner().invoke(cli, ["ingest", str(DEMO_FILE), "--build", "b" * 300])
+    assert result.exit_code == 2 and "--build" in result.output

@@ -12,6 +12,8 @@ from eval_pipeline.traces.model import Span
 
 MAX_ATTRIBUTE_BYTES = 1_000_000
 """Largest accepted attribute value (string or bytes); a span carrying a larger one is rejected."""
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""The integers the store holds (OTLP ``intValue`` and the Arrow columns are 64-bit)."""
 
 
 @dataclass(frozen=True)

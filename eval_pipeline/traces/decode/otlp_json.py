@@ -7,10 +7,17 @@ Every ``AnyValue`` kind is decoded: kvlists become dicts, arrays lists, bytes ba
 
 import base64
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
-from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
+from eval_pipeline.traces.decode.errors import (
+    INT64_MAX,
+    INT64_MIN,
+    DecodeError,
+    DecodeResult,
+    FieldError,
+)
 from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
 
 _KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
@@ -60,6 +67,8 @@ def _uint(value: Any, field_name: str) -> int:
         raise FieldError(field_name, f"must be an integer, got {value!r}") from None
     if number < 0:
         raise FieldError(field_name, f"must not be negative, got {number}")
+    if number > INT64_MAX:
+        raise FieldError(field_name, f"{number} is beyond the 64-bit range the store holds")
     return number
 
 
@@ -95,13 +104,22 @@ def _value(value: Any, field_name: str, limit: int) -> Any:
         if isinstance(raw, bool) or not isinstance(raw, int | str):
             raise FieldError(field_name, f"intValue must be an integer, got {raw!r}")
         try:
-            return int(raw)
+            number = int(raw) if len(str(raw)) <= 24 else None
         except ValueError:
-            raise FieldError(field_name, f"intValue must be an integer, got {raw!r}") from None
+            number = None
+        if number is None or not INT64_MIN <= number <= INT64_MAX:
+            raise FieldError(field_name, f"intValue must be a 64-bit integer, got {raw!r:.40}")
+        return number
     if kind in ("doubleValue", "double_value"):
         if isinstance(raw, bool) or not isinstance(raw, int | float | str):
-            raise FieldError(field_name, f"doubleValue must be a number, got {raw!r}")
-        return float(raw)
+            raise FieldError(field_name, f"doubleValue must be a number, got {raw!r:.40}")
+        try:
+            double = float(raw) if len(str(raw)) <= 400 else math.nan
+        except (ValueError, OverflowError):
+            double = math.nan
+        if not math.isfinite(double):
+            raise FieldError(field_name, f"doubleValue must be a finite number, got {raw!r:.40}")
+        return double
     if kind in ("boolValue", "bool_value"):
         if not isinstance(raw, bool):
             raise FieldError(field_name, f"boolValue must be a boolean, got {raw!r}")

@@ -6,6 +6,7 @@ span is parsed on its own, so one bad span is rejected and the others are kept.
 """
 
 import base64
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,7 +39,10 @@ def _value(value: AnyValue, key: str, limit: int) -> Any:
     if which == "int_value":
         return value.int_value
     if which == "double_value":
-        return value.double_value
+        double = value.double_value
+        if not math.isfinite(double):
+            raise FieldError(f"attributes[{key}]", f"doubleValue must be finite, got {double}")
+        return double
     if which == "bool_value":
         return value.bool_value
     if which == "array_value":

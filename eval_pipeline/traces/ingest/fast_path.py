@@ -155,15 +155,21 @@ def _rows(
     calls = batch.tool_calls
     for resource, scope, spans in scopes:
         for raw in spans:
-            row = fast(raw, resource, scope, limit, redactor, calls)
-            if row is None:
-                try:
+            try:
+                row = fast(raw, resource, scope, limit, redactor, calls)
+                if row is None:
                     row = span_row(
                         redactor.redact(normalise_span(general(raw, resource, scope, limit)))
                     )
-                except FieldError as exc:
-                    batch.errors.append(reject(raw, exc, source))
-                    continue
+            except FieldError as exc:
+                batch.errors.append(reject(raw, exc, source))
+                continue
+            except Exception as exc:
+                problem = FieldError(
+                    "span", f"cannot be ingested: {type(exc).__name__}: {exc!s:.200}"
+                )
+                batch.errors.append(reject(raw, problem, source))
+                continue
             keep(row)
     return batch
 
@@ -358,7 +364,9 @@ def output_text(
         # name and finish reason only when set.
         stored: dict[str, Any] = {"role": role, "parts": redacted}
         if name is not None and role != "tool":
-            stored["name"] = name
+            cleaned_name, kinds = redactor.tokens.redact(name)
+            new_found.extend(f"output_messages.name:{kind}" for kind in kinds)
+            stored["name"] = cleaned_name
         if finish is not None:
             stored["finish_reason"] = finish
         messages.append(stored)

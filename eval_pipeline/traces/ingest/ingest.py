@@ -22,10 +22,19 @@ from typing import Protocol
 
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeError, DecodeResult
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF_MEDIA_TYPES, decode_otlp
+from eval_pipeline.traces.eval_context import BUILD_ID
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
 from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, decode_rows
+from eval_pipeline.traces.ingest.guard import (
+    STORE_FAILURES,
+    build_problem,
+    cheap_problem,
+    rejection,
+    row_problem,
+)
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.normalise.normaliser import normalise_batch, normalise_span
+from eval_pipeline.traces.redact.fields import RowScrubber
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store.span_table import TRACE_ID, Row, span_row
 from eval_pipeline.traces.store.trace_store import UNASSIGNED
@@ -108,17 +117,58 @@ def ingest(
     """
     report = IngestReport()
     redactor = Redactor(policy or load_policy())
+    scrub_row = RowScrubber(redactor).scrub_row
     with bulk_allocation():
         for batch in batches:
             report.batches += 1
-            rows, calls = _rows(batch, redactor, report)
+            rows, calls = _guarded_rows(batch, redactor, report)
+            rows = list(map(scrub_row, rows))
+            rows = _storable(rows, _source(batch), report)
             if rows:
                 report.incomplete.update(incomplete_traces(rows, calls))
-                _store(rows, store, build, day, default_build, report)
+                _store(rows, store, build, day, default_build, report, _source(batch))
             del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
         # The redactor's caches go too, so the collection that follows does not walk them.
-        del redactor
+        del redactor, scrub_row
     return report
+
+
+def _source(batch: Batch) -> str:
+    if isinstance(batch, OtlpRequest):
+        return batch.source
+    for error in batch.errors:
+        return error.source
+    return "spans"
+
+
+def _guarded_rows(
+    batch: Batch, redactor: Redactor, report: IngestReport
+) -> tuple[list[Row], ToolCalls]:
+    """``_rows``, with anything a payload makes the decoders raise turned into its error.
+
+    The decoders reject bad spans one by one; what escapes them (a document nested deeper
+    than the JSON parser takes) makes the whole payload one error, never a crash.
+    """
+    try:
+        return _rows(batch, redactor, report)
+    except Exception as exc:
+        report.errors.append(
+            DecodeError(_source(batch), "$", f"cannot be read: {type(exc).__name__}: {exc!s:.200}")
+        )
+        return [], {}
+
+
+def _storable(rows: list[Row], source: str, report: IngestReport) -> list[Row]:
+    """The rows that pass ``guard.cheap_problem``; each other row is rejected with its error."""
+    kept = []
+    for row in rows:
+        problem = cheap_problem(row)
+        if problem is None:
+            kept.append(row)
+        else:
+            report.errors.append(rejection(row, source, problem))
+            report.spans_rejected += 1
+    return kept
 
 
 def _rows(batch: Batch, redactor: Redactor, report: IngestReport) -> tuple[list[Row], ToolCalls]:
@@ -166,9 +216,37 @@ def _store(
     day: str | None,
     default_build: str,
     report: IngestReport,
+    source: str,
 ) -> None:
-    report.spans_decoded += len(rows)
+    """Store the rows; a row the store cannot hold (or its build name) is rejected alone."""
     targets = store.builds_for_rows(rows, build, default_build)
-    report.spans_stored += store.write_rows(rows, build=build, day=day, targets=targets)
+    problems = {target: build_problem(target) for target in set(targets)}
+    if any(problems.values()):
+        field = "build" if build is not None else BUILD_ID
+        keep = [problems[t] is None for t in targets]
+        for row, target, ok in zip(rows, targets, keep, strict=True):
+            if not ok:
+                report.errors.append(rejection(row, source, (field, str(problems[target]))))
+                report.spans_rejected += 1
+        rows = [row for row, ok in zip(rows, keep, strict=True) if ok]
+        targets = [t for t, ok in zip(targets, keep, strict=True) if ok]
+    try:
+        stored = store.write_rows(rows, build=build, day=day, targets=targets)
+    except STORE_FAILURES:
+        # Some row holds a value no column takes: find it, reject it, store the others
+        # (rows written before the failure are recognised as stored: no duplicates).
+        kept, kept_targets = [], []
+        for row, target in zip(rows, targets, strict=True):
+            problem = row_problem(row)
+            if problem is None:
+                kept.append(row)
+                kept_targets.append(target)
+            else:
+                report.errors.append(rejection(row, source, problem))
+                report.spans_rejected += 1
+        rows, targets = kept, kept_targets
+        stored = store.write_rows(rows, build=build, day=day, targets=targets)
+    report.spans_decoded += len(rows)
+    report.spans_stored += stored
     report.traces.update(map(itemgetter(TRACE_ID), rows))
     report.builds.update(targets)

@@ -1,31 +1,59 @@
 """Field-level detection of personal data, replaced by stable keyed tokens.
 
 Detectors: email addresses, payment card numbers (Luhn-checked), IBANs (ISO 13616 mod-97
-checked), US social security numbers and phone numbers (international ``+`` form, or grouped
-digits with separators, so ids and timestamps are not taken for phones). A match becomes
-``[KIND:xxxxxxxxxx]`` where the suffix is a keyed hash of the normalised value: the same value
-always gives the same token under one key, so equality (argument correctness) still works on
-redacted data, while the value cannot be recovered without the key.
+checked, either case), US social security numbers and phone numbers (international ``+``
+form, NANP ``415 555 2671`` / ``415-555-2671`` / ``(415) 555-2671``, national numbers with a
+trunk ``0`` such as ``07700 900123``), in the text as written and in its percent-decoded and
+backslash-u-unescaped form. Hand-written patterns rather than ``phonenumbers``: its matcher costs
+milliseconds per text, far from the linear-time budget of a scanner run on every stored string.
+
+A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of the
+normalised value under the home's secret key (``keys``): the same value always gives the same
+token under one key, so equality (argument correctness) still works on redacted data, while the
+value cannot be recovered, nor guessed by trying values, without the key. Token format version
+2 (version 1: 10 hex digits under a public default key; stored version-1 tokens do not match
+version-2 ones).
 """
 
+import base64
 import hashlib
 import hmac
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from urllib.parse import unquote
 
+TOKEN_HEX = 24
+"""Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
+
+# Every pattern is linear in its input: quantifiers are bounded or cannot overlap, so no start
+# position costs more than a fixed amount of work. A match can start only where a run of its
+# characters starts (the lookbehinds), so a long run is walked once, not once per position
+# (the email pattern once left ``%`` out of its lookbehind: quadratic on runs of ``%``).
 _EMAIL = re.compile(
-    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    r"(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}"
+    r"\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
 )
-_CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
-_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_CARD = re.compile(r"(?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])")
+_SSN = re.compile(r"(?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d)")
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}"
-    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4})(?![\w])"
+    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[ .-]\d{3}[ .-]\d{4}"
+    r"|0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w])"
 )
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
-_TOKEN = re.compile(r"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{10})\]")
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
+_TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
+
+
+def unescaped(text: str) -> str:
+    """``text`` with percent-encoding and backslash-u escapes decoded (what a reader sees)."""
+    if "\\u" in text:
+        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    return unquote(text, errors="replace") if "%" in text else text
 
 
 def holds_token(text: str) -> bool:
@@ -65,6 +93,11 @@ def iban_ok(candidate: str) -> bool:
     return int(number) % 97 == 1
 
 
+def _iban(match: str) -> str | None:
+    compact = match.replace(" ", "").upper()
+    return compact if iban_ok(compact) else None
+
+
 def _card(match: str) -> str | None:
     digits = re.sub(r"\D", "", match)
     return digits if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
@@ -75,27 +108,40 @@ def _phone(match: str) -> str | None:
     return ("+" if match.startswith("+") else "") + digits if 7 <= len(digits) <= 15 else None
 
 
+Found = tuple[int, int, str]
+"""A match: start, end and the matched text."""
+
+
+def _finder(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Found]]:
+    def find(text: str) -> Iterator[Found]:
+        for match in pattern.finditer(text):
+            yield match.start(), match.end(), match.group()
+
+    return find
+
+
 @dataclass(frozen=True)
 class Detector:
-    """A named pattern with an optional validator that also normalises the matched value."""
+    """A named finder with a validator that also normalises the matched value."""
 
     kind: str
-    pattern: re.Pattern[str]
+    find: Callable[[str], Iterable[Found]]
     check: Callable[[str], str | None]
-    anchor: str | None = None
-    """A character every match contains, when no match can hold a space: the scan for
-    matches then starts after the last space before the first anchor (no earlier position
-    can start one), which spares scanning long texts with a single address near the end."""
 
 
 DETECTORS: dict[str, Detector] = {
-    "credit_card": Detector("CARD", _CARD, _card),
-    "iban": Detector("IBAN", _IBAN, lambda m: m.replace(" ", "") if iban_ok(m) else None),
-    "email": Detector("EMAIL", _EMAIL, lambda m: m.lower(), anchor="@"),
-    "ssn": Detector("SSN", _SSN, lambda m: m),
-    "phone": Detector("PHONE", _PHONE, _phone),
+    "credit_card": Detector("CARD", _finder(_CARD), _card),
+    "iban": Detector("IBAN", _finder(_IBAN), _iban),
+    "email": Detector("EMAIL", _finder(_EMAIL), lambda m: m.lower()),
+    "ssn": Detector("SSN", _finder(_SSN), lambda m: m),
+    "phone": Detector("PHONE", _finder(_PHONE), _phone),
 }
 """Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
+
+
+def _may_hold(text: str) -> bool:
+    """False when no detector can match ``text`` (the usual case, decided cheaply)."""
+    return "@" in text or "%" in text or "\\u" in text or _DIGIT_RUN.search(text) is not None
 
 
 class Tokeniser:
@@ -106,6 +152,9 @@ class Tokeniser:
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._clean: set[str] = set()  # short texts known to hold nothing
+        self.clean = self._clean
+        """Short texts known to hold nothing (read by ``fields.RowScrubber`` as a fast check)."""
 
     def token(self, kind: str, value: str) -> str:
         """The token for one normalised value (same value and key -> same token)."""
@@ -114,45 +163,99 @@ class Tokeniser:
             keyed = self._keyed.copy()  # the key schedule is computed once, in __init__
             keyed.update(f"{kind}:{value}".encode())
             digest = keyed.hexdigest()
-            cached = f"[{kind}:{digest[:10]}]"
+            cached = f"[{kind}:{digest[:TOKEN_HEX]}]"
             self._cache[(kind, value)] = cached
         return cached
 
     def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        """``text`` with personal data replaced, and the kinds replaced (one per match)."""
-        if "@" not in text and not _DIGIT_RUN.search(text):
+        """``text`` with personal data replaced, and the kinds replaced (one per match).
+
+        A text holding percent-encoded or backslash-u-escaped personal data is stored decoded,
+        with the data replaced: the escaped form is the same value to any reader. So is a
+        base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
+        """
+        if text in self._clean:
+            return text, ()
+        if not _may_hold(text) and (
+            len(text) < 12 or len(text) % 4 or _BASE64.fullmatch(text) is None
+        ):
+            if len(text) <= 200:  # names, keys and ids repeat on every span: decided once
+                if len(self._clean) >= 65536:
+                    self._clean.clear()
+                self._clean.add(text)
             return text, ()
         cached = self._texts.get(text)
         if cached is None:
             if len(self._texts) >= 8192:
                 self._texts.clear()
-            cached = self._texts[text] = self._redact(text)
+            cached = self._texts[text] = self._decoded(text)
         return cached
 
+    def _decoded(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """``_redact`` of ``text``, or of its decoded form when only that holds data."""
+        found = self._redact(text) if _may_hold(text) else (text, ())
+        if found[1]:
+            return found
+        if _ESCAPED.search(text) is not None:
+            decoded = unescaped(text)
+            if decoded != text:
+                from_decoded = self._redact(decoded)
+                if from_decoded[1]:
+                    return from_decoded
+        if len(text) >= 12 and len(text) % 4 == 0 and _BASE64.fullmatch(text) is not None:
+            try:
+                plain = base64.b64decode(text, validate=True).decode("utf-8")
+            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+                return found
+            if _may_hold(plain):
+                from_bytes = self._decoded(plain)
+                if from_bytes[1]:
+                    return from_bytes
+        return found
+
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        spans: list[tuple[int, int, str]] = []
+        taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
         digits = _DIGIT_RUN.search(text) is not None
+        has_at = "@" in text
         for detector in self._detectors:
-            if not (digits if detector.kind != "EMAIL" else "@" in text):
+            if not (has_at if detector.kind == "EMAIL" else digits):
                 continue
-            start = 0
-            if detector.anchor is not None:
-                start = text.rfind(" ", 0, text.find(detector.anchor)) + 1
-            for match in detector.pattern.finditer(text, start):
-                start, end = match.span()
-                if any(start < e and s < end for s, e, _ in spans):
-                    continue
-                value = detector.check(match.group())
-                if value is not None:
-                    spans.append((start, end, self.token(detector.kind, value)))
-        if not spans:
+            found = [
+                (start, end, self.token(detector.kind, value))
+                for start, end, match in detector.find(text)
+                for value in [detector.check(match)]
+                if value is not None
+            ]
+            if found:
+                taken = _merge(taken, found)
+        if not taken:
             return text, ()
-        spans.sort()
         pieces: list[str] = []
         last = 0
-        for start, end, token in spans:
+        for start, end, token in taken:
             pieces.append(text[last:start])
             pieces.append(token)
             last = end
         pieces.append(text[last:])
-        return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in spans)
+        return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in taken)
+
+
+def _merge(
+    taken: list[tuple[int, int, str]], found: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """``taken`` plus the matches of ``found`` that overlap none of it (both sorted: linear)."""
+    if not taken:
+        return found
+    out: list[tuple[int, int, str]] = []
+    index = 0
+    for item in found:
+        while index < len(taken) and taken[index][1] <= item[0]:
+            out.append(taken[index])
+            index += 1
+        if index < len(taken) and taken[index][0] < item[1]:
+            continue  # overlaps a match of a detector earlier in priority
+        if out and out[-1][1] > item[0]:
+            continue
+        out.append(item)
+    out.extend(taken[index:])
+    return out

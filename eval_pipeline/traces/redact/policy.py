@@ -8,7 +8,7 @@ Policy (YAML; the default ships as ``redaction_policy.yaml`` beside this module)
       keep_results: []          # ... whose results are kept; everything else is dropped
     pii:
       detectors: [credit_card, iban, email, ssn, phone]
-      token_key_env: EVAL_PIPELINE_REDACTION_KEY   # key for the stable tokens (optional)
+      token_key_env: EVAL_PIPELINE_REDACTION_KEY   # overrides the home's key (``keys``)
 
 ``tools.keep: [...]`` opts tools in for both. ``RedactionPolicy.from_mapping`` validates every
 field and raises ``PolicyError`` naming the file and field; matching is cached per tool name.
@@ -23,12 +23,12 @@ from typing import Any
 
 import yaml
 
+from eval_pipeline.traces.redact.keys import home_key
 from eval_pipeline.traces.redact.pii import DETECTORS
 
 DEFAULT_POLICY_PATH = Path(__file__).with_name("redaction_policy.yaml")
 KEEP_TOOLS_POLICY_PATH = Path(__file__).with_name("redaction_policy_keep_tools.yaml")
 NAMED_POLICIES = {"default": DEFAULT_POLICY_PATH, "keep-tools": KEEP_TOOLS_POLICY_PATH}
-_DEFAULT_KEY = b"eval-pipeline-default-redaction-key"
 KEY_ENV = "EVAL_PIPELINE_REDACTION_KEY"
 """The environment variable the shipped policies take their token key from."""
 
@@ -94,7 +94,7 @@ class RedactionPolicy:
             + _names(tools.get("keep_arguments"), f"{source}.tools.keep_arguments"),
             keep_results=both + _names(tools.get("keep_results"), f"{source}.tools.keep_results"),
             detectors=detectors,
-            key=secret.encode() if secret else _DEFAULT_KEY,
+            key=secret.encode() if secret else home_key(),
         )
 
     def keeps_arguments(self, tool: str | None) -> bool:

@@ -9,6 +9,7 @@ A redacted span carries ``eval_pipeline.redaction.dropped`` (fields removed) and
 apart from "never sent".
 """
 
+import re
 from typing import Any
 
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
@@ -27,6 +28,7 @@ from eval_pipeline.traces.span_factory import span_from_state
 DROPPED = "eval_pipeline.redaction.dropped"
 REPLACED = "eval_pipeline.redaction.replaced"
 POLICY = "eval_pipeline.redaction.policy"
+_AUDIT = "eval_pipeline.redaction."
 
 STRUCTURAL_ATTRIBUTES = frozenset(
     {
@@ -49,6 +51,9 @@ STRUCTURAL_ATTRIBUTES = frozenset(
 )
 """Attributes that hold identifiers and settings, not user content: not scanned for PII."""
 
+_ID_SYNTAX = re.compile(r"[A-Za-z][\w.:/-]{0,255}")
+"""Ids and settings: a letter first, then word characters (no spaces, ``@``, ``+`` or ``%``)."""
+
 _CHANGED_FIELDS = (
     "tool_arguments",
     "tool_result",
@@ -70,6 +75,8 @@ class Redactor:
         self.policy = policy
         chosen = tuple(DETECTORS[name] for name in DETECTORS if name in policy.detectors)
         self._tokens = Tokeniser(chosen, policy.key)
+        self.tokens = self._tokens
+        """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
 
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
@@ -78,18 +85,28 @@ class Redactor:
             if kinds:
                 found.extend(f"{path}:{kind}" for kind in kinds)
             return text
+        if type(value) is int and not -1_000_000 < value < 1_000_000:
+            # A card or phone number sent as a JSON number: stored as its token (a string).
+            text, kinds = self._tokens.redact(str(value))
+            if kinds:
+                found.extend(f"{path}:{kind}" for kind in kinds)
+                return text
+            return value
         if isinstance(value, dict):
             # String values inline, so a key's path is only spelled out when it holds PII.
             redact = self._tokens.redact
             out: dict[str, JsonValue] = {}
             for k, v in value.items():
+                key, key_kinds = redact(k) if type(k) is str else (k, ())
+                if key_kinds:
+                    found.extend(f"{path}.key:{kind}" for kind in key_kinds)
                 if type(v) is str:
                     text, kinds = redact(v)
                     if kinds:
-                        found.extend(f"{path}.{k}:{kind}" for kind in kinds)
-                    out[k] = text
+                        found.extend(f"{path}.{key}:{kind}" for kind in kinds)
+                    out[key] = text
                 else:
-                    out[k] = self._scrub(v, f"{path}.{k}", found)
+                    out[key] = self._scrub(v, f"{path}.{key}", found)
             return out
         if isinstance(value, list):
             return [self._scrub(v, path, found) for v in value]
@@ -121,13 +138,28 @@ class Redactor:
             del kept["response"]
             return kept
         content_key = _CONTENT_KEYS.get(str(kind))
-        if content_key is not None:
+        if content_key is not None and self._plain_fields(part, content_key):
             value = part.get(content_key)
             cleaned = self._scrub(value, where, found)
             return part if cleaned is value or cleaned == value else {**part, content_key: cleaned}
+        # Every field but the type is scanned: names, ids and extra keys carry data too.
         cleaned_part = self._scrub({k: v for k, v in part.items() if k != "type"}, where, found)
         assert isinstance(cleaned_part, dict)
-        return {"type": kind, **cleaned_part}
+        cleaned_part = {"type": kind, **cleaned_part} if "type" in part else cleaned_part
+        return part if cleaned_part == part else cleaned_part
+
+    def _plain_fields(self, part: dict[str, JsonValue], content_key: str) -> bool:
+        """True when no field of ``part`` but its type and content can hold personal data."""
+        clean = self._tokens.clean
+        redact = self._tokens.redact
+        for key, value in part.items():
+            if key == "type" or key == content_key or value is None:
+                continue
+            if type(value) is not str:
+                return False
+            if value not in clean and redact(value)[1]:
+                return False
+        return True
 
     def output_part(
         self, part: dict[str, JsonValue], dropped: set[str], found: list[str]
@@ -166,8 +198,15 @@ class Redactor:
                 new = self._part(old, where, names or _NO_NAMES, dropped, found)
                 changed = changed or new is not old
                 parts.append(new)
+            name = msg.name
+            if type(name) is str:
+                cleaned_name, kinds = self._tokens.redact(name)
+                if kinds:
+                    found.extend(f"{where}.name:{kind}" for kind in kinds)
+                    name = cleaned_name
+                    changed = True
             result.append(
-                new_message(msg.role, tuple(parts), msg.name, msg.finish_reason) if changed else msg
+                new_message(msg.role, tuple(parts), name, msg.finish_reason) if changed else msg
             )
         out = tuple(result) if dropped or found else messages
         if not memo:
@@ -177,6 +216,10 @@ class Redactor:
         entry = (messages, out, frozenset(dropped), tuple(found))
         self._cache[key] = entry
         return entry[1], entry[2], entry[3]
+
+    def scrub_value(self, value: JsonValue) -> JsonValue:
+        """A JSON value with personal data in every string, key and long number tokenised."""
+        return self._scrub(value, "", [])
 
     def scrub_text(self, text: str) -> str:
         """``text`` with the personal data the policy detects replaced by tokens."""
@@ -279,7 +322,10 @@ class Redactor:
             dropped.update(out_dropped)
             found.extend(out_found)
         for key, value in attributes.items():
-            if key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."):
+            if key.startswith(_AUDIT) or (
+                (key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."))
+                and _structural(value)
+            ):
                 continue
             if isinstance(value, str | list | dict):
                 cleaned = self._scrub(value, f"attributes.{key}", found)
@@ -306,6 +352,18 @@ class Redactor:
                 counts[item] = counts.get(item, 0) + 1
             attributes[REPLACED] = dict(sorted(counts.items()))
         return arguments, result, inputs, outputs, attributes
+
+
+def _structural(value: Any) -> bool:
+    """True when a structural attribute's value has the syntax of an id or setting.
+
+    Only such values are exempt from scanning: an email in ``gen_ai.response.id`` is scanned.
+    """
+    if type(value) is str:
+        return _ID_SYNTAX.fullmatch(value) is not None
+    if type(value) is list:
+        return all(type(v) is str and _ID_SYNTAX.fullmatch(v) is not None for v in value)
+    return not isinstance(value, dict)
 
 
 def _call_names(messages: tuple[Message, ...]) -> dict[str, str]:

@@ -9,6 +9,7 @@ stored text was redacted at all; ``opaque`` reads tokens as bare keys, for word-
 import os
 from functools import lru_cache
 
+from eval_pipeline.traces.redact.keys import home_key_path
 from eval_pipeline.traces.redact.pii import holds_token, opaque
 from eval_pipeline.traces.redact.policy import KEY_ENV, RedactionPolicy, load_policy
 from eval_pipeline.traces.redact.redactor import Redactor
@@ -21,13 +22,17 @@ def tokenised(text: str, policy: RedactionPolicy | None = None) -> str:
     arguments: the tokens are keyed, so equal values give equal tokens under one key. Without
     ``policy``, the shipped default's detectors and key (``KEY_ENV``, read now) are used.
     """
-    chosen = policy if policy is not None else _default_policy(os.environ.get(KEY_ENV))
+    chosen = (
+        policy
+        if policy is not None
+        else _default_policy(os.environ.get(KEY_ENV), str(home_key_path()))
+    )
     return _redactor(chosen).scrub_text(text)
 
 
 @lru_cache(maxsize=4)
-def _default_policy(_key: str | None) -> RedactionPolicy:
-    # Cached per key setting, so a changed key is honoured without re-reading the file per call.
+def _default_policy(_key: str | None, _home_key: str) -> RedactionPolicy:
+    # Cached per key setting and home: a changed key is honoured, the file read once.
     return load_policy()
 
 

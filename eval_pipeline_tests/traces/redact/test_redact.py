@@ -153,30 +153,74 @@ def test_policy_files_load_and_a_missing_one_is_named(tmp_path):
 
 
 def test_tokens_are_the_keyed_hmac_of_kind_and_value():
-    # Tokens must not change between versions: stored data is compared across builds.
+    # Token format version 2 (96 bits); it changes only with a version change, on purpose:
+    # stored data is compared across builds.
     import hashlib
     import hmac
 
     from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
 
     tokeniser = Tokeniser(tuple(DETECTORS.values()), b"k" * 32)
-    expected = hmac.new(b"k" * 32, b"EMAIL:ann@example.com", hashlib.sha256).hexdigest()[:10]
+    expected = hmac.new(b"k" * 32, b"EMAIL:ann@example.com", hashlib.sha256).hexdigest()[:24]
     assert tokeniser.token("EMAIL", "ann@example.com") == f"[EMAIL:{expected}]"
     text, kinds = tokeniser.redact("write to Ann@Example.com or ann@example.com")
     assert text == f"write to [EMAIL:{expected}] or [EMAIL:{expected}]"
     assert kinds == ("EMAIL", "EMAIL")
 
 
-def test_anchored_email_scan_finds_what_a_full_scan_finds():
-    import dataclasses
-    import random
+def test_scanning_is_linear_on_hostile_runs():
+    import time
 
     from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
 
-    anchored = Tokeniser(tuple(DETECTORS.values()), b"k")
-    full = Tokeniser(tuple(dataclasses.replace(d, anchor=None) for d in DETECTORS.values()), b"k")
-    alphabet = ["a", "Z", "9", "_", "%", ".", "+", "-", "@", " ", "\n", "x.com", "é", "@b.io"]
-    rng = random.Random(7)
-    for _ in range(3000):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
-        assert anchored.redact(text) == full.redact(text), text
+    tokeniser = Tokeniser(tuple(DETECTORS.values()), b"k")
+    for text in ("%" * 100_000, "a." * 50_000 + "@x", "1" * 100_000, "a@" * 50_000):
+        began = time.perf_counter()
+        tokeniser.redact(text)
+        # 100 KB of "%" took 28.6 s before (quadratic backtracking); linear is ~10 ms.
+        assert time.perf_counter() - began < 0.5, text[:10]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("call 415 555 2671", "PHONE"),
+        ("uk 07700 900123", "PHONE"),
+        ("card 4111.1111.1111.1111", "CARD"),
+        ("iban gb82west12345698765432", "IBAN"),
+        ("mail ada%40example.com", "EMAIL"),
+        ("mail ada\\u0040example.com", "EMAIL"),
+    ],
+)
+def test_formats_that_leaked_are_tokenised(text, kind):
+    from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
+
+    redacted, kinds = Tokeniser(tuple(DETECTORS.values()), b"k").redact(text)
+    assert kinds == (kind,)
+    assert not any(ch.isdigit() for ch in redacted.split("[")[0]) and "@" not in redacted
+
+
+def test_the_key_is_a_per_home_secret_unless_the_environment_names_one(monkeypatch, tmp_path):
+    import stat
+
+    from eval_pipeline.traces.redact.keys import home_key_path
+    from eval_pipeline.traces.redact.policy import KEY_ENV
+    from eval_pipeline.traces.redact.tokens import tokenised
+
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    monkeypatch.setenv("EVAL_PIPELINE_HOME", str(tmp_path / "one"))
+    first = tokenised("ada@example.com")
+    path = home_key_path()
+    from eval_pipeline.home import current_home
+
+    assert path == current_home().root / "secrets" / "redaction.key"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and len(path.read_bytes()) == 64
+    assert "store" not in path.relative_to(tmp_path).parts
+    assert tokenised("ada@example.com") == first  # stable within a home
+    monkeypatch.setenv("EVAL_PIPELINE_HOME", str(tmp_path / "two"))
+    assert tokenised("ada@example.com") != first  # another home, another secret
+    monkeypatch.setenv(KEY_ENV, "shared")
+    shared = tokenised("ada@example.com")
+    monkeypatch.setenv("EVAL_PIPELINE_HOME", str(tmp_path / "one"))
+    assert tokenised("ada@example.com") == shared
+    assert len(shared) == len("[EMAIL:]") + 24  # 96 bits

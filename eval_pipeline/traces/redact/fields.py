@@ -1,0 +1,87 @@
+"""The redaction scanner over the store-row fields outside the payloads.
+
+``Redactor`` scrubs the payloads (arguments, results, messages, attribute values). Personal
+data also arrives in every other string the store keeps: span and event names, status
+messages, agent names, free-text ids (tool call, conversation), scope names, resource and
+event attributes, and attribute keys. ``scrub_row`` runs the same tokeniser over those, on
+both ingest paths, so no stored string escapes the scanner. Trace and span ids are exempt: the
+decoders accept them only as hex ids, so they cannot hold personal data.
+"""
+
+from typing import Any
+
+from eval_pipeline.traces.model import SpanEvent
+from eval_pipeline.traces.redact.redactor import Redactor
+from eval_pipeline.traces.store.span_table import ROW_FIELDS, Row
+
+_TEXT_FIELDS = tuple(
+    ROW_FIELDS.index(name)
+    for name in (
+        "name",
+        "status_message",
+        "agent_name",
+        "tool_name",
+        "tool_call_id",
+        "conversation_id",
+        "scope_name",
+    )
+)
+_ATTRIBUTES = ROW_FIELDS.index("attributes")
+_EVENTS = ROW_FIELDS.index("events")
+_RESOURCE = ROW_FIELDS.index("resource")
+
+
+class RowScrubber:
+    """Applies a ``Redactor``'s tokeniser to the non-payload fields of store rows."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._clean = redactor.tokens.clean
+        self._resources: dict[int, tuple[Any, Any]] = {}  # shared resources, scrubbed once
+
+    def scrub_row(self, row: Row) -> Row:
+        """``row`` with personal data in its other fields tokenised (the same row if none)."""
+        values: list[Any] | None = None
+        text = self._redactor.scrub_text
+        clean = self._clean
+        for index in _TEXT_FIELDS:
+            value = row[index]
+            if value is not None and value not in clean and type(value) is str:
+                cleaned = text(value)
+                if cleaned != value:
+                    values = values or list(row)
+                    values[index] = cleaned
+        attributes = row[_ATTRIBUTES]
+        cleaned_keys = self._keys(attributes)
+        if cleaned_keys is not attributes:
+            values = values or list(row)
+            values[_ATTRIBUTES] = cleaned_keys
+        events = row[_EVENTS]
+        if events:
+            cleaned_events = tuple(
+                SpanEvent(text(e.name), e.time_unix_nano, self._value(e.attributes)) for e in events
+            )
+            if cleaned_events != events:
+                values = values or list(row)
+                values[_EVENTS] = cleaned_events
+        resource = row[_RESOURCE]
+        seen = self._resources.get(id(resource))
+        if seen is None or seen[0] is not resource:
+            seen = self._resources[id(resource)] = (resource, self._value(resource))
+        if seen[1] != resource:
+            values = values or list(row)
+            values[_RESOURCE] = seen[1]
+        return row if values is None else tuple(values)
+
+    def _keys(self, attributes: dict[str, Any]) -> dict[str, Any]:
+        """``attributes`` with personal data in its keys tokenised (values: ``Redactor``)."""
+        if self._clean.issuperset(attributes):  # the usual case: keys seen before, one C call
+            return attributes
+        text = self._redactor.scrub_text
+        if all(text(key) == key for key in attributes):
+            return attributes
+        return {text(key): value for key, value in attributes.items()}
+
+    def _value(self, value: Any) -> Any:
+        """A JSON value with every string, key and number scanned."""
+        return self._redactor.scrub_value(value)
