@@ -50,10 +50,13 @@ def sample_agent_builds() -> tuple[SeededBuild, SeededBuild, tuple[SeededBuild, 
     return seeded(BASELINE), seeded(IMPROVED), tuple(seeded(d) for d in DEFECTS), aa
 
 
-def story_builds(include_defects: bool = True) -> tuple[SeededBuild, ...]:
-    """Every build of the story, baseline first (the A/A control only with the defects)."""
+def story_builds(
+    include_defects: bool = True, *, include_control: bool = True
+) -> tuple[SeededBuild, ...]:
+    """The story's builds, baseline first; the A/A control (only with the defects) last."""
     baseline, candidate, defects, aa = sample_agent_builds()
-    return (baseline, candidate, *((*defects, aa) if include_defects else ()))
+    tail = (*defects, *((aa,) if include_control else ())) if include_defects else ()
+    return (baseline, candidate, *tail)
 
 
 def runner_spec(seeded: SeededBuild) -> str:

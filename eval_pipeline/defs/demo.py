@@ -40,7 +40,8 @@ def run_demo(
 ) -> DemoResult:
     """Register the story's builds and evaluate each through the asset graph, once."""
     say = progress or (lambda line: None)
-    builds = story_builds(include_defects)
+    # The A/A control is the defects check's (`eval-pipeline defects`), not the demo's.
+    builds = story_builds(include_defects, include_control=False)
     register_story(home, builds)
     registry = BuildRegistry(home.state_url)
     baseline = builds[0].build
