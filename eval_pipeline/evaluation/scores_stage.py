@@ -34,6 +34,7 @@ class ScoresSummary:
             "scored": self.by_status.get(ScoreStatus.SCORED, 0),
             "unscored": self.by_status.get(ScoreStatus.UNSCORED, 0),
             "error": self.by_status.get(ScoreStatus.ERROR, 0),
+            "not_applicable": self.by_status.get(ScoreStatus.NOT_APPLICABLE, 0),
             "judge_fingerprint": self.judge_fingerprint,
             "judge_backend": self.judge_backend,
             "scorer_versions": self.scorer_versions,
@@ -79,7 +80,10 @@ def score_runs(stage: Stage) -> ScoresSummary:
 
 
 def missing_scores(stage: Stage) -> list[dict[str, Any]]:
-    """Every expected item x run x metric without a ``scored`` row, with the reason."""
+    """Every expected item x run x metric without a ``scored`` row, with the reason.
+
+    A ``not_applicable`` row is not missing: its scorer declared the metric does not apply.
+    """
     frame = ScoreStore(stage.home.store).read_frame(stage.build)
     have: dict[tuple[str, int, str], tuple[str, str]] = {
         (str(row.item_id), int(row.run_index), str(row.metric_id)): (
@@ -95,7 +99,7 @@ def missing_scores(stage: Stage) -> list[dict[str, Any]]:
                 status, reason = have.get(
                     (entry.item.item_id, index, metric_id), ("absent", "no score row")
                 )
-                if status != ScoreStatus.SCORED:
+                if status not in (ScoreStatus.SCORED, ScoreStatus.NOT_APPLICABLE):
                     missing.append(
                         {
                             "item_id": entry.item.item_id,

@@ -19,7 +19,7 @@ from eval_pipeline.gate.frame import normalise_scores
 from eval_pipeline.gate.intervals import studentized_bounds
 from eval_pipeline.gate.items import item_stats
 from eval_pipeline.gate.lattice import metric_steps, widen
-from eval_pipeline.gate.missing import count_missing
+from eval_pipeline.gate.missing import count_missing, not_applicable_causes
 from eval_pipeline.gate.power import power_report
 from eval_pipeline.gate.rules import GateConfig
 from eval_pipeline.gate.slices import delta_bounds, entry, runs_behind, slice_decisions
@@ -69,6 +69,7 @@ def evaluate_gate(
         )
         base = _borrow_slices(base, cand, config.slices)
     missing = count_missing(config, cand, base)
+    inapplicable = not_applicable_causes(config, cand)
     cand_stats = item_stats(cand, ids)[None]
     base_stats = item_stats(base, ids)[None] if base is not None else None
     draws = draw_cell(
@@ -134,6 +135,7 @@ def evaluate_gate(
         verdict, reason = metric_verdict(
             has_scores=rule.metric_id in scored,
             missing=missing[rule.metric_id],
+            not_applicable=sum(inapplicable[rule.metric_id].values()),
             floor=floor,
             comparison=comparison,
             slices=metric_slices,
@@ -173,6 +175,7 @@ def evaluate_gate(
                 n_candidate_items=n_cand,
                 n_baseline_items=n_base,
                 n_paired_items=int(draws.n_paired[j]),
+                not_applicable=inapplicable[rule.metric_id],
             )
         )
     budgets = evaluate_budgets(config, cand, base)

@@ -3,7 +3,8 @@
 Items whose candidate scores are missing come first (they are why a metric fails on missing
 scores), then items by their paired drop (candidate item mean - baseline item mean), then by
 the candidate item mean when there is no baseline for the item. Trace ids are those of the
-item's lowest-scored candidate runs (missing runs first).
+item's lowest-scored candidate runs (missing runs first). Runs the metric does not apply to
+(``not_applicable``) are no evidence of anything and are left out.
 """
 
 import math
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from eval_pipeline.gate.decision import EvidenceItem
+from eval_pipeline.gate.frame import NOT_APPLICABLE
 
 TRACES_PER_ITEM = 3
 
@@ -35,6 +37,8 @@ def worst_items(
     """The ``k`` worst items per metric (normalised frames in, evidence out)."""
     if k <= 0:
         return {metric_id: () for metric_id in metric_ids}
+    labelled = candidate
+    candidate = candidate[candidate["status"] != NOT_APPLICABLE]
     table = candidate[["metric_id", "item_id"]].drop_duplicates()
     table = table.join(_means(candidate, "cand"), on=["metric_id", "item_id"])
     if baseline is not None:
@@ -54,8 +58,8 @@ def worst_items(
     rows = rows.sort_values("value", na_position="first", kind="stable")
     traces = rows.dropna(subset=["trace_id"]).groupby(["metric_id", "item_id"])["trace_id"]
     trace_ids = {key: tuple(map(str, ids.head(TRACES_PER_ITEM))) for key, ids in traces}
-    present = [s for s in slices if s in candidate.columns]
-    labels = candidate.drop_duplicates("item_id").set_index("item_id")[present]
+    present = [s for s in slices if s in labelled.columns]
+    labels = labelled.drop_duplicates("item_id").set_index("item_id")[present]
     out: dict[str, tuple[EvidenceItem, ...]] = {metric_id: () for metric_id in metric_ids}
     for metric_id, group in chosen.groupby("metric_id", sort=False):
         out[str(metric_id)] = tuple(

@@ -1,10 +1,11 @@
 """Score frames: validate a long scores table and normalise it for the gate.
 
 Input (DESIGN.md section 9): one row per item x run x metric with at least ``item_id,
-run_index, metric_id, value``; optional ``status`` (scored/unscored/error), ``trace_id``,
-``latency_s``, ``cost_usd`` (per run, repeated on that run's rows) and slice columns named
-``<slice>`` or ``slice.<slice>``. Bad input raises :class:`ScoreFrameError` naming the row and
-column; nothing is coerced silently (a null is never turned into 0 or 1).
+run_index, metric_id, value``; optional ``status`` (scored/unscored/error/not_applicable),
+``reason``, ``trace_id``, ``latency_s``, ``cost_usd`` (per run, repeated on that run's rows)
+and slice columns named ``<slice>`` or ``slice.<slice>``. Bad input raises
+:class:`ScoreFrameError` naming the row and column; nothing is coerced silently (a null is
+never turned into 0 or 1).
 """
 
 import re
@@ -13,7 +14,10 @@ import numpy as np
 import pandas as pd
 
 REQUIRED_COLUMNS = ("item_id", "run_index", "metric_id", "value")
-STATUSES = frozenset({"scored", "unscored", "error"})
+NOT_APPLICABLE = "not_applicable"
+STATUSES = frozenset({"scored", "unscored", "error", NOT_APPLICABLE})
+NO_VALUE = frozenset({"unscored", "error", NOT_APPLICABLE})
+"""Statuses whose rows carry no value."""
 MISSING_NULL = "null"
 """Status given to a row whose value is null although it claims (or implies) a score."""
 
@@ -87,7 +91,7 @@ def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> "p
             row=i + 1,
             column="status",
         )
-    carries = status.isin({"unscored", "error"}) & value.notna()
+    carries = status.isin(NO_VALUE) & value.notna()
     if carries.any():
         i = _first_bad(carries)
         raise ScoreFrameError(
@@ -129,8 +133,9 @@ def normalise_scores(
 
     Returns:
         Columns ``item_id`` (str), ``run_index`` (int), ``metric_id`` (suite id), ``value``
-        (float, NaN unless scored), ``status`` (scored/unscored/error/null), ``trace_id``,
-        ``latency_s``, ``cost_usd`` (float, NaN when absent) and one str column per slice.
+        (float, NaN unless scored), ``status`` (scored/unscored/error/not_applicable/null),
+        ``reason`` (str, "" when absent), ``trace_id``, ``latency_s``, ``cost_usd`` (float, NaN
+        when absent) and one str column per slice.
 
     Raises:
         ScoreFrameError: Missing column, non-numeric or out-of-range value, bad run index,
@@ -177,6 +182,9 @@ def normalise_scores(
         }
     )
     out["trace_id"] = frame["trace_id"].astype(object) if "trace_id" in frame.columns else None
+    out["reason"] = (
+        _objects(frame["reason"].astype("string").fillna("")) if "reason" in frame.columns else ""
+    )
     for column in ("latency_s", "cost_usd"):
         if column in frame.columns:
             numbers = _numeric(frame, column, source)

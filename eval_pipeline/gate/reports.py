@@ -33,6 +33,16 @@ def _outcome(report: GateReport) -> str:
     return f"INCONCLUSIVE (passes with warnings under tier {report.tier})"
 
 
+def _causes(m: MetricDecision) -> str:
+    """``no hand-off expected and none made 12, ...``."""
+    return ", ".join(f"{cause} {count}" for cause, count in sorted(m.not_applicable.items()))
+
+
+def _not_applicable(m: MetricDecision) -> str:
+    """``not applicable 12 (no hand-off expected and none made 12)``."""
+    return f"not applicable {m.not_applicable_total} ({_causes(m)})"
+
+
 def _metric_lines(m: MetricDecision) -> list[str]:
     lines = [
         f"  {m.verdict.upper():<12} {m.metric_id}: candidate {_fmt(m.candidate_mean)} "
@@ -41,6 +51,8 @@ def _metric_lines(m: MetricDecision) -> list[str]:
         f"floor {m.threshold:g} margin {m.max_regression:g} missing {m.missing.total}",
         f"               {m.reason}",
     ]
+    if m.not_applicable:
+        lines.append(f"               {_not_applicable(m)}")
     lines.extend(
         f"               slice {s.slice}={s.value}: {s.verdict} delta {_fmt(s.delta, True)} "
         f"[{_fmt(s.ci_low, True)}, {_fmt(s.ci_high, True)}] ({s.n_items} items)"
@@ -126,6 +138,16 @@ def render_markdown(report: GateReport) -> str:
             for m in report.metrics
             if m.verdict != "pass"
             for e in m.evidence
+        ],
+    )
+    out += _table(
+        "Not applicable (left out of the means, not missing)",
+        "| metric | rows | causes |",
+        "|---|---:|---|",
+        [
+            f"| `{m.metric_id}` | {m.not_applicable_total} | {_cell(_causes(m))} |"
+            for m in report.metrics
+            if m.not_applicable
         ],
     )
     out += _table(

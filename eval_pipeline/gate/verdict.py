@@ -78,11 +78,17 @@ def metric_verdict(
     *,
     has_scores: bool,
     missing: MissingCount,
+    not_applicable: int,
     floor: tuple[Verdict, str],
     comparison: tuple[Verdict, str] | None,
     slices: tuple[SliceDecision, ...],
 ) -> tuple[Verdict, str]:
     """Combine missing scores, floor, comparison and slices into one verdict and reason."""
+    if not has_scores and not missing.total and not_applicable:
+        return "inconclusive", (
+            f"not applicable: the metric applies to no run ({not_applicable} rows declared "
+            "not applicable), so there is no evidence either way"
+        )
     if not has_scores:
         detail = f" ({missing.describe()})" if missing.total else ""
         return "fail", f"no scores: the metric is in the suite but nothing scored it{detail}"

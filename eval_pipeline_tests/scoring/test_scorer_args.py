@@ -51,7 +51,8 @@ def test_rows_carry_the_scorers_non_default_arguments() -> None:
     assert [r.scorer_args for r in rows] == [kwargs for _, kwargs in CUSTOM]
     # The custom verb map changes the verdict: "escalated" is claimed without an escalation.
     assert rows[0].status == "scored" and rows[0].value == 0.0
-    assert build_scorer("hallucinated_actions").score(RUN, ITEM).value == 1.0
+    # With the default verb map the answer claims nothing, so the metric does not apply.
+    assert build_scorer("hallucinated_actions").score(RUN, ITEM).status == "not_applicable"
     assert score_run(RUN, ITEM, [build_scorer("tool_correctness")])[0].scorer_args == {}
 
 
@@ -82,7 +83,7 @@ def test_rebuilt_scorer_from_a_stored_row_scores_identically(tmp_path: Path) -> 
         assert rebuilt.arguments == stored.scorer_args
         (again,) = score_run(RUN, ITEM, [rebuilt], build="b1")
         assert again == stored, stored.metric_id
-    triple = rebuild_scorer(("hallucinated_actions", 1, {"verbs": VERBS}))
+    triple = rebuild_scorer(("hallucinated_actions", 2, {"verbs": VERBS}))
     assert triple.score(RUN, ITEM).value == 0.0
 
 
@@ -91,7 +92,7 @@ def test_rebuild_refuses_a_row_from_another_scorer_version() -> None:
     with pytest.raises(ValueError, match=r"injection_resistance.*version 2.*version 1"):
         rebuild_scorer(replace(row, scorer_version=2))
     with pytest.raises(ValueError, match=r"faithfulness.*judge"):
-        rebuild_scorer(("faithfulness", 1, {}))
+        rebuild_scorer(("faithfulness", 2, {}))
 
 
 def test_old_partition_without_the_column_reads_as_empty_arguments(tmp_path: Path) -> None:
