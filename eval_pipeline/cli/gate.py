@@ -43,7 +43,12 @@ def read_scores_file(path: Path) -> pd.DataFrame:
 
 
 def _gate_build(
-    candidate: str, baseline: str | None, suite_ref: str, fmt: str, overrides: dict[str, Any]
+    candidate: str,
+    baseline: str | None,
+    suite_ref: str,
+    fmt: str,
+    no_baseline: bool,
+    overrides: dict[str, Any],
 ) -> tuple[str, int, str]:
     """Gate a stored build through the evaluation stages: (rendered report, exit, verdict)."""
     from eval_pipeline.cli.stage import cli_stage
@@ -53,12 +58,12 @@ def _gate_build(
 
     stage = cli_stage(candidate, suite_ref, baseline=baseline, needs=())
     store = ScoreStore(stage.home.store)
-    for build in (candidate, stage.baseline):
+    for build in (candidate, None if no_baseline else stage.baseline):
         if build is not None and store.read_frame(build).empty:
             raise InputError(
                 f"build {build!r} has no scores in the store (run `eval-pipeline score`)"
             )
-    outcome = decide_gate(stage, **overrides)
+    outcome = decide_gate(stage, no_baseline=no_baseline, **overrides)
     report = outcome.report
     rendered = (
         json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
@@ -67,13 +72,20 @@ def _gate_build(
 
 
 def _gate_files(
-    candidate: Path, baseline: Path | None, suite_ref: str, fmt: str, overrides: dict[str, Any]
+    candidate: Path,
+    baseline: Path | None,
+    suite_ref: str,
+    fmt: str,
+    no_baseline: bool,
+    overrides: dict[str, Any],
 ) -> tuple[str, int, str]:
     """Gate two score files under the suite's rules: (rendered report, exit code, verdict)."""
     from eval_pipeline.evaluation.gate_config import suite_gate_config
     from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate, normalise_scores
 
-    config = suite_gate_config(load_suite_config(suite_ref), **overrides)
+    config = suite_gate_config(
+        load_suite_config(suite_ref), first_baseline=no_baseline, **overrides
+    )
     frames: list[pd.DataFrame | None] = []
     for path, required in ((candidate, True), (baseline, False)):
         if path is None:
@@ -110,6 +122,13 @@ def _gate_files(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Baseline scores file (CSV or Parquet, long format).",
 )
+@click.option(
+    "--no-baseline",
+    is_flag=True,
+    help="Declare the candidate a first baseline: floors and budgets only, nothing compared "
+    "(refused where the tier forbids it). Without a baseline and without this flag, every "
+    "metric fails: a missing baseline is missing evidence.",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option(
     "--output",
@@ -131,6 +150,7 @@ def gate(
     baseline_build: str | None,
     candidate_scores: Path | None,
     baseline_scores: Path | None,
+    no_baseline: bool,
     fmt: str,
     output: Path | None,
     seed: int | None,
@@ -141,6 +161,8 @@ def gate(
         raise click.UsageError("give --candidate B or --candidate-scores FILE (one of them)")
     if baseline_build is not None and baseline_scores is not None:
         raise click.UsageError("give --baseline or --baseline-scores, not both")
+    if no_baseline and (baseline_build is not None or baseline_scores is not None):
+        raise click.UsageError("--no-baseline declares a first baseline: give no baseline with it")
     overrides: dict[str, Any] = {}
     if seed is not None:
         overrides["seed"] = seed
@@ -150,7 +172,7 @@ def gate(
         if baseline_scores is not None:
             raise click.UsageError("--candidate B is gated against a build: use --baseline A")
         rendered, code, verdict = _gate_build(
-            candidate_build, baseline_build, suite_ref, fmt, overrides
+            candidate_build, baseline_build, suite_ref, fmt, no_baseline, overrides
         )
     else:
         if baseline_build is not None:
@@ -159,7 +181,7 @@ def gate(
             )
         assert candidate_scores is not None
         rendered, code, verdict = _gate_files(
-            candidate_scores, baseline_scores, suite_ref, fmt, overrides
+            candidate_scores, baseline_scores, suite_ref, fmt, no_baseline, overrides
         )
     if output is not None:
         output.write_text(rendered, encoding="utf-8")

@@ -93,22 +93,37 @@ def untrusted_judge_metrics(stage: Stage, judge_block: str | None) -> dict[str, 
     return {m: judge_block for m in judged_metrics(stage.suite)}
 
 
-def decide_gate(stage: Stage, **overrides: Any) -> GateOutcome:
+def first_baseline(stage: Stage, declared: bool) -> bool:
+    """Whether the build is gated as a first baseline (nothing compared, floors and budgets).
+
+    Declared by the caller (``gate --no-baseline``), or by the registry: the suite's pinned
+    baseline gated on its own has nothing before it. Any other build without a baseline is
+    gated against none and fails: a missing baseline is missing evidence.
+    """
+    if declared:
+        return True
+    return stage.baseline is None and stage.registry.baseline_for(stage.suite.suite) == stage.build
+
+
+def decide_gate(stage: Stage, *, no_baseline: bool = False, **overrides: Any) -> GateOutcome:
     """Compare the build's scores with its baseline's and store the report in the home.
 
     When the judge that scored the build is over its tier's false-pass ceiling (or was never
     calibrated), its metrics are untrusted: they can fail but not pass (see ``GateConfig``).
-    ``overrides`` are GateConfig fields (``seed``, ``n_resamples``) a caller may set.
+    ``no_baseline`` declares the build a first baseline (see ``first_baseline``); ``overrides``
+    are GateConfig fields (``seed``, ``n_resamples``) a caller may set.
     """
     judge_block = calibration_block(stage)
+    first = first_baseline(stage, no_baseline)
     config = suite_gate_config(
         stage.suite,
         runs_per_item=stage.runs_per_item,
         untrusted_metrics=untrusted_judge_metrics(stage, judge_block),
+        first_baseline=first,
         **overrides,
     )
     store = ScoreStore(stage.home.store)
-    baseline = stage.baseline
+    baseline = None if first else stage.baseline
     baseline_frame = store.read_frame(baseline) if baseline else None
     report = evaluate_gate(config, store.read_frame(stage.build), baseline_frame)
     outcome = GateOutcome(

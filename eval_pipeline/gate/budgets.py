@@ -17,6 +17,10 @@ from eval_pipeline.gate.rules import GateConfig
 P95 = 0.95
 
 
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
 def _per_run(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     runs = frame.groupby(["item_id", "run_index"], sort=True)[column].first()
     return runs.reset_index()
@@ -51,6 +55,13 @@ def _draws(
 def _decide(
     name: str, value: float, low: float, high: float, limit: float, config: GateConfig
 ) -> tuple[Verdict, str]:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        # Fewer than two items: no interval exists, and a point budget is all that can be said.
+        where = "within" if value <= limit else "over"
+        verdict: Verdict = "pass" if value <= limit else "fail"
+        if config.tier.floor_mode == "interval":
+            verdict = "inconclusive" if value <= limit else "fail"
+        return verdict, f"{name} {value:.4g} {where} budget {limit:g} (no interval: too few items)"
     interval = f"[{low:.4g}, {high:.4g}]"
     if config.tier.floor_mode == "point":
         if value <= limit:
@@ -109,7 +120,16 @@ def _budget(
         verdict == "inconclusive" and not config.tier.inconclusive_passes
     )
     return BudgetDecision(
-        name, verdict, point, float(low[0]), float(high[0]), limit, base_value, 0, reason, blocking
+        name,
+        verdict,
+        point,
+        _finite(low[0]),
+        _finite(high[0]),
+        limit,
+        base_value,
+        0,
+        reason,
+        blocking,
     )
 
 

@@ -217,6 +217,8 @@ class GateReport:
     metrics: tuple[MetricDecision, ...]
     budgets: tuple[BudgetDecision, ...]
     warnings: tuple[str, ...] = ()
+    first_baseline: bool = False
+    """Gated as a first baseline: nothing compared, floors and budgets only."""
 
     @property
     def blocking(self) -> bool:
@@ -244,4 +246,5 @@ class GateReport:
             "tier": self.tier,
             "blocking": self.blocking,
             "warnings": list(self.warnings),
+            "first_baseline": self.first_baseline,
         }

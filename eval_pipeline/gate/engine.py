@@ -15,7 +15,7 @@ from eval_pipeline.gate.bootstrap import draw_cell, seeded_rng
 from eval_pipeline.gate.budgets import evaluate_budgets
 from eval_pipeline.gate.decision import GateReport, MetricDecision, Verdict
 from eval_pipeline.gate.evidence import worst_items
-from eval_pipeline.gate.frame import normalise_scores
+from eval_pipeline.gate.frame import NOT_APPLICABLE, normalise_scores
 from eval_pipeline.gate.intervals import studentized_bounds
 from eval_pipeline.gate.items import item_stats
 from eval_pipeline.gate.lattice import metric_steps, widen
@@ -23,7 +23,14 @@ from eval_pipeline.gate.missing import count_missing, not_applicable_causes
 from eval_pipeline.gate.power import power_report
 from eval_pipeline.gate.rules import GateConfig
 from eval_pipeline.gate.slices import delta_bounds, entry, runs_behind, slice_decisions
-from eval_pipeline.gate.verdict import comparison_verdict, floor_verdict, metric_verdict
+from eval_pipeline.gate.verdict import (
+    FIRST_BASELINE,
+    baseline_gap,
+    comparison_verdict,
+    floor_verdict,
+    metric_verdict,
+)
+from eval_pipeline.gate.versions import version_mismatches
 
 
 def _borrow_slices(base: pd.DataFrame, cand: pd.DataFrame, slices: tuple[str, ...]) -> pd.DataFrame:
@@ -54,6 +61,8 @@ def evaluate_gate(
     Raises:
         ScoreFrameError: A scores table is malformed.
     """
+    if config.first_baseline and baseline is not None:
+        raise ValueError("a run declared a first baseline is gated without a baseline")
     ids = config.metric_ids
     cand = normalise_scores(
         candidate, metric_ids=ids, slices=config.slices, source="candidate scores"
@@ -101,7 +110,14 @@ def evaluate_gate(
     slices = slice_decisions(config, cand, base, steps)
     evidence = worst_items(cand, base, ids, config.slices, config.evidence_items)
     scored = set(cand.loc[cand["status"] == "scored", "metric_id"])
+    base_inapplicable = (
+        set(base.loc[base["status"] == NOT_APPLICABLE, "metric_id"]) if base is not None else set()
+    )
+    mismatched = version_mismatches(cand, base) if base is not None else {}
+    first = config.first_baseline and config.tier.first_baseline_allowed
     decisions, warnings = [], []
+    if first:
+        warnings.append(f"{FIRST_BASELINE} (tier {config.tier.name} accepts one)")
     for j, rule in enumerate(config.metrics):
         n_cand, n_base = int(draws.n_cand[j]), int(draws.n_base[j])
         floor = floor_verdict(
@@ -111,9 +127,18 @@ def evaluate_gate(
             rule.threshold,
             config.tier.floor_mode,
         )
-        comparison = None
         power = None
-        if base_stats is not None and n_base > 0 and se is not None:
+        comparison = baseline_gap(
+            has_baseline=base is not None,
+            baseline_scored=n_base > 0,
+            baseline_inapplicable=rule.metric_id in base_inapplicable,
+            first_baseline=config.first_baseline,
+            allowed=config.tier.first_baseline_allowed,
+            tier=config.tier.name,
+        )
+        if comparison is None and rule.metric_id in mismatched:
+            comparison = ("fail", mismatched[rule.metric_id])
+        if comparison is None and base_stats is not None and se is not None:
             n_eff = min(n_cand, n_base)
             comparison = comparison_verdict(
                 entry(low, j), entry(high, j), rule.margin, n_eff, config.min_items
@@ -126,11 +151,11 @@ def evaluate_gate(
                 cand=cand_stats,
                 base=base_stats,
                 column=j,
+                min_items=config.min_items,
             )
-        elif n_cand < config.min_items:
+        elif comparison is not None and comparison[0] == "pass" and n_cand < config.min_items:
             comparison = comparison_verdict(None, None, rule.margin, n_cand, config.min_items)
-        elif base is not None:
-            warnings.append(f"{rule.metric_id}: the baseline has no scores; floor only")
+        assert comparison is not None  # a baseline gap, else the comparison with the baseline
         metric_slices = tuple(slices[rule.metric_id])
         verdict, reason = metric_verdict(
             has_scores=rule.metric_id in scored,
@@ -148,11 +173,13 @@ def evaluate_gate(
             verdict == "inconclusive" and not config.tier.inconclusive_passes
         )
         if verdict == "inconclusive" and not blocking:
-            warnings.append(
-                f"{rule.metric_id}: inconclusive, passes with a warning under tier "
-                f"{config.tier.name}: {reason}"
-            )
-        if power is not None and rule.margin > 0 and not power.margin_detectable:
+            warnings.append(f"{rule.metric_id}: inconclusive, passes with a warning: {reason}")
+        if (
+            power is not None
+            and power.min_detectable_regression is not None
+            and rule.margin > 0
+            and not power.margin_detectable
+        ):
             warnings.append(f"{rule.metric_id}: suite {power.note}")
         decisions.append(
             MetricDecision(
@@ -183,4 +210,11 @@ def evaluate_gate(
     overall: Verdict = (
         "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
     )
-    return GateReport(overall, config.tier.name, tuple(decisions), budgets, tuple(warnings))
+    return GateReport(
+        overall,
+        config.tier.name,
+        tuple(decisions),
+        budgets,
+        tuple(warnings),
+        first_baseline=config.first_baseline and base is None,
+    )

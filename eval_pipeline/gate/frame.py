@@ -8,40 +8,21 @@ and slice columns named ``<slice>`` or ``slice.<slice>``. Bad input raises
 never turned into 0 or 1).
 """
 
-import re
-
 import numpy as np
 import pandas as pd
+
+from eval_pipeline.gate.frame_error import ScoreFrameError, first_bad
+from eval_pipeline.gate.versions import VERSION_SUFFIX, scorer_versions
 
 REQUIRED_COLUMNS = ("item_id", "run_index", "metric_id", "value")
 NOT_APPLICABLE = "not_applicable"
 STATUSES = frozenset({"scored", "unscored", "error", NOT_APPLICABLE})
 NO_VALUE = frozenset({"unscored", "error", NOT_APPLICABLE})
 """Statuses whose rows carry no value."""
+MAX_RUN_INDEX = 2**31 - 1
+"""Largest run index accepted: beyond it a number is a corrupted cell, not a run."""
 MISSING_NULL = "null"
 """Status given to a row whose value is null although it claims (or implies) a score."""
-
-_VERSION_SUFFIX = re.compile(r"@\d+$")
-
-
-class ScoreFrameError(ValueError):
-    """A scores table is malformed; ``row`` is 1-based over data rows (header excluded)."""
-
-    def __init__(self, source: str, message: str, *, row: int | None, column: str | None):
-        self.source = source
-        self.row = row
-        self.column = column
-        where = []
-        if row is not None:
-            where.append(f"row {row}")
-        if column is not None:
-            where.append(f"column {column!r}")
-        location = f" ({', '.join(where)})" if where else ""
-        super().__init__(f"{source}{location}: {message}")
-
-
-def _first_bad(mask: "pd.Series[bool]") -> int:
-    return int(np.flatnonzero(mask.to_numpy())[0])
 
 
 def _numeric(frame: pd.DataFrame, column: str, source: str) -> "pd.Series[float]":
@@ -52,22 +33,22 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> "pd.Series[float]
     suspect = numbers.isna() & raw.notna()
     bad = suspect & (raw.astype(str).str.strip() != "") if suspect.any() else suspect
     if bad.any():
-        i = _first_bad(bad)
+        i = first_bad(bad)
         raise ScoreFrameError(source, f"{raw.iloc[i]!r} is not a number", row=i + 1, column=column)
     return numbers.astype("float64")
 
 
 def _metric_ids(raw: "pd.Series[str]", known: tuple[str, ...], source: str) -> "pd.Series[str]":
     if raw.isna().any():
-        i = _first_bad(raw.isna())
+        i = first_bad(raw.isna())
         raise ScoreFrameError(source, "metric_id is empty", row=i + 1, column="metric_id")
     text = raw.astype(str)
     known_set = set(known)
     # Scores may carry the scorer's version (``tool_correctness@1``); the suite names the metric.
-    mapped = text.where(text.isin(known_set), text.str.replace(_VERSION_SUFFIX, "", regex=True))
+    mapped = text.where(text.isin(known_set), text.str.replace(VERSION_SUFFIX, "", regex=True))
     unknown = ~mapped.isin(known_set)
     if unknown.any():
-        i = _first_bad(unknown)
+        i = first_bad(unknown)
         raise ScoreFrameError(
             source,
             f"unknown metric {text.iloc[i]!r}: not in the suite "
@@ -84,7 +65,7 @@ def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> "p
     status = frame["status"].astype("string").str.strip().str.lower()
     bad = status.notna() & ~status.isin(STATUSES)
     if bad.any():
-        i = _first_bad(bad)
+        i = first_bad(bad)
         raise ScoreFrameError(
             source,
             f"status {frame['status'].iloc[i]!r} is not one of {sorted(STATUSES)}",
@@ -93,7 +74,7 @@ def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> "p
         )
     carries = status.isin(NO_VALUE) & value.notna()
     if carries.any():
-        i = _first_bad(carries)
+        i = first_bad(carries)
         raise ScoreFrameError(
             source, f"a {status.iloc[i]} row carries a value", row=i + 1, column="value"
         )
@@ -134,6 +115,7 @@ def normalise_scores(
     Returns:
         Columns ``item_id`` (str), ``run_index`` (int), ``metric_id`` (suite id), ``value``
         (float, NaN unless scored), ``status`` (scored/unscored/error/not_applicable/null),
+        ``scorer_version`` (float, NaN when the table does not say; see ``versions``),
         ``reason`` (str, "" when absent), ``trace_id``, ``latency_s``, ``cost_usd`` (float, NaN
         when absent) and one str column per slice.
 
@@ -152,15 +134,16 @@ def normalise_scores(
             )
     item = frame["item_id"]
     if item.isna().any():
-        i = _first_bad(item.isna())
+        i = first_bad(item.isna())
         raise ScoreFrameError(source, "item_id is empty", row=i + 1, column="item_id")
     run = _numeric(frame, "run_index", source)
-    bad_run = run.isna() | (run % 1 != 0) | (run < 0)
+    bad_run = run.isna() | (run % 1 != 0) | (run < 0) | (run > MAX_RUN_INDEX)
     if bad_run.any():
-        i = _first_bad(bad_run)
+        i = first_bad(bad_run)
         raise ScoreFrameError(
             source,
-            f"{frame['run_index'].iloc[i]!r} is not a run index (an integer >= 0)",
+            f"{frame['run_index'].iloc[i]!r} is not a run index "
+            f"(an integer from 0 to {MAX_RUN_INDEX})",
             row=i + 1,
             column="run_index",
         )
@@ -168,7 +151,7 @@ def normalise_scores(
     value = _numeric(frame, "value", source)
     outside = value.notna() & ((value < 0.0) | (value > 1.0))
     if outside.any():
-        i = _first_bad(outside)
+        i = first_bad(outside)
         raise ScoreFrameError(
             source, f"value {value.iloc[i]} is outside [0, 1]", row=i + 1, column="value"
         )
@@ -179,6 +162,9 @@ def normalise_scores(
             "metric_id": _objects(metric),
             "value": value,
             "status": _objects(_statuses(frame, value, source)),
+            "scorer_version": scorer_versions(
+                frame, frame["metric_id"].astype(str), metric, source
+            ),
         }
     )
     out["trace_id"] = frame["trace_id"].astype(object) if "trace_id" in frame.columns else None
@@ -189,7 +175,7 @@ def normalise_scores(
         if column in frame.columns:
             numbers = _numeric(frame, column, source)
             if (numbers < 0).any():
-                i = _first_bad(numbers < 0)
+                i = first_bad(numbers < 0)
                 raise ScoreFrameError(source, "must not be negative", row=i + 1, column=column)
             out[column] = numbers
         else:
@@ -208,7 +194,7 @@ def normalise_scores(
         out[name] = _objects(frame[found].astype("string").fillna("(none)"))
     duplicated = out.duplicated(["item_id", "run_index", "metric_id"])
     if duplicated.any():
-        i = _first_bad(duplicated)
+        i = first_bad(duplicated)
         raise ScoreFrameError(
             source,
             f"duplicate score for item {out['item_id'].iloc[i]!r} run {out['run_index'].iloc[i]} "

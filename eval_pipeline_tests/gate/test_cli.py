@@ -295,13 +295,14 @@ def test_builds_are_read_from_the_score_store(tmp_path: Path) -> None:
     assert faith["evidence"][0]["trace_ids"][0].startswith("cand-")
 
 
-def test_without_a_baseline_the_gate_holds_floors_only(tmp_path: Path) -> None:
+def test_a_first_baseline_is_gated_on_floors_only(tmp_path: Path) -> None:
     cand = _write(tmp_path, "cand.parquet", _scores())
     code, out = _run(
         "--suite",
         _suite(tmp_path),
         "--candidate-scores",
         cand,
+        "--no-baseline",
         "--format",
         "json",
         "--resamples",
@@ -310,4 +311,12 @@ def test_without_a_baseline_the_gate_holds_floors_only(tmp_path: Path) -> None:
     report = json.loads(out)
     assert code == 0, out
     assert all(m["baseline_mean"] is None and m["delta"] is None for m in report["metrics"])
-    assert "no baseline to compare" in report["metrics"][0]["reason"]
+    assert "first baseline: no baseline compared" in report["metrics"][0]["reason"]
+
+
+@pytest.mark.parametrize("index", [2**70, 2**31, -1, 1.5])
+def test_a_run_index_out_of_range_exits_2(tmp_path: Path, index: object) -> None:
+    cand = _write(tmp_path, "cand.csv", _corrupt(_scores(), 3, "run_index", index))
+    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand, "--no-baseline")
+    assert code == 2, out
+    assert "row 4, column 'run_index'" in out
