@@ -79,33 +79,38 @@ def _gate_files(
     no_baseline: bool,
     overrides: dict[str, Any],
 ) -> tuple[str, int, str]:
-    """Gate two score files under the suite's rules: (rendered report, exit code, verdict)."""
-    from eval_pipeline.evaluation.gate_config import suite_gate_config
-    from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate, normalise_scores
+    """Gate two score files under the suite's rules: (rendered report, exit code, verdict).
 
-    config = suite_gate_config(
-        load_suite_config(suite_ref), first_baseline=no_baseline, **overrides
+    Through ``evaluation.gate_stage.gate_score_frames``: the same configuration, dataset and
+    judge trust, and JSON as gating the stored builds the files were exported from.
+    """
+    from eval_pipeline.evaluation.gate_stage import gate_score_frames
+    from eval_pipeline.gate import RENDERERS, ScoreFrameError
+    from eval_pipeline.home import current_home
+
+    suite = load_suite_config(suite_ref)
+    cand = read_scores_file(candidate)
+    base = read_scores_file(baseline) if baseline is not None else None
+    sources = (str(candidate), None if baseline is None else str(baseline))
+    try:
+        outcome = gate_score_frames(
+            current_home().ensure(),
+            suite,
+            cand,
+            base,
+            sources=sources,
+            no_baseline=no_baseline,
+            **overrides,
+        )
+    except ScoreFrameError as exc:
+        csv_file = exc.source.lower().endswith(".csv")
+        line = f" (CSV line {exc.row + 1})" if exc.row and csv_file else ""
+        raise InputError(f"{exc}{line}") from exc
+    report = outcome.report
+    rendered = (
+        json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
     )
-    frames: list[pd.DataFrame | None] = []
-    for path, required in ((candidate, True), (baseline, False)):
-        if path is None:
-            frames.append(None)
-            continue
-        frame = read_scores_file(path)
-        try:
-            normalise_scores(
-                frame,
-                metric_ids=config.metric_ids,
-                slices=config.slices,
-                source=str(path),
-                require_slices=required,
-            )
-        except ScoreFrameError as exc:
-            line = f" (CSV line {exc.row + 1})" if exc.row and path.suffix == ".csv" else ""
-            raise InputError(f"{exc}{line}") from exc
-        frames.append(frame)
-    report = evaluate_gate(config, frames[0], frames[1])
-    return RENDERERS[fmt](report), report.exit_code, str(report.verdict)
+    return rendered, report.exit_code, str(report.verdict)
 
 
 @click.command("gate")

@@ -30,6 +30,7 @@ def gate_tier(name: str, policy: RiskPolicy | None = None) -> TierPolicy:
         floor_mode=tier.floor_mode,
         default_max_regression=float(tier.default_max_regression),
         first_baseline_allowed=tier.first_baseline,
+        unknown_judge_allowed=tier.unknown_judge,
     )
 
 

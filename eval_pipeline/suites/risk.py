@@ -39,6 +39,7 @@ class TierPolicy(BaseModel):
     inconclusive_passes: bool
     floor_mode: Literal["point", "interval"] = "point"
     first_baseline: bool = False
+    unknown_judge: bool = False
     judge_false_pass_ceiling: Fraction
     production_sampling_rate: Fraction
 
