@@ -30,16 +30,27 @@ def load_suite_config(reference: str) -> Any:
 
 
 def read_scores_file(path: Path) -> pd.DataFrame:
-    """A long scores table from CSV or Parquet."""
+    """A long scores table from CSV, JSON (a list of row objects) or Parquet.
+
+    CSV cells are read as text (only an empty cell is missing), so an id that looks like a
+    number stays the id it is; the gate parses the numeric columns itself, naming bad rows.
+    """
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            return pd.read_csv(path, dtype={"item_id": str, "trace_id": str, "metric_id": str})
+            return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         if suffix in (".parquet", ".pq"):
             return pd.read_parquet(path)
+        if suffix == ".json":
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise ValueError("expected a JSON list of row objects (`scores --format json`)")
+            return pd.DataFrame(rows)
     except (OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read scores: {exc}") from exc
-    raise InputError(f"{path}: scores must be .csv or .parquet, got {suffix or 'no suffix'!r}")
+    raise InputError(
+        f"{path}: scores must be .csv, .json or .parquet, got {suffix or 'no suffix'!r}"
+    )
 
 
 def _gate_build(

@@ -33,7 +33,9 @@ class Score:
     implementation, ``judge_fingerprint`` its model/rubric/parameters hash (None for
     deterministic scorers). ``scorer_args`` are the scorer's construction arguments
     (``Scorer.arguments``, JSON-safe; the judge is not one), from which the registry rebuilds the
-    exact scorer (``registry.rebuild_scorer``).
+    exact scorer (``registry.rebuild_scorer``). ``dataset`` and ``dataset_version`` name the
+    dataset version the item came from (None when the row was not scored against a suite's
+    dataset), so an exported row says what it was measured on.
     """
 
     metric_id: str
@@ -52,6 +54,8 @@ class Score:
     evidence: dict[str, Any] = field(default_factory=dict)
     slices: dict[str, str] = field(default_factory=dict)
     scorer_args: dict[str, Any] = field(default_factory=dict)
+    dataset: str | None = None
+    dataset_version: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in ScoreStatus.ALL:
@@ -105,6 +109,8 @@ SCORE_COLUMNS = (
     "judge_backend",
     "evidence",
     "scorer_args",
+    "dataset",
+    "dataset_version",
 )
 """Column order of the long scores table (a contract: new columns are appended); slice columns
 follow, named by the slice (``intent``). ``evidence`` and ``scorer_args`` are JSON text."""

@@ -210,7 +210,7 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     notes = tmp_path / "scores.txt"
     notes.write_text("x", encoding="utf-8")
     code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", notes)
-    assert code == 2 and "csv or .parquet" in out
+    assert code == 2 and ".csv, .json or .parquet" in out
     code, out = _run("--suite", tmp_path / "nope.yaml", "--candidate-scores", notes)
     assert code == 2
 
