@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from eval_pipeline.gate.assessment import Evidence, assess_metric
-from eval_pipeline.gate.bootstrap import draw_cell, seeded_rng
+from eval_pipeline.gate.bootstrap import draw_cell
 from eval_pipeline.gate.budgets import evaluate_budgets
 from eval_pipeline.gate.decision import GateReport, Verdict
 from eval_pipeline.gate.evidence import worst_items
@@ -21,6 +21,7 @@ from eval_pipeline.gate.intervals import studentized_bounds
 from eval_pipeline.gate.items import item_stats
 from eval_pipeline.gate.lattice import metric_steps, widen
 from eval_pipeline.gate.missing import count_missing, not_applicable_causes
+from eval_pipeline.gate.resampling import seeded_rng
 from eval_pipeline.gate.rules import GateConfig
 from eval_pipeline.gate.slices import delta_bounds, runs_behind, slice_decisions
 from eval_pipeline.gate.verdict import FIRST_BASELINE

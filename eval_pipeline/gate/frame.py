@@ -8,9 +8,12 @@ and slice columns named ``<slice>`` or ``slice.<slice>``. Bad input raises
 never turned into 0 or 1).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from eval_pipeline.gate.codes import Codes
 from eval_pipeline.gate.frame_error import ScoreFrameError, first_bad
 from eval_pipeline.gate.versions import VERSION_SUFFIX, scorer_versions
 
@@ -38,53 +41,80 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> "pd.Series[float]
     return numbers.astype("float64")
 
 
-def _metric_ids(raw: "pd.Series[str]", known: tuple[str, ...], source: str) -> "pd.Series[str]":
-    if raw.isna().any():
-        i = first_bad(raw.isna())
+@dataclass(frozen=True)
+class _Metrics:
+    """Each row's suite metric (code into the suite's ids) and the version its id carries."""
+
+    codes: np.ndarray
+    names: np.ndarray
+    suffix: np.ndarray
+    raw: np.ndarray
+
+
+def _metric_ids(raw: "pd.Series[str]", known: tuple[str, ...], source: str) -> _Metrics:
+    distinct = Codes.of(raw)
+    if distinct.missing.any():
+        i = first_bad(pd.Series(distinct.missing))
         raise ScoreFrameError(source, "metric_id is empty", row=i + 1, column="metric_id")
-    text = raw.astype(str)
-    known_set = set(known)
+    position = {metric: j for j, metric in enumerate(known)}
+    texts = [str(v) for v in distinct.values]
     # Scores may carry the scorer's version (``tool_correctness@1``); the suite names the metric.
-    mapped = text.where(text.isin(known_set), text.str.replace(VERSION_SUFFIX, "", regex=True))
-    unknown = ~mapped.isin(known_set)
-    if unknown.any():
-        i = first_bad(unknown)
+    stripped = [t if t in position else VERSION_SUFFIX.sub("", t) for t in texts]
+    unknown = np.array([t not in position for t in stripped], dtype=bool)
+    row = distinct.first_row(unknown)
+    if row is not None:
         raise ScoreFrameError(
             source,
-            f"unknown metric {text.iloc[i]!r}: not in the suite "
+            f"unknown metric {texts[int(distinct.codes[row])]!r}: not in the suite "
             f"(suite metrics: {', '.join(known)})",
-            row=i + 1,
+            row=row + 1,
             column="metric_id",
         )
-    return mapped
+    versions = [
+        float(match.group(1))
+        if t not in position and (match := VERSION_SUFFIX.search(t))
+        else np.nan
+        for t in texts
+    ]
+    return _Metrics(
+        codes=distinct.take(np.array([position[t] for t in stripped], dtype=np.int64), -1),
+        names=distinct.take(np.array(stripped, dtype=object), ""),
+        suffix=distinct.take(np.array(versions, dtype=np.float64), np.nan),
+        raw=distinct.strings(""),
+    )
 
 
-def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> "pd.Series[str]":
+def _statuses(frame: pd.DataFrame, value: "pd.Series[float]", source: str) -> np.ndarray:
+    missing_value = value.isna().to_numpy()
     if "status" not in frame.columns:
-        return pd.Series(np.where(value.isna(), MISSING_NULL, "scored"), index=frame.index)
-    status = frame["status"].astype("string").str.strip().str.lower()
-    bad = status.notna() & ~status.isin(STATUSES)
-    if bad.any():
-        i = first_bad(bad)
+        return np.where(missing_value, MISSING_NULL, "scored").astype(object)
+    distinct = Codes.of(frame["status"])
+    cleaned = [str(v).strip().lower() for v in distinct.values]
+    row = distinct.first_row(np.array([c not in STATUSES for c in cleaned], dtype=bool))
+    if row is not None:
         raise ScoreFrameError(
             source,
-            f"status {frame['status'].iloc[i]!r} is not one of {sorted(STATUSES)}",
-            row=i + 1,
+            f"status {frame['status'].iloc[row]!r} is not one of {sorted(STATUSES)}",
+            row=row + 1,
             column="status",
         )
-    carries = status.isin(NO_VALUE) & value.notna()
+    status = distinct.take(np.array(cleaned, dtype=object), "scored")
+    carries = np.isin(status, list(NO_VALUE)) & ~missing_value
     if carries.any():
-        i = first_bad(carries)
+        i = int(np.flatnonzero(carries)[0])
         raise ScoreFrameError(
-            source, f"a {status.iloc[i]} row carries a value", row=i + 1, column="value"
+            source, f"a {status[i]} row carries a value", row=i + 1, column="value"
         )
-    status = status.fillna("scored")
-    return status.where(~((status == "scored") & value.isna()), MISSING_NULL).astype(str)
+    status[(status == "scored") & missing_value] = MISSING_NULL
+    return status
 
 
-def _objects(values: "pd.Series[str]") -> "pd.Series[str]":
-    """Plain Python strings (object dtype): far faster to group than Arrow-backed strings."""
-    return pd.Series(np.asarray(values.astype(str), dtype=object), index=values.index, dtype=object)
+def _objects(values: np.ndarray) -> "pd.Series[str]":
+    """Plain Python strings, kept as such.
+
+    pandas would infer Arrow-backed strings, which are far slower to group and iterate.
+    """
+    return pd.Series(values, dtype=object)
 
 
 def slice_column(frame: pd.DataFrame, name: str) -> str | None:
@@ -113,7 +143,8 @@ def normalise_scores(
         require_slices: A missing slice column is an error (False: it is left out).
 
     Returns:
-        Columns ``item_id`` (str), ``run_index`` (int), ``metric_id`` (suite id), ``value``
+        Columns ``item_id`` (str), ``run_index`` (int), ``metric_id`` (suite id),
+        ``metric_code`` (its position in ``metric_ids``), ``value``
         (float, NaN unless scored), ``status`` (scored/unscored/error/not_applicable/null),
         ``scorer_version`` (float, NaN when the table does not say; see ``versions``),
         ``reason`` (str, "" when absent), ``trace_id``, ``latency_s``, ``cost_usd`` (float, NaN
@@ -155,21 +186,25 @@ def normalise_scores(
         raise ScoreFrameError(
             source, f"value {value.iloc[i]} is outside [0, 1]", row=i + 1, column="value"
         )
+    items = Codes.of(item)
     out = pd.DataFrame(
         {
-            "item_id": _objects(item),
-            "run_index": run.astype("int64"),
-            "metric_id": _objects(metric),
-            "value": value,
+            "item_id": _objects(items.strings("")),
+            "run_index": run.to_numpy().astype("int64"),
+            "metric_id": _objects(metric.names),
+            "metric_code": metric.codes,
+            "value": value.to_numpy(),
             "status": _objects(_statuses(frame, value, source)),
-            "scorer_version": scorer_versions(
-                frame, frame["metric_id"].astype(str), metric, source
-            ),
+            "scorer_version": scorer_versions(frame, metric, source),
         }
     )
-    out["trace_id"] = frame["trace_id"].astype(object) if "trace_id" in frame.columns else None
+    out["trace_id"] = (
+        pd.Series(frame["trace_id"].to_numpy(dtype=object), dtype=object)
+        if "trace_id" in frame.columns
+        else None
+    )
     out["reason"] = (
-        _objects(frame["reason"].astype("string").fillna("")) if "reason" in frame.columns else ""
+        _objects(Codes.of(frame["reason"]).strings("")) if "reason" in frame.columns else ""
     )
     for column in ("latency_s", "cost_usd"):
         if column in frame.columns:
@@ -191,8 +226,10 @@ def normalise_scores(
                     column=name,
                 )
             continue
-        out[name] = _objects(frame[found].astype("string").fillna("(none)"))
-    duplicated = out.duplicated(["item_id", "run_index", "metric_id"])
+        out[name] = _objects(Codes.of(frame[found]).strings("(none)"))
+    runs = Codes.of(out["run_index"])
+    key = (items.codes * max(len(runs.values), 1) + runs.codes) * len(metric_ids) + metric.codes
+    duplicated = pd.Series(key).duplicated()
     if duplicated.any():
         i = first_bad(duplicated)
         raise ScoreFrameError(

@@ -13,6 +13,7 @@ between-item variance that remains); more runs shrink only the s_w^2 part, more 
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scipy import stats
 
@@ -48,6 +49,11 @@ class PowerReport:
         }
 
 
+@lru_cache(maxsize=256)
+def _z(fail_tail: float, power: float) -> float:
+    return float(stats.norm.isf(fail_tail) + stats.norm.ppf(power))
+
+
 def within_item_variance(stats_: ItemStats, column: int) -> float:
     """Pooled variance of runs around their item's mean (0 when no item has two runs)."""
     sums, sq, counts = stats_.sums[:, column], stats_.sumsq[:, column], stats_.counts[:, column]
@@ -77,7 +83,7 @@ def power_report(
     counts = cand.counts[:, column]
     items = int((counts > 0).sum())
     runs = float(counts[counts > 0].mean()) if items else 0.0
-    z = float(stats.norm.isf(fail_tail) + stats.norm.ppf(power))
+    z = _z(fail_tail, power)
     if not math.isfinite(se) or items == 0:
         return PowerReport(None, None, margin, False, items, runs, None, None, "no interval")
     if items < max(min_items, 2):

@@ -8,6 +8,7 @@ are not comparable (the gate fails the metric, naming both versions).
 """
 
 import re
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,22 @@ import pandas as pd
 from eval_pipeline.gate.frame_error import ScoreFrameError, first_bad
 
 VERSION_SUFFIX = re.compile(r"@(\d+)$")
+
+
+class MetricColumns(Protocol):
+    """Per row: the suite metric's code and name, the version its id carries, the id as written."""
+
+    @property
+    def codes(self) -> np.ndarray: ...  # noqa: D102
+
+    @property
+    def names(self) -> np.ndarray: ...  # noqa: D102
+
+    @property
+    def suffix(self) -> np.ndarray: ...  # noqa: D102
+
+    @property
+    def raw(self) -> np.ndarray: ...  # noqa: D102
 
 
 def _column(frame: pd.DataFrame, source: str) -> "pd.Series[float]":
@@ -36,48 +53,56 @@ def _column(frame: pd.DataFrame, source: str) -> "pd.Series[float]":
     return numbers
 
 
-def scorer_versions(
-    frame: pd.DataFrame, raw_ids: "pd.Series[str]", metric: "pd.Series[str]", source: str
-) -> "pd.Series[float]":
+def scorer_versions(frame: pd.DataFrame, metric: MetricColumns, source: str) -> np.ndarray:
     """Each row's scorer version (NaN when the table does not say).
+
+    ``metric`` holds each row's suite metric (``codes``, ``names``), the version its id carries
+    (``suffix``) and the id as written (``raw``).
 
     Raises:
         ScoreFrameError: a bad ``scorer_version``, a suffix contradicting it, or a metric
             whose rows carry more than one version.
     """
-    suffix = pd.to_numeric(raw_ids.str.extract(VERSION_SUFFIX)[0], errors="coerce")
-    column = _column(frame, source)
-    clash = suffix.notna() & column.notna() & (suffix != column)
+    suffix = metric.suffix
+    column = _column(frame, source).to_numpy()
+    clash = ~np.isnan(suffix) & ~np.isnan(column) & (suffix != column)
     if clash.any():
-        i = first_bad(clash)
+        i = int(np.flatnonzero(clash)[0])
         raise ScoreFrameError(
             source,
-            f"metric id {raw_ids.iloc[i]!r} says @{int(suffix.iloc[i])} but scorer_version "
-            f"{int(column.iloc[i])}",
+            f"metric id {metric.raw[i]!r} says @{int(suffix[i])} but scorer_version "
+            f"{int(column[i])}",
             row=i + 1,
             column="scorer_version",
         )
-    version = column.fillna(suffix).astype("float64")
-    first = version.groupby(metric).transform("first")
-    mixed = version.notna() & (version != first)
-    if mixed.any():
-        i = first_bad(mixed)
-        raise ScoreFrameError(
-            source,
-            f"metric {metric.iloc[i]!r} mixes scorer versions (@{int(first.iloc[i])} and "
-            f"@{int(version.iloc[i])}): pooled, they would average two different metrics; "
-            "rescore with one version",
-            row=i + 1,
-            column="metric_id",
-        )
-    return version
+    version = np.where(np.isnan(column), suffix, column)
+    known = np.flatnonzero(~np.isnan(version))
+    if known.size:
+        # The first version each metric's rows carry; any other on the same metric is mixed.
+        metrics, first = np.unique(metric.codes[known], return_index=True)
+        expected = np.full(int(metric.codes.max()) + 1, np.nan)
+        expected[metrics] = version[known[first]]
+        mixed = ~np.isnan(version) & (version != expected[metric.codes])
+        if mixed.any():
+            i = int(np.flatnonzero(mixed)[0])
+            raise ScoreFrameError(
+                source,
+                f"metric {metric.names[i]!r} mixes scorer versions "
+                f"(@{int(expected[metric.codes[i]])} and @{int(version[i])}): pooled, they would "
+                "average two different metrics; rescore with one version",
+                row=i + 1,
+                column="metric_id",
+            )
+    return np.asarray(version, dtype=np.float64)
 
 
 def _by_metric(frame: pd.DataFrame) -> dict[str, int]:
-    known = frame.dropna(subset=["scorer_version"]).drop_duplicates("metric_id")
-    return {
-        str(m): int(v) for m, v in zip(known["metric_id"], known["scorer_version"], strict=True)
-    }
+    """Each metric's scorer version in a normalised table (one per metric, checked there)."""
+    version = frame["scorer_version"].to_numpy(dtype=np.float64)
+    known = np.flatnonzero(~np.isnan(version))
+    _, first = np.unique(frame["metric_code"].to_numpy()[known], return_index=True)
+    names = frame["metric_id"].to_numpy()[known[first]]
+    return {str(n): int(version[known[f]]) for n, f in zip(names, first, strict=True)}
 
 
 def version_mismatches(candidate: pd.DataFrame, baseline: pd.DataFrame) -> dict[str, str]:
