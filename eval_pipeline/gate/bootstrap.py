@@ -20,13 +20,14 @@ block size.
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from eval_pipeline.gate.items import ItemStats
-from eval_pipeline.gate.resampling import block_rows, blocks, draw_weights, seeded_rng
+from eval_pipeline.gate.resampling import block_rows, blocks, draw_weights
 
-__all__ = ["CellDraws", "draw_cell", "seeded_rng"]
+__all__ = ["CellDraws", "ItemObserver", "draw_cell"]
 
 
 _C_S, _C_C, _C_SS, _C_SC, _C_CC, _B_S, _B_C, _B_SS, _B_SC, _B_CC, _X_SS, _X_SC, _X_CS, _X_CC = (
@@ -188,6 +189,24 @@ class CellDraws:
     n_paired: np.ndarray
 
 
+class ItemObserver(Protocol):
+    """Something resampled with the same draws as the candidate's scores (its runs)."""
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The candidate items it weighs, in the order ``consume`` receives them."""
+        ...
+
+    @property
+    def bytes_per_resample(self) -> int:
+        """Its working memory per resample, besides the weights."""
+        ...
+
+    def consume(self, rows: slice, weights: np.ndarray) -> None:
+        """One block of resamples: ``weights`` (rows, items) of its items."""
+        ...
+
+
 def draw_cell(
     cand: ItemStats,
     base: ItemStats | None,
@@ -195,12 +214,15 @@ def draw_cell(
     n_resamples: int,
     *,
     cand_interval: bool = True,
+    observer: ItemObserver | None = None,
 ) -> CellDraws:
     """Stratified paired cluster bootstrap of the candidate mean and of the delta.
 
     ``cand_interval=False`` skips the per-resample standard error of the candidate mean
     (``cand_se_draws`` is NaN), for cells where only the delta is decided. ``n_resamples``
-    may be 0: points and standard errors only (draws have no rows).
+    may be 0: points and standard errors only (draws have no rows). ``observer`` receives
+    each block's weights of candidate items, so the budgets are resampled with the draws
+    that weigh the scores.
     """
     m = cand.sums.shape[1]
     if base is None:
@@ -220,10 +242,20 @@ def draw_cell(
     # One stream per stratum, so each stratum's draws do not depend on the block size.
     streams = rng.spawn(len(groups))
     strata = []
-    for (c, b), stream in zip(groups, streams, strict=True):
+    for g, ((c, b), stream) in enumerate(zip(groups, streams, strict=True)):
         n_h = len((c or b).items)  # type: ignore[union-attr]
         if n_h:
-            strata.append((_Stratum(c, b, n_h, m), n_h, stream))
+            strata.append((_Stratum(c, b, n_h, m), n_h, stream, g))
+    # The candidate's items sit in the first one or two strata (paired, candidate only).
+    cand_groups = [c for c, _ in groups if c is not None]
+    drawn_order = {item: k for k, item in enumerate(i for c in cand_groups for i in c.items)}
+    observed = (
+        np.array([drawn_order[item] for item in observer.items], dtype=np.int64)
+        if observer is not None
+        else None
+    )
+    if observed is not None and np.array_equal(observed, np.arange(len(drawn_order))):
+        observed = None  # the observer's order is the strata's: no reordering to do
     has_base = base is not None
     shape = (n_resamples, m)
     cand_draws, cand_se_draws = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -232,14 +264,14 @@ def draw_cell(
         nan = np.full(m, np.nan)
         point = _Estimate(nan[None], nan[None] if has_base else None, nan[None], nan[None])
     else:
-        sample = [(np.ones((1, n_h)), stratum, n_h) for stratum, n_h, _ in strata]
+        sample = [(np.ones((1, n_h)), stratum, n_h) for stratum, n_h, _, _ in strata]
         point = _estimate(sample, m, has_base=has_base, cand_se=True)
-        total = sum(n_h for _, n_h, _ in strata)
+        total = sum(n_h for _, n_h, _, _ in strata)
         # Per resample besides the weights: 14 sums and ~10 intermediates per metric.
-        rows_per_block = block_rows(total, n_resamples, 8 * 24 * m * len(strata))
-        for rows in blocks(n_resamples, rows_per_block):
+        extra = 8 * 24 * m * len(strata) + (observer.bytes_per_resample if observer else 0)
+        for rows in blocks(n_resamples, block_rows(total, n_resamples, extra)):
             size = rows.stop - rows.start
-            drawn = [(draw_weights(s, n_h, size), st, n_h) for st, n_h, s in strata]
+            drawn = [(draw_weights(s, n_h, size), st, n_h) for st, n_h, s, _ in strata]
             boot = _estimate(drawn, m, has_base=has_base, cand_se=cand_interval)
             cand_draws[rows] = boot.cand
             if boot.cand_se is not None:
@@ -247,6 +279,11 @@ def draw_cell(
             if boot.base is not None and boot.delta_se is not None:
                 base_draws[rows] = boot.base
                 delta_se_draws[rows] = boot.delta_se
+            if observer is not None:
+                by_group = {g: w for (w, _, _), (_, _, _, g) in zip(drawn, strata, strict=True)}
+                parts = [by_group[g] for g in range(len(cand_groups)) if g in by_group]
+                joined = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+                observer.consume(rows, joined if observed is None else joined[:, observed])
     assert point.cand_se is not None
     zeros = np.zeros(m, dtype=np.int64)
     if base is None or point.base is None:

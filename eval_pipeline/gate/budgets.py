@@ -1,10 +1,10 @@
 """Budgets: p95 latency and cost per task of the candidate, with clustered intervals.
 
 Latency and cost are per run (repeated on each of the run's metric rows). Intervals resample
-items, as for scores (``run_stats``: one stream of item weights for every budget, in
-blocks). The p95 is the inverted-CDF quantile (the smallest latency with at least 95% of runs
-at or below it). A budgeted quantity with any run missing fails: a budget is never met by not
-measuring it.
+items with the same draws as the scores (``run_stats.BudgetDraws`` watches the overall
+bootstrap's blocks). The p95 is the inverted-CDF quantile (the smallest latency with at least
+95% of runs at or below it). A budgeted quantity with any run missing fails: a budget is never
+met by not measuring it.
 """
 
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ import pandas as pd
 from eval_pipeline.gate.decision import BudgetDecision, Verdict
 from eval_pipeline.gate.intervals import bounds
 from eval_pipeline.gate.rules import GateConfig
-from eval_pipeline.gate.run_stats import budget_draws, p95
+from eval_pipeline.gate.run_stats import BudgetDraws, p95
 
 MEASURED = ("latency_s", "cost_usd")
 
@@ -96,48 +96,61 @@ def _unmeasured(budget: _Budget, runs: pd.DataFrame, base_value: float | None) -
     )
 
 
-def evaluate_budgets(
-    config: GateConfig, candidate: pd.DataFrame, baseline: pd.DataFrame | None
-) -> tuple[BudgetDecision, ...]:
-    """Decide each budget the suite sets (normalised frames in)."""
-    budgets = [
+@dataclass(frozen=True)
+class BudgetRuns:
+    """The budgets a suite sets, the candidate's runs, and their resampled statistics.
+
+    ``draws`` watches the overall bootstrap (``draw_cell(observer=...)``), so budgets are
+    resampled with the draws that weigh the scores; None when no budget can be measured.
+    """
+
+    budgets: tuple[_Budget, ...]
+    runs: pd.DataFrame
+    draws: BudgetDraws | None
+
+
+def budget_runs(config: GateConfig, candidate: pd.DataFrame) -> BudgetRuns | None:
+    """The candidate's budgeted runs (normalised frame in); None when the suite sets none."""
+    budgets = tuple(
         _Budget(name, column, kind, float(limit))
         for name, column, kind, limit in (
             ("p95_latency_s", "latency_s", "p95", config.budgets.p95_latency_s),
             ("cost_per_task_usd", "cost_usd", "mean", config.budgets.cost_per_task_usd),
         )
         if limit is not None
-    ]
+    )
     if not budgets:
-        return ()
+        return None
     runs = _per_run(candidate)
+    kinds = {b.column: b.kind for b in budgets if len(runs) and not runs[b.column].isna().any()}
+    draws = BudgetDraws(runs, kinds, config.n_resamples) if kinds else None
+    return BudgetRuns(budgets, runs, draws)
+
+
+def evaluate_budgets(
+    config: GateConfig, measured: BudgetRuns | None, baseline: pd.DataFrame | None
+) -> tuple[BudgetDecision, ...]:
+    """Decide each budget the suite sets, once ``measured.draws`` has seen every resample."""
+    if measured is None:
+        return ()
+    runs = measured.runs
     base_runs = _per_run(baseline) if baseline is not None else None
-    base_values: dict[str, float | None] = {}
-    for budget in budgets:
-        measured = (
+    tail = config.alpha / 2
+    decisions = []
+    for budget in measured.budgets:
+        base_measured = (
             base_runs[budget.column].dropna().to_numpy(dtype=np.float64)
             if base_runs is not None
             else np.empty(0)
         )
-        base_values[budget.name] = _statistic(measured, budget.kind) if measured.size else None
-    measurable = [b for b in budgets if len(runs) and not runs[b.column].isna().any()]
-    items, item_index = np.unique(runs["item_id"].to_numpy(), return_inverse=True)
-    draws = budget_draws(
-        item_index,
-        len(items),
-        {b.column: (b.kind, runs[b.column].to_numpy(dtype=np.float64)) for b in measurable},
-        seed=config.seed,
-        n_resamples=config.n_resamples,
-    )
-    tail = config.alpha / 2
-    decisions = []
-    for budget in budgets:
-        if budget not in measurable:
-            decisions.append(_unmeasured(budget, runs, base_values[budget.name]))
+        base_value = _statistic(base_measured, budget.kind) if base_measured.size else None
+        if measured.draws is None or budget.column not in measured.draws.draws:
+            decisions.append(_unmeasured(budget, runs, base_value))
             continue
         point = _statistic(runs[budget.column].to_numpy(dtype=np.float64), budget.kind)
-        column = draws[budget.column][:, None]
-        low, high = bounds(np.array([point]), column, np.array([len(items)]), tail, tail)
+        column = measured.draws.draws[budget.column][:, None]
+        n_items = np.array([len(measured.draws.items)])
+        low, high = bounds(np.array([point]), column, n_items, tail, tail)
         verdict, reason = _decide(
             budget.name, point, float(low[0]), float(high[0]), budget.limit, config
         )
@@ -152,7 +165,7 @@ def evaluate_budgets(
                 _finite(low[0]),
                 _finite(high[0]),
                 budget.limit,
-                base_values[budget.name],
+                base_value,
                 0,
                 reason,
                 blocking,

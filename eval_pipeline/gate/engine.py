@@ -13,7 +13,7 @@ import pandas as pd
 
 from eval_pipeline.gate.assessment import Evidence, assess_metric
 from eval_pipeline.gate.bootstrap import draw_cell
-from eval_pipeline.gate.budgets import evaluate_budgets
+from eval_pipeline.gate.budgets import budget_runs, evaluate_budgets
 from eval_pipeline.gate.decision import GateReport, Verdict
 from eval_pipeline.gate.evidence import worst_items
 from eval_pipeline.gate.frame import NOT_APPLICABLE, normalise_scores
@@ -77,8 +77,13 @@ def evaluate_gate(
         base = _borrow_slices(base, cand, config.slices)
     cand_stats = item_stats(cand, ids)[None]
     base_stats = item_stats(base, ids)[None] if base is not None else None
+    measured = budget_runs(config, cand)
     draws = draw_cell(
-        cand_stats, base_stats, seeded_rng(config.seed, "overall"), config.n_resamples
+        cand_stats,
+        base_stats,
+        seeded_rng(config.seed, "overall"),
+        config.n_resamples,
+        observer=measured.draws if measured is not None else None,
     )
     half = config.alpha / 2
     fail_tail = half * (1 - config.slice_alpha_share) if config.slices else half
@@ -130,7 +135,7 @@ def evaluate_gate(
         decision, notes = assess_metric(config, rule, j, seen)
         decisions.append(decision)
         warnings.extend(notes)
-    budgets = evaluate_budgets(config, cand, base)
+    budgets = evaluate_budgets(config, measured, base)
     verdicts = [d.verdict for d in decisions] + [b.verdict for b in budgets]
     overall: Verdict = (
         "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"

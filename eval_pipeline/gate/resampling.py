@@ -20,6 +20,8 @@ import numpy as np
 BLOCK_BYTES = 64 * 2**20
 """Working memory of one block of resamples (the draws, their indices and the weights)."""
 _BYTES_PER_DRAW = 24
+_CACHE_DRAWS = 2**16
+"""Draws generated per pass: the uniforms, indices and counts stay in the CPU's cache."""
 
 
 def seeded_rng(seed: int, key: str) -> np.random.Generator:
@@ -40,14 +42,25 @@ def blocks(n_resamples: int, rows: int) -> Iterator[slice]:
 
 
 def draw_weights(rng: np.random.Generator, n: int, rows: int) -> np.ndarray:
-    """How often each of ``n`` clusters is drawn in each of ``rows`` resamples: (rows, n)."""
+    """How often each of ``n`` clusters is drawn in each of ``rows`` resamples: (rows, n).
+
+    Generated a few rows at a time (rows are consumed from the stream in order, so this is
+    the same stream) to keep each pass in the cache; ``floor(u * n) < n`` for every double
+    ``u < 1``, so no index needs clipping.
+    """
+    weights = np.empty((rows, n))
     if n == 0 or rows == 0:
-        return np.zeros((rows, n))
-    index = (rng.random((rows, n)) * n).astype(np.int64)
-    np.minimum(index, n - 1, out=index)
-    index += np.arange(rows, dtype=np.int64)[:, None] * n
-    counts = np.bincount(index.ravel(), minlength=rows * n)
-    return counts.reshape(rows, n).astype(np.float64)
+        return weights
+    step = max(1, _CACHE_DRAWS // n)
+    for start in range(0, rows, step):
+        size = min(step, rows - start)
+        uniform = rng.random((size, n))
+        uniform *= n
+        index = uniform.astype(np.int64)
+        index += np.arange(size, dtype=np.int64)[:, None] * n
+        counts = np.bincount(index.ravel(), minlength=size * n)
+        weights[start : start + size] = counts.reshape(size, n)
+    return weights
 
 
 def weight_blocks(

@@ -1,8 +1,8 @@
 """Per-run statistics of the budgets (p95, mean) for every resample of items.
 
-Budgets are measured per run (latency, cost) and resampled by item, as scores are. One
-stream of item weights serves every budget, block by block (``resampling``), so memory stays
-bounded and the same seed gives the same draws.
+Budgets are measured per run (latency, cost) and resampled by item, as scores are: the
+candidate's items are drawn once per resample, and the same draws weigh its scores and its
+runs (``BudgetDraws`` watches the overall cell's blocks of draws, so memory stays bounded).
 
 The p95 is the inverted-CDF quantile: the first run, in value order, whose running weight
 reaches 95% of the total. Only the top of the order can hold it, so each resample looks at a
@@ -13,11 +13,12 @@ barely drawn) is computed over every run, so the result is exact either way.
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from eval_pipeline.gate.resampling import seeded_rng, weight_blocks
-
-WINDOW_SHARE = 0.25
-"""Share of the highest runs each resample's p95 is looked for in first."""
+WINDOW_SHARE = 0.06
+"""Share of the highest runs each resample's p95 is looked for in first (the p95 leaves 5%
+of the runs above it, so the window misses only a resample that barely drew its top)."""
+WINDOW_MIN = 64
 
 
 def p95(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -45,50 +46,60 @@ class _P95:
     run_item: np.ndarray
     window: int
 
-    def draws(self, weights: np.ndarray, runs_per_item: np.ndarray) -> np.ndarray:
-        """The p95 of each resample (row of item weights)."""
-        counts = weights.astype(np.int64)
-        total = counts @ runs_per_item
-        target = (95 * total + 99) // 100
+    def draws(self, weights: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """The p95 of each resample (row of item weights; ``total``: its run weight).
+
+        Weights are whole numbers held as doubles: their sums stay exact far beyond any suite.
+        """
+        target = (95 * np.rint(total).astype(np.int64) + 99) // 100  # as in ``p95``
         n, w = self.values.size, self.window
-        top = counts[:, self.run_item[n - w :]]
+        top = weights[:, self.run_item[n - w :]]
         after = np.cumsum(top[:, ::-1], axis=1)[:, ::-1] - top  # weight beyond each run
         before_window = total - (after[:, 0] + top[:, 0])
         found = (total[:, None] - after) >= target[:, None]
         out = self.values[n - w + found.argmax(axis=1)]
         below = np.flatnonzero(before_window >= target)
         if below.size:
-            out[below] = p95(self.values, counts[below][:, self.run_item])
+            counts = weights[below].astype(np.int64)[:, self.run_item]
+            out[below] = p95(self.values, counts)
         return np.asarray(out)
 
 
-def budget_draws(
-    item_index: np.ndarray,
-    n_items: int,
-    columns: dict[str, tuple[str, np.ndarray]],
-    *,
-    seed: int,
-    n_resamples: int,
-) -> dict[str, np.ndarray]:
-    """Resampled statistic of each budgeted column: ``{column: (kind, per-run values)}``.
+class BudgetDraws:
+    """The resampled budget statistics of one build's runs, filled block by block.
 
-    ``item_index`` maps each run to its item; ``kind`` is ``p95`` or ``mean``.
+    ``items`` is the order of the item weights ``consume`` receives (the runs' items, sorted);
+    ``draws[column]`` holds one statistic per resample once every block was consumed.
     """
-    runs_per_item = np.bincount(item_index, minlength=n_items).astype(np.int64)
-    quantiles, means = {}, {}
-    for column, (kind, values) in columns.items():
-        if kind == "p95":
-            order = np.argsort(values, kind="stable")
-            window = min(values.size, max(64, int(np.ceil(WINDOW_SHARE * values.size))))
-            quantiles[column] = _P95(values[order], item_index[order], window)
-        else:
-            means[column] = np.bincount(item_index, weights=values, minlength=n_items)
-    draws = {column: np.empty(n_resamples) for column in columns}
-    per_resample = 16 * max(q.window for q in quantiles.values()) if quantiles else 0
-    rng = seeded_rng(seed, "budgets")
-    for rows, weights in weight_blocks(rng, n_items, n_resamples, per_resample):
-        for column, quantile in quantiles.items():
-            draws[column][rows] = quantile.draws(weights, runs_per_item)
-        for column, sums in means.items():
-            draws[column][rows] = (weights @ sums) / (weights @ runs_per_item)
-    return draws
+
+    def __init__(self, runs: pd.DataFrame, kinds: dict[str, str], n_resamples: int) -> None:
+        names, item_index = np.unique(runs["item_id"].to_numpy(), return_inverse=True)
+        self.items: tuple[str, ...] = tuple(str(n) for n in names)
+        self._quantiles: dict[str, _P95] = {}
+        # Item columns whose weighted sums every statistic needs: runs, then each mean's sums.
+        sums: list[np.ndarray] = [np.bincount(item_index, minlength=len(names)).astype(float)]
+        self._means: list[str] = []
+        for column, kind in kinds.items():
+            values = runs[column].to_numpy(dtype=np.float64)
+            if kind == "p95":
+                order = np.argsort(values, kind="stable")
+                window = min(values.size, WINDOW_MIN + int(np.ceil(WINDOW_SHARE * values.size)))
+                self._quantiles[column] = _P95(values[order], item_index[order], window)
+            else:
+                self._means.append(column)
+                sums.append(np.bincount(item_index, weights=values, minlength=len(names)))
+        self._sums = np.stack(sums, axis=1)
+        self.draws = {column: np.full(n_resamples, np.nan) for column in kinds}
+
+    @property
+    def bytes_per_resample(self) -> int:
+        """Working memory per resample beyond the item weights (the p95 windows)."""
+        return 24 * max((q.window for q in self._quantiles.values()), default=0)
+
+    def consume(self, rows: slice, weights: np.ndarray) -> None:
+        """Record the statistics of one block of resamples (item weights in ``items`` order)."""
+        sums = weights @ self._sums
+        for column, quantile in self._quantiles.items():
+            self.draws[column][rows] = quantile.draws(weights, sums[:, 0])
+        for k, column in enumerate(self._means, start=1):
+            self.draws[column][rows] = sums[:, k] / sums[:, 0]
