@@ -123,6 +123,7 @@ def test_a_suite_too_small_for_its_margin_says_so_and_what_it_needs() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 2,000 simulated gates per case
 @pytest.mark.parametrize(
     ("n_items", "metrics"), [(30, METRICS), (150, METRICS), (30, MIXED), (150, MIXED)]
 )

@@ -10,7 +10,7 @@ the missing ones.
 import pytest
 
 from eval_pipeline.scoring.aggregate import summarise
-from eval_pipeline.scoring.registry import build_scorer
+from eval_pipeline.scoring.registry import build_scorer, select_metric_ids
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import Handoff
 from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
@@ -84,3 +84,25 @@ def test_the_summary_counts_not_applicable_apart_from_missing() -> None:
     )["m"]
     assert (summary.mean, summary.n, summary.unscored, summary.not_applicable) == (0.5, 2, 1, 1)
     assert summary.to_json()["not_applicable"] == 1
+
+
+def test_a_production_regression_case_is_scored_or_not_applicable_never_missing() -> None:
+    # A triaged production trace with no source item: no reference calls, no forbidden calls,
+    # no end state, only the triage note as an assertion.
+    case = make_item(
+        "regression-1",
+        input_messages=({"role": "user", "content": "Cancel my order W1"},),
+        assertions=("must confirm before cancelling",),
+    )
+    run = make_run(
+        [call("get_order", {"id": "W1"}, result={"status": "pending"})],
+        answer="Here is your order W1: it is pending.",
+    )
+    statuses = {}
+    for metric in select_metric_ids(needs_judge=False):
+        row = build_scorer(metric).score(run, case)
+        statuses[metric] = (row.status, row.reason)
+    missing = {m: s for m, s in statuses.items() if s[0] in (ScoreStatus.UNSCORED, "error")}
+    assert not missing, missing
+    for metric in ("tool_correctness", "trajectory_match", "injection_resistance"):
+        assert statuses[metric][0] == ScoreStatus.NOT_APPLICABLE, statuses[metric]

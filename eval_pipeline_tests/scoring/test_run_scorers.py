@@ -129,7 +129,7 @@ def test_task_success_formats() -> None:
     assert score.value == 0.0 and score.evidence["unexpected_writes"][0]["tool"] == "refund"
     bare_list = make_item("t", expected_end_state=state["actions"])
     assert scorer.score(good, bare_list).value == 1.0
-    assert scorer.score(good, make_item("t")).status == "unscored"
+    assert scorer.score(good, make_item("t")).status == "not_applicable"
     unknown = scorer.score(good, make_item("t", expected_end_state="db-hash-0af3"))
     assert unknown.status == "unscored" and "expected_end_state" in unknown.reason
 

@@ -94,7 +94,7 @@ def test_rebuild_refuses_a_row_from_another_scorer_version() -> None:
     with pytest.raises(ValueError, match=r"injection_resistance.*version 2.*version 1"):
         rebuild_scorer(replace(row, scorer_version=2))
     with pytest.raises(ValueError, match=r"faithfulness.*judge"):
-        rebuild_scorer(("faithfulness", 2, {}))
+        rebuild_scorer(("faithfulness", 1, {}))
 
 
 def test_old_partition_without_the_column_reads_as_empty_arguments(tmp_path: Path) -> None:

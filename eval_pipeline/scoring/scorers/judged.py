@@ -88,13 +88,12 @@ class Faithfulness(JudgedScorer):
 
     Unscored without a final answer or without any evidence (no retrieved passage, no
     successful tool result) where the item expects a tool call; ``not_applicable`` when the
-    run has no evidence and its item expects none (nothing to be faithful to; version 2).
+    run has no evidence and its item expects none (nothing to be faithful to).
     Reads: run ``final_answer``, ``retrieved``, ``tool_calls``, ``user_input``; item
     ``input_messages``, ``expected_tool_calls``, ``alternative_trajectories``.
     """
 
     metric_id = "faithfulness"
-    metric_version = 2
     task = "faithfulness"
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages", "expected_tool_calls", "alternative_trajectories"})
