@@ -33,7 +33,7 @@ def test_gate_files_are_what_the_gate_reads(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     written = json.loads(out.output)
     assert written["rows"] == len(pd.read_parquet(tmp_path / "candidate.parquet")) >= 3000
-    args = written["gate"].split()[1:] + ["--resamples", "200"]
+    args = [*written["gate"].split()[1:], "--resamples", "200"]
     gated = CliRunner().invoke(cli, args)
     assert gated.exit_code in (0, 1), gated.output
     report = json.loads((tmp_path / "report.json").read_text())
