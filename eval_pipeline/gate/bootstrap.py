@@ -109,6 +109,15 @@ class _Estimate:
     delta_se: np.ndarray | None
 
 
+def _square(part: list[np.ndarray], mean: np.ndarray, ss: int, sc: int, cc: int) -> np.ndarray:
+    """Weighted sum of the squared contributions ``(s - mean c)^2`` of a stratum's items."""
+    out = mean * part[sc]
+    out *= -2.0
+    out += part[ss]
+    out += mean * mean * part[cc]
+    return np.asarray(out)
+
+
 def _estimate(
     strata: list[tuple[np.ndarray, _Stratum, int]],
     m: int,
@@ -136,28 +145,31 @@ def _estimate(
         mb = col(total, _B_S) / db if has_base else None
         var_c = np.zeros_like(mc) if cand_se else None
         var_d = np.zeros_like(mc) if has_base else None
+        # A lone stratum holds every item: its items' contributions sum to zero by definition
+        # of the mean, so the centring terms vanish and are not computed.
+        alone = len(parts) == 1
         for part, (_, _, n_h) in zip(parts, strata, strict=True):
             if n_h < 2:
                 continue
             factor = n_h / (n_h - 1)
-            lin_c = (col(part, _C_S) - mc * col(part, _C_C)) / dc
-            sq_c = col(part, _C_SS) - 2 * mc * col(part, _C_SC) + mc * mc * col(part, _C_CC)
-            sq_c /= dc * dc
+            sq_c = _square(part, mc, _C_SS, _C_SC, _C_CC) / (dc * dc)
+            lin_c = None if alone else (col(part, _C_S) - mc * col(part, _C_C)) / dc
             if var_c is not None:
-                var_c += factor * (sq_c - lin_c * lin_c / n_h)
+                var_c += factor * (sq_c if lin_c is None else sq_c - lin_c * lin_c / n_h)
             if var_d is None or mb is None:
                 continue
-            lin_b = (col(part, _B_S) - mb * col(part, _B_C)) / db
-            sq_b = col(part, _B_SS) - 2 * mb * col(part, _B_SC) + mb * mb * col(part, _B_CC)
-            sq_b /= db * db
-            cross = (
-                col(part, _X_SS)
-                - mb * col(part, _X_SC)
-                - mc * col(part, _X_CS)
-                + mc * mb * col(part, _X_CC)
-            ) / (dc * db)
-            lin = lin_c - lin_b
-            var_d += factor * (sq_c + sq_b - 2 * cross - lin * lin / n_h)
+            sq_b = _square(part, mb, _B_SS, _B_SC, _B_CC) / (db * db)
+            cross = mc * col(part, _X_CS)
+            cross += mb * col(part, _X_SC)
+            cross -= col(part, _X_SS)
+            cross -= mc * mb * col(part, _X_CC)
+            cross /= dc * db  # minus the cross term
+            spread = sq_c + sq_b
+            spread += 2 * cross
+            if not alone:
+                lin = lin_c - (col(part, _B_S) - mb * col(part, _B_C)) / db  # type: ignore[operator]
+                spread -= lin * lin / n_h
+            var_d += factor * spread
     return _Estimate(
         mc.T,
         None if mb is None else mb.T,

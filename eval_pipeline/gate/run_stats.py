@@ -18,7 +18,7 @@ import pandas as pd
 WINDOW_SHARE = 0.06
 """Share of the highest runs each resample's p95 is looked for in first (the p95 leaves 5%
 of the runs above it, so the window misses only a resample that barely drew its top)."""
-WINDOW_MIN = 64
+WINDOW_MIN = 32
 
 
 def p95(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
