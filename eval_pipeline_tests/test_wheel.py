@@ -250,7 +250,11 @@ def test_installed_register_and_gate_work_on_the_shipped_suite(
     gate = ("gate", "--suite", "support-agent", "--baseline-scores", "A.csv", "--format", "json")
     passed = _cli(installed, tmp_path, *gate, "--candidate-scores", "C.csv")
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert json.loads(passed.stdout)["verdict"] == "pass"
+    released = json.loads(passed.stdout)
+    # The suite's offline judge is not calibrated under the medium ceiling here: its metrics
+    # cannot pass, so the release goes ahead with a warning (as gating the store would).
+    assert released["verdict"] == "inconclusive" and released["blocking"] is False
+    assert released["judge_calibration"] != "ok"
     failed = _cli(installed, tmp_path, *gate, "--candidate-scores", "R.csv")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     report = json.loads(failed.stdout)

@@ -1,8 +1,15 @@
 """The ``eval-pipeline`` command (DESIGN.md section 9, **contract**).
 
 Each command group lives in its own module and is registered here. Exit codes: 0 success (or a
-passing gate), 1 a failing gate or validation, 2 bad usage or bad input.
+passing gate), 1 a failing gate or validation, 2 bad usage or bad input (one ``error: ...``
+line naming the file, field or row), 3 an internal error (one ``internal error: ...`` line; set
+``EVAL_PIPELINE_TRACEBACK=1`` for the traceback), so CI can tell a blocked release from a
+broken tool.
 """
+
+import os
+import sys
+import traceback
 
 import click
 
@@ -46,6 +53,17 @@ for module in (
         cli.add_command(command)
 
 
+INTERNAL_ERROR = 3
+"""Exit code of an exception no command anticipated."""
+
+
 def main() -> None:
-    """Console-script entry point."""
-    cli()
+    """Console-script entry point: the commands' exit codes, and 3 for an internal error."""
+    try:
+        cli(standalone_mode=True)
+    except Exception as exc:  # click has handled usage, input and exit codes; this is ours
+        if os.environ.get("EVAL_PIPELINE_TRACEBACK"):
+            traceback.print_exc()
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        click.echo(f"internal error: {type(exc).__name__}: {message}", err=True)
+        sys.exit(INTERNAL_ERROR)

@@ -6,6 +6,7 @@ added as subcommands of the ``bench`` group below (append, never rewrite).
 """
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -111,6 +112,28 @@ def bench_gate(
         ),
         fmt,
     )
+
+
+@bench.command("gate-files")
+@click.option(
+    "--rows",
+    type=click.IntRange(min=30),
+    default=1_000_000,
+    show_default=True,
+    help="Rows per score file (10 metrics x items x 3 runs).",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Where the suite and the two score files are written.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_gate_files(rows: int, output_dir: Path, fmt: str) -> None:
+    """Write a suite and two score files of ROWS rows, to time `gate` on them (see its output)."""
+    from eval_pipeline.benchmarks.gate_scale import write_scale_inputs
+
+    _emit(write_scale_inputs(rows, output_dir), fmt)
 
 
 COMMANDS: list[click.Command] = [bench]

@@ -84,6 +84,7 @@ def run(
     from eval_pipeline.evaluation.runner_spec import RunnerSpecError
     from eval_pipeline.evaluation.stage import Scope
     from eval_pipeline.evaluation.stages import collect_runs
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
 
     stage = cli_stage(
         build,
@@ -98,6 +99,8 @@ def run(
         )
     except (RunnerSpecError, ImportError) as exc:
         raise InputError(f"--runner {stage.runner}: {exc}") from exc
+    except SuiteResolutionError as exc:  # the suite pins a dataset that fails validation
+        raise InputError(str(exc)) from exc
     click.echo(
         json.dumps(
             {

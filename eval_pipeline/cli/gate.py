@@ -30,20 +30,36 @@ def load_suite_config(reference: str) -> Any:
 
 
 def read_scores_file(path: Path) -> pd.DataFrame:
-    """A long scores table from CSV or Parquet."""
+    """A long scores table from CSV, JSON (a list of row objects) or Parquet.
+
+    CSV cells are read as text (only an empty cell is missing), so an id that looks like a
+    number stays the id it is; the gate parses the numeric columns itself, naming bad rows.
+    """
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            return pd.read_csv(path, dtype={"item_id": str, "trace_id": str, "metric_id": str})
+            return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         if suffix in (".parquet", ".pq"):
             return pd.read_parquet(path)
+        if suffix == ".json":
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise ValueError("expected a JSON list of row objects (`scores --format json`)")
+            return pd.DataFrame(rows)
     except (OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read scores: {exc}") from exc
-    raise InputError(f"{path}: scores must be .csv or .parquet, got {suffix or 'no suffix'!r}")
+    raise InputError(
+        f"{path}: scores must be .csv, .json or .parquet, got {suffix or 'no suffix'!r}"
+    )
 
 
 def _gate_build(
-    candidate: str, baseline: str | None, suite_ref: str, fmt: str, overrides: dict[str, Any]
+    candidate: str,
+    baseline: str | None,
+    suite_ref: str,
+    fmt: str,
+    no_baseline: bool,
+    overrides: dict[str, Any],
 ) -> tuple[str, int, str]:
     """Gate a stored build through the evaluation stages: (rendered report, exit, verdict)."""
     from eval_pipeline.cli.stage import cli_stage
@@ -53,12 +69,12 @@ def _gate_build(
 
     stage = cli_stage(candidate, suite_ref, baseline=baseline, needs=())
     store = ScoreStore(stage.home.store)
-    for build in (candidate, stage.baseline):
+    for build in (candidate, None if no_baseline else stage.baseline):
         if build is not None and store.read_frame(build).empty:
             raise InputError(
                 f"build {build!r} has no scores in the store (run `eval-pipeline score`)"
             )
-    outcome = decide_gate(stage, **overrides)
+    outcome = decide_gate(stage, no_baseline=no_baseline, **overrides)
     report = outcome.report
     rendered = (
         json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
@@ -67,33 +83,45 @@ def _gate_build(
 
 
 def _gate_files(
-    candidate: Path, baseline: Path | None, suite_ref: str, fmt: str, overrides: dict[str, Any]
+    candidate: Path,
+    baseline: Path | None,
+    suite_ref: str,
+    fmt: str,
+    no_baseline: bool,
+    overrides: dict[str, Any],
 ) -> tuple[str, int, str]:
-    """Gate two score files under the suite's rules: (rendered report, exit code, verdict)."""
-    from eval_pipeline.evaluation.gate_config import suite_gate_config
-    from eval_pipeline.gate import RENDERERS, ScoreFrameError, evaluate_gate, normalise_scores
+    """Gate two score files under the suite's rules: (rendered report, exit code, verdict).
 
-    config = suite_gate_config(load_suite_config(suite_ref), **overrides)
-    frames: list[pd.DataFrame | None] = []
-    for path, required in ((candidate, True), (baseline, False)):
-        if path is None:
-            frames.append(None)
-            continue
-        frame = read_scores_file(path)
-        try:
-            normalise_scores(
-                frame,
-                metric_ids=config.metric_ids,
-                slices=config.slices,
-                source=str(path),
-                require_slices=required,
-            )
-        except ScoreFrameError as exc:
-            line = f" (CSV line {exc.row + 1})" if exc.row and path.suffix == ".csv" else ""
-            raise InputError(f"{exc}{line}") from exc
-        frames.append(frame)
-    report = evaluate_gate(config, frames[0], frames[1])
-    return RENDERERS[fmt](report), report.exit_code, str(report.verdict)
+    Through ``evaluation.gate_stage.gate_score_frames``: the same configuration, dataset and
+    judge trust, and JSON as gating the stored builds the files were exported from.
+    """
+    from eval_pipeline.evaluation.gate_stage import gate_score_frames
+    from eval_pipeline.gate import RENDERERS, ScoreFrameError
+    from eval_pipeline.home import current_home
+
+    suite = load_suite_config(suite_ref)
+    cand = read_scores_file(candidate)
+    base = read_scores_file(baseline) if baseline is not None else None
+    sources = (str(candidate), None if baseline is None else str(baseline))
+    try:
+        outcome = gate_score_frames(
+            current_home().ensure(),
+            suite,
+            cand,
+            base,
+            sources=sources,
+            no_baseline=no_baseline,
+            **overrides,
+        )
+    except ScoreFrameError as exc:
+        csv_file = exc.source.lower().endswith(".csv")
+        line = f" (CSV line {exc.row + 1})" if exc.row and csv_file else ""
+        raise InputError(f"{exc}{line}") from exc
+    report = outcome.report
+    rendered = (
+        json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
+    )
+    return rendered, report.exit_code, str(report.verdict)
 
 
 @click.command("gate")
@@ -109,6 +137,13 @@ def _gate_files(
     "--baseline-scores",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Baseline scores file (CSV or Parquet, long format).",
+)
+@click.option(
+    "--no-baseline",
+    is_flag=True,
+    help="Declare the candidate a first baseline: floors and budgets only, nothing compared "
+    "(refused where the tier forbids it). Without a baseline and without this flag, every "
+    "metric fails: a missing baseline is missing evidence.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option(
@@ -131,6 +166,7 @@ def gate(
     baseline_build: str | None,
     candidate_scores: Path | None,
     baseline_scores: Path | None,
+    no_baseline: bool,
     fmt: str,
     output: Path | None,
     seed: int | None,
@@ -141,6 +177,8 @@ def gate(
         raise click.UsageError("give --candidate B or --candidate-scores FILE (one of them)")
     if baseline_build is not None and baseline_scores is not None:
         raise click.UsageError("give --baseline or --baseline-scores, not both")
+    if no_baseline and (baseline_build is not None or baseline_scores is not None):
+        raise click.UsageError("--no-baseline declares a first baseline: give no baseline with it")
     overrides: dict[str, Any] = {}
     if seed is not None:
         overrides["seed"] = seed
@@ -150,7 +188,7 @@ def gate(
         if baseline_scores is not None:
             raise click.UsageError("--candidate B is gated against a build: use --baseline A")
         rendered, code, verdict = _gate_build(
-            candidate_build, baseline_build, suite_ref, fmt, overrides
+            candidate_build, baseline_build, suite_ref, fmt, no_baseline, overrides
         )
     else:
         if baseline_build is not None:
@@ -159,7 +197,7 @@ def gate(
             )
         assert candidate_scores is not None
         rendered, code, verdict = _gate_files(
-            candidate_scores, baseline_scores, suite_ref, fmt, overrides
+            candidate_scores, baseline_scores, suite_ref, fmt, no_baseline, overrides
         )
     if output is not None:
         output.write_text(rendered, encoding="utf-8")

@@ -26,6 +26,7 @@ warnings.filterwarnings(
 @dg.asset(
     partitions_def=builds_partitions,
     group_name="evaluation",
+    deps=["dataset_versions"],
     kinds={"parquet"},
 )
 def candidate_runs(
@@ -35,8 +36,10 @@ def candidate_runs(
 
     Grain: one run per build x dataset item x run index, stored as spans in the trace store
     (Parquet, partitioned by build). A build registered with a runner is executed now; a build
-    whose traces were ingested or imported (replay) is read as stored. Stale when the build is
-    re-registered or its suite's pinned datasets change.
+    whose traces were ingested or imported (replay) is read as stored. Refused (the step
+    fails, nothing downstream runs) when a pinned dataset fails validation, the condition
+    ``datasets_are_valid`` checks upstream. Stale when the build is re-registered or its
+    suite's pinned datasets change.
     """
     stage = stages.load_stage(eval_home.home(), context.partition_key)
     summary = stages.collect_runs(stage)

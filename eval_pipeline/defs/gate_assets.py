@@ -31,7 +31,7 @@ def make_gate_decision(gated_ids: Sequence[str]) -> dg.AssetsDefinition:
     @dg.asset(
         partitions_def=builds_partitions,
         group_name="evaluation",
-        deps=["run_scores", "operational_metrics"],
+        deps=["run_scores", "operational_metrics", "judge_calibration"],
         check_specs=specs,
     )
     def gate_decision(
@@ -42,8 +42,10 @@ def make_gate_decision(gated_ids: Sequence[str]) -> dg.AssetsDefinition:
         Per metric (and per metric x slice): candidate and baseline means, delta, a clustered
         bootstrap interval on candidate - baseline, floor, margin, verdict
         (pass / fail / inconclusive) with the reason and the worst items' trace ids. Budgets:
-        p95 latency and cost per task. The report is stored as JSON in the home. Stale when
-        either build's scores change or the baseline is re-pinned.
+        p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
+        check) cannot pass its metrics, and a pinned dataset that fails validation fails every
+        metric. The report is stored as JSON in the home. Stale when either build's scores
+        change, the judge's calibration changes or the baseline is re-pinned.
         """
         stage = stages.load_stage(eval_home.home(), context.partition_key)
         outcome = stages.decide_gate(stage)

@@ -15,6 +15,7 @@ from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.home import Home
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.package_data import package_path
+from eval_pipeline.suites.config import SuiteConfig
 from eval_pipeline.suites.locate import suite_files
 
 CALIBRATION_DIR = package_path("eval_pipeline.judges", "calibration_sets")
@@ -199,18 +200,21 @@ def ceiling_verdict(home: Home) -> dict[str, Any]:
     }
 
 
-def calibration_block(stage: Stage) -> str | None:
-    """Why the judge that scored this build may not gate it (None when it may)."""
-    if stage.suite.judge is None:
+def judge_block(home: Home, suite: SuiteConfig, digest: str | None) -> str | None:
+    """Why judge ``digest`` may not pass ``suite``'s judge-based metrics (None when it may).
+
+    ``digest`` is the judge that scored the scores being gated (None: nothing says which did).
+    A suite without a judge block has no judge to check (the gate then calls it unknown).
+    """
+    if suite.judge is None:
         return None
-    digest = stage.registry.scored_with().get(stage.build)
     if digest is None:
         return "the build has not been scored yet"
-    name = stage.suite.judge.calibration_set
-    report = stored_report(stage.home, digest, name)
+    name = suite.judge.calibration_set
+    report = stored_report(home, digest, name)
     if report is None:
         return f"judge {digest} has no calibration on {name}: materialise judge_calibration"
-    ceiling = float(stage_ceiling(stage))
+    ceiling = tier_ceiling(suite.risk_tier)
     rate = report["false_pass_rate"]
     if rate is None:
         return (
@@ -219,7 +223,7 @@ def calibration_block(stage: Stage) -> str | None:
     if rate > ceiling:
         return (
             f"judge {digest} false-pass rate {_rate(rate)} on {name} is above the "
-            f"{stage.suite.risk_tier} tier's ceiling {ceiling:g}"
+            f"{suite.risk_tier} tier's ceiling {ceiling:g}"
         )
     return None
 
@@ -229,8 +233,8 @@ def _rate(rate: float | None) -> str:
     return "n/a" if rate is None else f"{rate:.2f}"
 
 
-def stage_ceiling(stage: Stage) -> float:
-    """The false-pass ceiling of the build's own risk tier."""
+def tier_ceiling(tier: str) -> float:
+    """The judge false-pass ceiling of risk tier ``tier``."""
     from eval_pipeline.suites.risk import load_risk_policy
 
-    return float(load_risk_policy().tier(stage.suite.risk_tier).judge_false_pass_ceiling)
+    return float(load_risk_policy().tier(tier).judge_false_pass_ceiling)

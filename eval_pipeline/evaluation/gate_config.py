@@ -29,6 +29,8 @@ def gate_tier(name: str, policy: RiskPolicy | None = None) -> TierPolicy:
         inconclusive_passes=tier.inconclusive_passes,
         floor_mode=tier.floor_mode,
         default_max_regression=float(tier.default_max_regression),
+        first_baseline_allowed=tier.first_baseline,
+        unknown_judge_allowed=tier.unknown_judge,
     )
 
 

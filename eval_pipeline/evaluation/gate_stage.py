@@ -1,18 +1,27 @@
-"""Stage 5: the gate decision of a build against its baseline, with one check per gated id."""
+"""Stage 5: the gate decision of a build against its baseline, with one check per gated id.
+
+The two ways to gate, a stored build (``decide_gate``) and score files (``gate_score_frames``),
+share the configuration (``suite_gate_config``), the trust in datasets and judge
+(``evaluation.trust``) and the outcome's JSON, so exporting a build's scores and gating the
+files gives the store's verdict.
+"""
 
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_pipeline.evaluation.calibration_stage import calibration_block
+import pandas as pd
+
 from eval_pipeline.evaluation.gate_config import suite_gate_config
 from eval_pipeline.evaluation.planning import BUDGET_IDS
 from eval_pipeline.evaluation.stage import Stage
-from eval_pipeline.evaluation.suite_parts import judged_metrics
+from eval_pipeline.evaluation.trust import Trust, frame_judge, gate_trust
 from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.reports import render_markdown
+from eval_pipeline.home import Home
 from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.suites.config import SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -26,13 +35,16 @@ class CheckOutcome:
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """The gate report of a build plus the per-check view the asset checks need."""
+    """The gate report of a build plus the per-check view the asset checks need.
+
+    ``build`` and ``baseline`` name the sources: build ids, or score files' paths.
+    """
 
     build: str
     baseline: str | None
     report: GateReport
     suite_metric_ids: tuple[str, ...]
-    judge_block: str | None
+    trust: Trust = field(default_factory=Trust)
 
     @property
     def verdict(self) -> str:
@@ -71,7 +83,8 @@ class GateOutcome:
             "verdict": self.verdict,
             "release": "go" if self.passed else "no-go",
             "failing": failing,
-            "judge_calibration": self.judge_block or "ok",
+            "judge_calibration": self.trust.judge_status,
+            "dataset_validation": self.trust.dataset_status,
             "report_md": render_markdown(self.report),
         }
 
@@ -82,33 +95,43 @@ class GateOutcome:
             "verdict": self.verdict,
             "build": self.build,
             "baseline": self.baseline,
-            "judge_calibration": self.judge_block or "ok",
+            "judge_calibration": self.trust.judge_status,
+            "dataset_validation": self.trust.dataset_status,
         }
 
 
-def untrusted_judge_metrics(stage: Stage, judge_block: str | None) -> dict[str, str]:
-    """The suite's judge-based metrics, with why, when the build's judge may not pass them."""
-    if judge_block is None:
-        return {}
-    return {m: judge_block for m in judged_metrics(stage.suite)}
+def first_baseline(stage: Stage, declared: bool) -> bool:
+    """Whether the build is gated as a first baseline (nothing compared, floors and budgets).
+
+    Declared by the caller (``gate --no-baseline``), or by the registry: the suite's pinned
+    baseline gated on its own has nothing before it. Any other build without a baseline is
+    gated against none and fails: a missing baseline is missing evidence.
+    """
+    if declared:
+        return True
+    return stage.baseline is None and stage.registry.baseline_for(stage.suite.suite) == stage.build
 
 
-def decide_gate(stage: Stage, **overrides: Any) -> GateOutcome:
+def decide_gate(stage: Stage, *, no_baseline: bool = False, **overrides: Any) -> GateOutcome:
     """Compare the build's scores with its baseline's and store the report in the home.
 
     When the judge that scored the build is over its tier's false-pass ceiling (or was never
-    calibrated), its metrics are untrusted: they can fail but not pass (see ``GateConfig``).
-    ``overrides`` are GateConfig fields (``seed``, ``n_resamples``) a caller may set.
+    calibrated), its metrics are untrusted: they can fail but not pass; a pinned dataset that
+    fails validation fails every metric (see ``evaluation.trust``). ``no_baseline`` declares
+    the build a first baseline (see ``first_baseline``); ``overrides`` are GateConfig fields
+    (``seed``, ``n_resamples``) a caller may set.
     """
-    judge_block = calibration_block(stage)
+    trust = gate_trust(stage.home, stage.suite, stage.registry.scored_with().get(stage.build))
+    first = first_baseline(stage, no_baseline)
     config = suite_gate_config(
         stage.suite,
         runs_per_item=stage.runs_per_item,
-        untrusted_metrics=untrusted_judge_metrics(stage, judge_block),
+        first_baseline=first,
+        **trust.gate_settings(),
         **overrides,
     )
     store = ScoreStore(stage.home.store)
-    baseline = stage.baseline
+    baseline = None if first else stage.baseline
     baseline_frame = store.read_frame(baseline) if baseline else None
     report = evaluate_gate(config, store.read_frame(stage.build), baseline_frame)
     outcome = GateOutcome(
@@ -116,9 +139,39 @@ def decide_gate(stage: Stage, **overrides: Any) -> GateOutcome:
         baseline=baseline,
         report=report,
         suite_metric_ids=stage.suite.metric_ids,
-        judge_block=judge_block,
+        trust=trust,
     )
     target = stage.home.store / "gates" / f"{stage.build}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(outcome.to_json(), indent=2))
     return outcome
+
+
+def gate_score_frames(
+    home: Home,
+    suite: SuiteConfig,
+    candidate: pd.DataFrame,
+    baseline: pd.DataFrame | None,
+    *,
+    sources: tuple[str, str | None],
+    no_baseline: bool = False,
+    **overrides: Any,
+) -> GateOutcome:
+    """Gate score tables (files) under ``suite``: the same rules and trust as ``decide_gate``.
+
+    ``sources`` name the candidate's and baseline's files (they stand where build ids would).
+    The judge is the one the candidate's rows name (``frame_judge``).
+    """
+    trust = gate_trust(home, suite, frame_judge(suite, candidate, state_url=home.state_url))
+    config = suite_gate_config(
+        suite, first_baseline=no_baseline, **trust.gate_settings(), **overrides
+    )
+    names = (sources[0], sources[1] or "baseline scores")
+    report = evaluate_gate(config, candidate, baseline, sources=names)
+    return GateOutcome(
+        build=sources[0],
+        baseline=sources[1],
+        report=report,
+        suite_metric_ids=suite.metric_ids,
+        trust=trust,
+    )

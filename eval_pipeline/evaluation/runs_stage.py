@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
+from eval_pipeline.evaluation.dataset_stage import require_valid_datasets
 from eval_pipeline.evaluation.runner_spec import runner_from_spec
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.runners.failure import failure_reason
@@ -77,7 +78,10 @@ def collect_runs(
 
     Raises:
         RunnerSpecError: the runner spec is not one of the accepted forms.
+        SuiteResolutionError: a dataset the suite pins fails validation: nothing run on it
+            could be trusted, so nothing is run.
     """
+    require_valid_datasets(stage)
     executed = skipped = 0
     failures: list[dict[str, Any]] = []
     spec = stage.runner

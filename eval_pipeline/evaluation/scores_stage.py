@@ -1,7 +1,7 @@
 """Stage 2: score every run of a build on its suite's metrics; find what is missing."""
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from eval_pipeline.evaluation.calibration_stage import ensure_calibrated
@@ -34,6 +34,7 @@ class ScoresSummary:
             "scored": self.by_status.get(ScoreStatus.SCORED, 0),
             "unscored": self.by_status.get(ScoreStatus.UNSCORED, 0),
             "error": self.by_status.get(ScoreStatus.ERROR, 0),
+            "not_applicable": self.by_status.get(ScoreStatus.NOT_APPLICABLE, 0),
             "judge_fingerprint": self.judge_fingerprint,
             "judge_backend": self.judge_backend,
             "scorer_versions": self.scorer_versions,
@@ -46,9 +47,10 @@ def score_runs(stage: Stage) -> ScoresSummary:
 
     Every expected (item, run index) gets a row per metric: a run that failed (raised, hung,
     emitted no spans) or never arrived is written as ``unscored`` with the reason, so the gate
-    counts it as missing instead of silently averaging over fewer runs. The judge that scored
-    the build is recorded, and calibrated on the suite's set if it never was, so every path
-    that gates the build trusts (or distrusts) its judge the same way.
+    counts it as missing instead of silently averaging over fewer runs. Each row names the
+    dataset version its item came from. The judge that scored the build is recorded, and
+    calibrated on the suite's set if it never was, so every path that gates the build trusts
+    (or distrusts) its judge the same way.
     """
     scorers = list(stage.scorers)
     prices = PriceTable.load()
@@ -61,7 +63,14 @@ def score_runs(stage: Stage) -> ScoresSummary:
         cost=lambda run: known_cost_of_run(run, prices),
         failure=lambda run: failure_reason(run.spans),
     )
-    ScoreStore(stage.home.store).write(stage.build, result.scores, run_metrics=result.run_metrics)
+    source = {e.item.item_id: (e.dataset, e.dataset_version) for e in stage.items}
+    rows = [
+        replace(s, dataset=source[s.item_id][0], dataset_version=source[s.item_id][1])
+        if s.item_id in source
+        else s
+        for s in result.scores
+    ]
+    ScoreStore(stage.home.store).write(stage.build, rows, run_metrics=result.run_metrics)
     judge = stage.judge
     fingerprint = judge.fingerprint.digest if judge is not None else None
     stage.registry.record_scored_with(stage.build, fingerprint)
@@ -79,7 +88,10 @@ def score_runs(stage: Stage) -> ScoresSummary:
 
 
 def missing_scores(stage: Stage) -> list[dict[str, Any]]:
-    """Every expected item x run x metric without a ``scored`` row, with the reason."""
+    """Every expected item x run x metric without a ``scored`` row, with the reason.
+
+    A ``not_applicable`` row is not missing: its scorer declared the metric does not apply.
+    """
     frame = ScoreStore(stage.home.store).read_frame(stage.build)
     have: dict[tuple[str, int, str], tuple[str, str]] = {
         (str(row.item_id), int(row.run_index), str(row.metric_id)): (
@@ -95,7 +107,7 @@ def missing_scores(stage: Stage) -> list[dict[str, Any]]:
                 status, reason = have.get(
                     (entry.item.item_id, index, metric_id), ("absent", "no score row")
                 )
-                if status != ScoreStatus.SCORED:
+                if status not in (ScoreStatus.SCORED, ScoreStatus.NOT_APPLICABLE):
                     missing.append(
                         {
                             "item_id": entry.item.item_id,

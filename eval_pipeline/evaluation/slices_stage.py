@@ -5,6 +5,7 @@ from typing import Any
 import pandas as pd
 
 from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.scoring.score import ScoreStatus
 from eval_pipeline.scoring.store import ScoreStore
 
 
@@ -22,15 +23,24 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 
 def slice_frame(scores: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """Mean, n scored and missing per metric x value of one slice dimension."""
+    """Mean, n scored, missing and not applicable per metric x value of one slice dimension."""
+    columns = ["metric_id", dimension, "mean", "n", "missing", "not_applicable"]
     if dimension not in scores.columns:
-        return pd.DataFrame(columns=["metric_id", dimension, "mean", "n", "missing"])
-    frame = scores.assign(scored=scores["status"] == "scored")
+        return pd.DataFrame(columns=columns)
+    frame = scores.assign(
+        scored=scores["status"] == ScoreStatus.SCORED,
+        missing=scores["status"].isin(ScoreStatus.MISSING),
+        not_applicable=scores["status"] == ScoreStatus.NOT_APPLICABLE,
+    )
     grouped = frame.groupby(["metric_id", dimension], dropna=False)
     table = grouped.agg(
-        mean=("value", "mean"), n=("scored", "sum"), missing=("scored", lambda s: int((~s).sum()))
+        mean=("value", "mean"),
+        n=("scored", "sum"),
+        missing=("missing", "sum"),
+        not_applicable=("not_applicable", "sum"),
     ).reset_index()
-    table["n"] = table["n"].astype(int)
+    for count in ("n", "missing", "not_applicable"):
+        table[count] = table[count].astype(int)
     return table.sort_values(["metric_id", dimension]).reset_index(drop=True)
 
 

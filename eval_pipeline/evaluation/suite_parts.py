@@ -39,8 +39,15 @@ def suite_items(
     schema-aware). ``limit`` keeps the first N items of each dataset (quick checks).
 
     Raises:
-        SuiteResolutionError: a pinned dataset is not published, or an item id appears twice.
+        SuiteResolutionError: the suite pins no dataset (a rules-only suite gates score files
+            but has nothing to run or score), a pinned dataset is not published, or an item id
+            appears twice.
     """
+    if not suite.datasets:
+        raise SuiteResolutionError(
+            f"suite {suite.suite} pins no datasets: it can gate score files "
+            "(gate --candidate-scores) but not run or score a build; add datasets: to it"
+        )
     found: list[SuiteItem] = []
     seen: dict[str, str] = {}
     for ref in suite.datasets:

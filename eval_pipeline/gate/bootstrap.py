@@ -11,29 +11,23 @@ Each resample also carries its own standard error (the linearised cluster varian
 ratio mean, stratum by stratum), so intervals can be studentized (bootstrap-t). That matters
 for pass rates near 0 or 1: a candidate that happened to fail less also looks less noisy,
 and only a per-resample standard error sees that.
+
+Memory is bounded: resamples are drawn and reduced in blocks (``resampling``), each stratum
+from its own stream, so a block holds block x items weights and the results hold resamples x
+metrics numbers, never resamples x items; the same seed gives the same draws whatever the
+block size.
 """
 
-import zlib
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from eval_pipeline.gate.items import ItemStats
+from eval_pipeline.gate.resampling import block_rows, blocks, draw_weights
 
-
-def seeded_rng(seed: int, key: str) -> np.random.Generator:
-    """A generator for one cell: stable across runs, processes and evaluation order."""
-    return np.random.default_rng([seed, zlib.crc32(key.encode())])
-
-
-def resample_weights(rng: np.random.Generator, n: int, n_resamples: int) -> np.ndarray:
-    """How often each of ``n`` clusters is drawn in each resample: shape (n_resamples, n)."""
-    if n == 0:
-        return np.zeros((n_resamples, 0))
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    draws += np.arange(n_resamples)[:, None] * n
-    counts = np.bincount(draws.ravel(), minlength=n_resamples * n)
-    return counts.reshape(n_resamples, n).astype(np.float64)
+__all__ = ["CellDraws", "ItemObserver", "draw_cell"]
 
 
 _C_S, _C_C, _C_SS, _C_SC, _C_CC, _B_S, _B_C, _B_SS, _B_SC, _B_CC, _X_SS, _X_SC, _X_CS, _X_CC = (
@@ -66,22 +60,34 @@ class _Stratum:
     cand: ItemStats | None
     base: ItemStats | None
     n: int
+    m: int
 
-    def weighted_sums(self, weights: np.ndarray, m: int) -> list[np.ndarray]:
-        """Weighted sums of the 14 item quantities, each of shape (m, R) or (1, R).
+    @cached_property
+    def _counts(self) -> tuple[float, float] | None:
+        k_c, k_b = _constant_count(self.cand), _constant_count(self.base)
+        return None if k_c is None or k_b is None else (k_c, k_b)
+
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        """Item columns whose weighted sums the estimates need (built once per stratum).
 
         With complete scores every count is the same constant, and 9 of the 14 quantities
-        are multiples of the other 5 or of the total weight (kept as one broadcast row).
+        are multiples of the other 5 or of the total weight: 1 + 5m columns instead of 14m.
         """
-        k_c, k_b = _constant_count(self.cand), _constant_count(self.base)
-        if k_c is None or k_b is None:
-            full = _products(self.cand, self.base, self.n, m).T @ weights.T
-            return [full[k * m : (k + 1) * m] for k in range(14)]
-        zero = np.zeros((self.n, m))
+        if self._counts is None:
+            return _products(self.cand, self.base, self.n, self.m)
+        zero = np.zeros((self.n, self.m))
         cs = self.cand.sums if self.cand is not None else zero
         bs = self.base.sums if self.base is not None else zero
-        compact = np.concatenate([np.ones((self.n, 1)), cs, cs * cs, bs, bs * bs, cs * bs], 1)
-        y = compact.T @ weights.T
+        return np.concatenate([np.ones((self.n, 1)), cs, cs * cs, bs, bs * bs, cs * bs], 1)
+
+    def weighted_sums(self, weights: np.ndarray) -> list[np.ndarray]:
+        """Weighted sums of the 14 item quantities, each of shape (m, R) or (1, R)."""
+        m = self.m
+        y = self.matrix.T @ weights.T
+        if self._counts is None:
+            return [y[k * m : (k + 1) * m] for k in range(14)]
+        k_c, k_b = self._counts
         total = y[:1]
         s_c, ss_c, s_b, ss_b, x_ss = (y[1 + i * m : 1 + (i + 1) * m] for i in range(5))
         out = [s_c, k_c * total, ss_c, k_c * s_c, k_c * k_c * total]
@@ -103,6 +109,15 @@ class _Estimate:
     delta_se: np.ndarray | None
 
 
+def _square(part: list[np.ndarray], mean: np.ndarray, ss: int, sc: int, cc: int) -> np.ndarray:
+    """Weighted sum of the squared contributions ``(s - mean c)^2`` of a stratum's items."""
+    out = mean * part[sc]
+    out *= -2.0
+    out += part[ss]
+    out += mean * mean * part[cc]
+    return np.asarray(out)
+
+
 def _estimate(
     strata: list[tuple[np.ndarray, _Stratum, int]],
     m: int,
@@ -116,7 +131,7 @@ def _estimate(
     ``e_i = s_i - mean * c_i`` per item, a stratum adds ``n_h / (n_h - 1)`` times the spread
     of its items' contributions ``e_i / D`` (candidate minus baseline for a delta).
     """
-    parts = [stratum.weighted_sums(w, m) for w, stratum, _ in strata]
+    parts = [stratum.weighted_sums(w) for w, stratum, _ in strata]
     total = parts[0]
     for part in parts[1:]:
         total = [a + b for a, b in zip(total, part, strict=True)]
@@ -130,28 +145,31 @@ def _estimate(
         mb = col(total, _B_S) / db if has_base else None
         var_c = np.zeros_like(mc) if cand_se else None
         var_d = np.zeros_like(mc) if has_base else None
+        # A lone stratum holds every item: its items' contributions sum to zero by definition
+        # of the mean, so the centring terms vanish and are not computed.
+        alone = len(parts) == 1
         for part, (_, _, n_h) in zip(parts, strata, strict=True):
             if n_h < 2:
                 continue
             factor = n_h / (n_h - 1)
-            lin_c = (col(part, _C_S) - mc * col(part, _C_C)) / dc
-            sq_c = col(part, _C_SS) - 2 * mc * col(part, _C_SC) + mc * mc * col(part, _C_CC)
-            sq_c /= dc * dc
+            sq_c = _square(part, mc, _C_SS, _C_SC, _C_CC) / (dc * dc)
+            lin_c = None if alone else (col(part, _C_S) - mc * col(part, _C_C)) / dc
             if var_c is not None:
-                var_c += factor * (sq_c - lin_c * lin_c / n_h)
+                var_c += factor * (sq_c if lin_c is None else sq_c - lin_c * lin_c / n_h)
             if var_d is None or mb is None:
                 continue
-            lin_b = (col(part, _B_S) - mb * col(part, _B_C)) / db
-            sq_b = col(part, _B_SS) - 2 * mb * col(part, _B_SC) + mb * mb * col(part, _B_CC)
-            sq_b /= db * db
-            cross = (
-                col(part, _X_SS)
-                - mb * col(part, _X_SC)
-                - mc * col(part, _X_CS)
-                + mc * mb * col(part, _X_CC)
-            ) / (dc * db)
-            lin = lin_c - lin_b
-            var_d += factor * (sq_c + sq_b - 2 * cross - lin * lin / n_h)
+            sq_b = _square(part, mb, _B_SS, _B_SC, _B_CC) / (db * db)
+            cross = mc * col(part, _X_CS)
+            cross += mb * col(part, _X_SC)
+            cross -= col(part, _X_SS)
+            cross -= mc * mb * col(part, _X_CC)
+            cross /= dc * db  # minus the cross term
+            spread = sq_c + sq_b
+            spread += 2 * cross
+            if not alone:
+                lin = lin_c - (col(part, _B_S) - mb * col(part, _B_C)) / db  # type: ignore[operator]
+                spread -= lin * lin / n_h
+            var_d += factor * spread
     return _Estimate(
         mc.T,
         None if mb is None else mb.T,
@@ -183,6 +201,24 @@ class CellDraws:
     n_paired: np.ndarray
 
 
+class ItemObserver(Protocol):
+    """Something resampled with the same draws as the candidate's scores (its runs)."""
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The candidate items it weighs, in the order ``consume`` receives them."""
+        ...
+
+    @property
+    def bytes_per_resample(self) -> int:
+        """Its working memory per resample, besides the weights."""
+        ...
+
+    def consume(self, rows: slice, weights: np.ndarray) -> None:
+        """One block of resamples: ``weights`` (rows, items) of its items."""
+        ...
+
+
 def draw_cell(
     cand: ItemStats,
     base: ItemStats | None,
@@ -190,11 +226,15 @@ def draw_cell(
     n_resamples: int,
     *,
     cand_interval: bool = True,
+    observer: ItemObserver | None = None,
 ) -> CellDraws:
     """Stratified paired cluster bootstrap of the candidate mean and of the delta.
 
     ``cand_interval=False`` skips the per-resample standard error of the candidate mean
-    (``cand_se_draws`` is NaN), for cells where only the delta is decided.
+    (``cand_se_draws`` is NaN), for cells where only the delta is decided. ``n_resamples``
+    may be 0: points and standard errors only (draws have no rows). ``observer`` receives
+    each block's weights of candidate items, so the budgets are resampled with the draws
+    that weigh the scores.
     """
     m = cand.sums.shape[1]
     if base is None:
@@ -211,30 +251,58 @@ def draw_cell(
             (None, base.rows([i for i in base.items if i not in shared_set])),
         ]
         paired = np.asarray(((c_s.counts > 0) & (b_s.counts > 0)).sum(axis=0))
-    sample, resampled = [], []
-    for c, b in groups:
+    # One stream per stratum, so each stratum's draws do not depend on the block size.
+    streams = rng.spawn(len(groups))
+    strata = []
+    for g, ((c, b), stream) in enumerate(zip(groups, streams, strict=True)):
         n_h = len((c or b).items)  # type: ignore[union-attr]
-        if n_h == 0:
-            continue
-        stratum = _Stratum(c, b, n_h)
-        sample.append((np.ones((1, n_h)), stratum, n_h))
-        resampled.append((resample_weights(rng, n_h, n_resamples), stratum, n_h))
+        if n_h:
+            strata.append((_Stratum(c, b, n_h, m), n_h, stream, g))
+    # The candidate's items sit in the first one or two strata (paired, candidate only).
+    cand_groups = [c for c, _ in groups if c is not None]
+    drawn_order = {item: k for k, item in enumerate(i for c in cand_groups for i in c.items)}
+    observed = (
+        np.array([drawn_order[item] for item in observer.items], dtype=np.int64)
+        if observer is not None
+        else None
+    )
+    if observed is not None and np.array_equal(observed, np.arange(len(drawn_order))):
+        observed = None  # the observer's order is the strata's: no reordering to do
     has_base = base is not None
-    if not sample:  # neither build has an item: every estimate is undefined
-        void = ItemStats(("",), np.zeros((1, m)), np.zeros((1, m)), np.zeros((1, m)))
-        sample = [(np.ones((1, 1)), _Stratum(void, None, 1), 1)]
-        resampled = [(np.ones((n_resamples, 1)), _Stratum(void, None, 1), 1)]
-    point = _estimate(sample, m, has_base=has_base, cand_se=True)
-    boot = _estimate(resampled, m, has_base=has_base, cand_se=cand_interval)
+    shape = (n_resamples, m)
+    cand_draws, cand_se_draws = np.full(shape, np.nan), np.full(shape, np.nan)
+    base_draws, delta_se_draws = np.full(shape, np.nan), np.full(shape, np.nan)
+    if not strata:  # neither build has an item: every estimate is undefined
+        nan = np.full(m, np.nan)
+        point = _Estimate(nan[None], nan[None] if has_base else None, nan[None], nan[None])
+    else:
+        sample = [(np.ones((1, n_h)), stratum, n_h) for stratum, n_h, _, _ in strata]
+        point = _estimate(sample, m, has_base=has_base, cand_se=True)
+        total = sum(n_h for _, n_h, _, _ in strata)
+        # Per resample besides the weights: 14 sums and ~10 intermediates per metric.
+        extra = 8 * 24 * m * len(strata) + (observer.bytes_per_resample if observer else 0)
+        for rows in blocks(n_resamples, block_rows(total, n_resamples, extra)):
+            size = rows.stop - rows.start
+            drawn = [(draw_weights(s, n_h, size), st, n_h) for st, n_h, s, _ in strata]
+            boot = _estimate(drawn, m, has_base=has_base, cand_se=cand_interval)
+            cand_draws[rows] = boot.cand
+            if boot.cand_se is not None:
+                cand_se_draws[rows] = boot.cand_se
+            if boot.base is not None and boot.delta_se is not None:
+                base_draws[rows] = boot.base
+                delta_se_draws[rows] = boot.delta_se
+            if observer is not None:
+                by_group = {g: w for (w, _, _), (_, _, _, g) in zip(drawn, strata, strict=True)}
+                parts = [by_group[g] for g in range(len(cand_groups)) if g in by_group]
+                joined = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+                observer.consume(rows, joined if observed is None else joined[:, observed])
     assert point.cand_se is not None
-    empty = np.full((n_resamples, m), np.nan)
-    cand_se_draws = boot.cand_se if boot.cand_se is not None else empty
     zeros = np.zeros(m, dtype=np.int64)
-    if base is None or point.base is None or boot.base is None:
+    if base is None or point.base is None:
         return CellDraws(
             point.cand[0],
             point.cand_se[0],
-            boot.cand,
+            cand_draws,
             cand_se_draws,
             None,
             None,
@@ -245,17 +313,17 @@ def draw_cell(
             zeros,
             zeros,
         )
-    assert point.delta_se is not None and boot.delta_se is not None
+    assert point.delta_se is not None
     return CellDraws(
         point.cand[0],
         point.cand_se[0],
-        boot.cand,
+        cand_draws,
         cand_se_draws,
         point.base[0],
         point.cand[0] - point.base[0],
         point.delta_se[0],
-        boot.cand - boot.base,
-        boot.delta_se,
+        cand_draws - base_draws,
+        delta_se_draws,
         cand.n_items,
         base.n_items,
         paired,

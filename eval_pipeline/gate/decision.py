@@ -130,6 +130,13 @@ class MetricDecision:
     n_candidate_items: int = 0
     n_baseline_items: int = 0
     n_paired_items: int = 0
+    not_applicable: dict[str, int] = field(default_factory=dict)
+    """Candidate rows the metric does not apply to, by cause (neither scored nor missing)."""
+
+    @property
+    def not_applicable_total(self) -> int:
+        """All ``not_applicable`` rows of the candidate."""
+        return sum(self.not_applicable.values())
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe form (contract keys first)."""
@@ -160,6 +167,8 @@ class MetricDecision:
             "n_baseline_items": self.n_baseline_items,
             "n_paired_items": self.n_paired_items,
             "power": None if self.power is None else self.power.to_json(),
+            "not_applicable": self.not_applicable_total,
+            "not_applicable_causes": dict(self.not_applicable),
         }
 
 
@@ -208,6 +217,8 @@ class GateReport:
     metrics: tuple[MetricDecision, ...]
     budgets: tuple[BudgetDecision, ...]
     warnings: tuple[str, ...] = ()
+    first_baseline: bool = False
+    """Gated as a first baseline: nothing compared, floors and budgets only."""
 
     @property
     def blocking(self) -> bool:
@@ -235,4 +246,5 @@ class GateReport:
             "tier": self.tier,
             "blocking": self.blocking,
             "warnings": list(self.warnings),
+            "first_baseline": self.first_baseline,
         }

@@ -93,8 +93,8 @@ def studentized_bounds(
 
     Each resample's ``t = (draw - point) / se_draw``; the lower bound is
     ``point - t_{1 - lower_tail} * se`` and the upper ``point - t_{upper_tail} * se``. A tail
-    too far out for the resamples (fewer than ``MIN_TAIL_DRAWS`` beyond it) uses the
-    expanded normal quantile instead.
+    too far out for the resamples (fewer than ``MIN_TAIL_DRAWS`` beyond it), or no resamples
+    at all (B = 0), uses the expanded normal quantile instead.
 
     Args:
         point: Point estimates, shape (M,).
@@ -108,28 +108,20 @@ def studentized_bounds(
     Returns:
         Two arrays of shape (M,); NaN where there are fewer than two items or no point.
     """
-    valid = np.isfinite(draws)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        diff = draws - point
-        # A resample with no spread is exact only where it sits on the estimate.
-        flat = np.where(diff == 0, 0.0, np.copysign(np.inf, diff))
-        t = np.where(se_draws > 0, diff / np.where(se_draws > 0, se_draws, 1.0), flat)
-    t[~valid] = np.nan
-    levels = [1.0 - lower_tail, upper_tail]
-    # inverted_cdf returns an actual draw: no interpolation between an infinite t and another.
-    if valid.all():
-        q_low, q_high = np.quantile(t, levels, axis=0, method="inverted_cdf")
+    resampled = draws.shape[0] > 0
+    if resampled:
+        q_low, q_high, counts, finite_share = _t_quantiles(
+            point, draws, se_draws, 1.0 - lower_tail, upper_tail
+        )
     else:
-        with warnings.catch_warnings():  # a metric nobody scored has an all-NaN column
-            warnings.simplefilter("ignore", RuntimeWarning)
-            q_low, q_high = np.nanquantile(t, levels, axis=0, method="inverted_cdf")
-    counts = valid.sum(axis=0)
-    finite_share = np.isfinite(t).sum(axis=0) / np.maximum(counts, 1)
+        q_low = q_high = np.full(point.shape, np.nan)
+        counts, finite_share = np.zeros(point.shape, dtype=np.int64), np.zeros(point.shape)
     low = np.full(point.shape, np.nan)
     high = np.full(point.shape, np.nan)
     for j in range(point.shape[0]):
         estimate, spread = float(point[j]), float(se[j])
-        if n[j] < 2 or counts[j] < 2 or not (np.isfinite(estimate) and np.isfinite(spread)):
+        too_few = n[j] < 2 or (resampled and counts[j] < 2)
+        if too_few or not (np.isfinite(estimate) and np.isfinite(spread)):
             continue
         usable = finite_share[j] >= 0.5
         z_low = expanded_z(lower_tail, int(n[j]))
@@ -139,6 +131,29 @@ def studentized_bounds(
         low[j] = estimate - t_low * spread
         high[j] = estimate - t_high * spread
     return low, high
+
+
+def _t_quantiles(
+    point: np.ndarray, draws: np.ndarray, se_draws: np.ndarray, upper: float, lower: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Quantiles ``upper`` and ``lower`` of the resamples' t, valid draws and finite share."""
+    valid = np.isfinite(draws)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = draws - point
+        # A resample with no spread is exact only where it sits on the estimate.
+        flat = np.where(diff == 0, 0.0, np.copysign(np.inf, diff))
+        t = np.where(se_draws > 0, diff / np.where(se_draws > 0, se_draws, 1.0), flat)
+    t[~valid] = np.nan
+    levels = [upper, lower]
+    # inverted_cdf returns an actual draw: no interpolation between an infinite t and another.
+    if valid.all():
+        q_upper, q_lower = np.quantile(t, levels, axis=0, method="inverted_cdf")
+    else:
+        with warnings.catch_warnings():  # a metric nobody scored has an all-NaN column
+            warnings.simplefilter("ignore", RuntimeWarning)
+            q_upper, q_lower = np.nanquantile(t, levels, axis=0, method="inverted_cdf")
+    counts = valid.sum(axis=0)
+    return q_upper, q_lower, counts, np.isfinite(t).sum(axis=0) / np.maximum(counts, 1)
 
 
 def _pick(quantile: float, beyond: float, usable: bool, fallback: float) -> float:

@@ -46,7 +46,7 @@ def item_stats(
         Items whose scores are all missing still get a row (count 0) so pairing sees them.
     """
     n_metrics = len(metric_ids)
-    metric_codes = pd.Categorical(frame["metric_id"], categories=list(metric_ids)).codes
+    metric_codes = frame["metric_code"].to_numpy(dtype=np.int64)
     item_codes, items = pd.factorize(frame["item_id"], sort=True)
     groups: list[str | None] = [None]
     if by is None:

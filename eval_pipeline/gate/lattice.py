@@ -31,13 +31,12 @@ def value_step(values: np.ndarray) -> float:
 
 def metric_steps(frames: list[pd.DataFrame], metric_ids: tuple[str, ...]) -> np.ndarray:
     """The lattice step of each metric's values across ``frames`` (0 off-lattice)."""
-    data = pd.concat([f[["metric_id", "value"]] for f in frames], ignore_index=True)
-    grouped = dict(tuple(data.groupby("metric_id")["value"]))
+    codes = np.concatenate([f["metric_code"].to_numpy(dtype=np.int64) for f in frames])
+    values = np.concatenate([f["value"].to_numpy(dtype=np.float64) for f in frames])
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(metric_ids) + 1))
     return np.array(
-        [
-            value_step(grouped[m].to_numpy(dtype=np.float64)) if m in grouped else 0.0
-            for m in metric_ids
-        ]
+        [value_step(values[order[bounds[j] : bounds[j + 1]]]) for j in range(len(metric_ids))]
     )
 
 

@@ -13,6 +13,7 @@ between-item variance that remains); more runs shrink only the s_w^2 part, more 
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scipy import stats
 
@@ -48,6 +49,11 @@ class PowerReport:
         }
 
 
+@lru_cache(maxsize=256)
+def _z(fail_tail: float, power: float) -> float:
+    return float(stats.norm.isf(fail_tail) + stats.norm.ppf(power))
+
+
 def within_item_variance(stats_: ItemStats, column: int) -> float:
     """Pooled variance of runs around their item's mean (0 when no item has two runs)."""
     sums, sq, counts = stats_.sums[:, column], stats_.sumsq[:, column], stats_.counts[:, column]
@@ -67,14 +73,25 @@ def power_report(
     cand: ItemStats,
     base: ItemStats,
     column: int,
+    min_items: int = 2,
 ) -> PowerReport:
-    """Power of a comparison whose delta has bootstrap standard error ``se``."""
+    """Power of a comparison whose delta has bootstrap standard error ``se``.
+
+    With fewer than ``min_items`` items there is no interval to fail on, so no regression is
+    detectable, whatever the standard error (one item has none).
+    """
     counts = cand.counts[:, column]
     items = int((counts > 0).sum())
     runs = float(counts[counts > 0].mean()) if items else 0.0
-    z = float(stats.norm.isf(fail_tail) + stats.norm.ppf(power))
+    z = _z(fail_tail, power)
     if not math.isfinite(se) or items == 0:
         return PowerReport(None, None, margin, False, items, runs, None, None, "no interval")
+    if items < max(min_items, 2):
+        note = (
+            f"too few items ({items}) for an interval: no regression can be detected "
+            f"(needs at least {max(min_items, 2)} items)"
+        )
+        return PowerReport(se, None, margin, False, items, runs, None, None, note)
     mdr = z * se
     detectable = margin > 0 and mdr <= margin
     if margin <= 0:

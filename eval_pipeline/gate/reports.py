@@ -7,6 +7,7 @@ tier, one line or row per metric and budget, and the warnings.
 """
 
 import json
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
@@ -16,21 +17,34 @@ _ICON = {"pass": "pass", "fail": "**FAIL**", "inconclusive": "_inconclusive_"}
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
-    """A number with 4 decimals, or ``-`` when absent."""
-    if value is None:
+    """A number with 4 decimals, or ``-`` when absent (never ``nan``)."""
+    if value is None or not math.isfinite(value):
         return "-"
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
 def _outcome(report: GateReport) -> str:
-    """``PASS``, ``PASS WITH WARNINGS``, ``FAIL`` or ``INCONCLUSIVE (blocks ...)``."""
+    """The verdict and the tier, named once: ``PASS (tier low)``, ``INCONCLUSIVE (blocks ...)``."""
     if report.verdict == "pass":
-        return "PASS"
+        return f"PASS (tier {report.tier})"
     if report.verdict == "fail":
-        return "FAIL"
+        return f"FAIL (tier {report.tier})"
     if report.blocking:
         return f"INCONCLUSIVE (blocks under tier {report.tier})"
     return f"INCONCLUSIVE (passes with warnings under tier {report.tier})"
+
+
+FIRST_BASELINE_NOTE = "first baseline: no baseline compared, floors and budgets only"
+
+
+def _causes(m: MetricDecision) -> str:
+    """``no hand-off expected and none made 12, ...``."""
+    return ", ".join(f"{cause} {count}" for cause, count in sorted(m.not_applicable.items()))
+
+
+def _not_applicable(m: MetricDecision) -> str:
+    """``not applicable 12 (no hand-off expected and none made 12)``."""
+    return f"not applicable {m.not_applicable_total} ({_causes(m)})"
 
 
 def _metric_lines(m: MetricDecision) -> list[str]:
@@ -41,6 +55,8 @@ def _metric_lines(m: MetricDecision) -> list[str]:
         f"floor {m.threshold:g} margin {m.max_regression:g} missing {m.missing.total}",
         f"               {m.reason}",
     ]
+    if m.not_applicable:
+        lines.append(f"               {_not_applicable(m)}")
     lines.extend(
         f"               slice {s.slice}={s.value}: {s.verdict} delta {_fmt(s.delta, True)} "
         f"[{_fmt(s.ci_low, True)}, {_fmt(s.ci_high, True)}] ({s.n_items} items)"
@@ -60,7 +76,9 @@ def _metric_lines(m: MetricDecision) -> list[str]:
 
 def render_text(report: GateReport) -> str:
     """The report as plain text: verdict, one block per metric and budget, warnings."""
-    lines = [f"gate: {_outcome(report)} (tier {report.tier})", "metrics:"]
+    lines = [f"gate: {_outcome(report)}", "metrics:"]
+    if report.first_baseline:
+        lines[0] += f"; {FIRST_BASELINE_NOTE}"
     for metric in report.metrics:
         lines.extend(_metric_lines(metric))
     if report.budgets:
@@ -87,10 +105,11 @@ def _table(title: str, header: str, align: str, rows: list[str]) -> list[str]:
 
 def render_markdown(report: GateReport) -> str:
     """The report as Markdown: a metrics table, slice and evidence tables, budgets, warnings."""
+    note = f"{FIRST_BASELINE_NOTE[0].upper()}{FIRST_BASELINE_NOTE[1:]}."
     out = [
         f"## Release gate: {_outcome(report)}",
         "",
-        f"Risk tier: `{report.tier}`.",
+        note if report.first_baseline else "Candidate compared with its baseline.",
         "",
         "| metric | verdict | candidate | baseline | delta | interval | floor | margin "
         "| missing | reason |",
@@ -129,6 +148,16 @@ def render_markdown(report: GateReport) -> str:
         ],
     )
     out += _table(
+        "Not applicable (left out of the means, not missing)",
+        "| metric | rows | causes |",
+        "|---|---:|---|",
+        [
+            f"| `{m.metric_id}` | {m.not_applicable_total} | {_cell(_causes(m))} |"
+            for m in report.metrics
+            if m.not_applicable
+        ],
+    )
+    out += _table(
         "Budgets",
         "| budget | verdict | value | interval | limit | reason |",
         "|---|---|---:|---|---:|---|",
@@ -161,15 +190,26 @@ def render_json(report: GateReport) -> str:
 
 
 def _case(
-    suite: ET.Element, classname: str, name: str, verdict: str, blocking: bool, reason: str
+    suite: ET.Element,
+    classname: str,
+    name: str,
+    verdict: str,
+    blocking: bool,
+    reason: str,
+    note: str = "",
 ) -> None:
-    """One testcase: a blocking decision fails; an allowed non-pass keeps its warning."""
+    """One testcase: a blocking decision fails; an allowed non-pass keeps its warning.
+
+    ``note`` (a first baseline) is written on every passing case too.
+    """
     case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
     if blocking:
         failure = ET.SubElement(case, "failure", message=f"{verdict}: {reason}", type=verdict)
         failure.text = reason
     elif verdict != "pass":
         ET.SubElement(case, "system-out").text = f"{verdict} (allowed by tier): {reason}"
+    elif note:
+        ET.SubElement(case, "system-out").text = f"{note}: {reason}"
 
 
 def render_junit(report: GateReport, suite_name: str = "release-gate") -> str:
@@ -193,10 +233,14 @@ def render_junit(report: GateReport, suite_name: str = "release-gate") -> str:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="verdict", value=report.verdict)
     ET.SubElement(properties, "property", name="tier", value=report.tier)
+    ET.SubElement(
+        properties, "property", name="first_baseline", value=str(report.first_baseline).lower()
+    )
+    note = FIRST_BASELINE_NOTE if report.first_baseline else ""
     for m in report.metrics:
-        _case(suite, f"{suite_name}.metrics", m.metric_id, m.verdict, m.blocking, m.reason)
+        _case(suite, f"{suite_name}.metrics", m.metric_id, m.verdict, m.blocking, m.reason, note)
     for b in report.budgets:
-        _case(suite, f"{suite_name}.budgets", b.budget, b.verdict, b.blocking, b.reason)
+        _case(suite, f"{suite_name}.budgets", b.budget, b.verdict, b.blocking, b.reason, note)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

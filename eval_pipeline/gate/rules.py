@@ -67,12 +67,18 @@ class TierPolicy:
             threshold. ``interval``: the floor must be shown (lower bound >= threshold);
             a floor inside the interval is inconclusive. Budgets follow the same mode.
         default_max_regression: Margin for suite metrics that do not state one.
+        first_baseline_allowed: A run declared a first baseline (nothing to compare with) may
+            pass on floors and budgets alone; False: it fails every metric.
+        unknown_judge_allowed: A judge-based metric whose judge is unknown (calibration cannot
+            be applied) is gated with a warning; False: it fails.
     """
 
     name: str
     inconclusive_passes: bool
     floor_mode: FloorMode = "point"
     default_max_regression: float = 0.0
+    first_baseline_allowed: bool = False
+    unknown_judge_allowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,14 @@ class GateConfig:
             judge's false-pass rate is above the tier's ceiling). Such a metric can still fail
             (a lenient judge that fails a candidate is evidence), but a pass becomes
             inconclusive, which the tier then passes with a warning or blocks.
+        first_baseline: The run is declared a first baseline: it is gated without a baseline,
+            on floors and budgets only (where the tier allows it). Without this declaration a
+            metric with no baseline scores fails: a missing baseline is missing evidence.
+        unknown_judge_metrics: Judge-based metrics whose judge is unknown (a rules-only suite
+            gating score files): gated with the warning "judge unknown: calibration not
+            applied", or failed where the tier forbids unknown judges.
+        refused_metrics: Metric id -> why nothing it shows can be trusted (the dataset it was
+            measured on failed validation): the metric fails with that reason.
     """
 
     metrics: tuple[MetricRule, ...]
@@ -115,6 +129,9 @@ class GateConfig:
     power: float = 0.8
     runs_per_item: int | None = None
     untrusted_metrics: dict[str, str] = field(default_factory=dict)
+    first_baseline: bool = False
+    unknown_judge_metrics: tuple[str, ...] = ()
+    refused_metrics: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 1.0:

@@ -5,6 +5,11 @@ adds noise around it (graded metrics) or draws a Bernoulli outcome from it (bina
 metrics). The candidate shares the baseline's items and item effects, shifted by ``delta``
 (and by ``slice_deltas`` on chosen slice values). Spreads are capped so nothing is clipped:
 the population means are exactly ``mean`` and ``mean + delta``.
+
+Some rows may be ``not_applicable``: a share of the items to which the metric never applies
+(the same items in both builds, like single-agent tasks for a hand-off metric), and a share of
+the other runs drawn independently in each build (like answers that happen to claim nothing).
+Which rows are not applicable is independent of the values, so the means stay as designed.
 """
 
 from dataclasses import dataclass, field
@@ -23,6 +28,8 @@ class SimMetric:
     mean: float
     item_spread: float = 0.1
     run_noise: float = 0.05
+    not_applicable_items: float = 0.0
+    not_applicable_runs: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ def _build(
     levels: dict[str, np.ndarray],
     labels: dict[str, np.ndarray],
     shift: dict[str, np.ndarray],
+    inapplicable: dict[str, np.ndarray],
     rng: np.random.Generator,
     tag: str,
 ) -> pd.DataFrame:
@@ -64,13 +72,16 @@ def _build(
             values = (rng.random(n * k) < level).astype(np.float64)
         else:
             values = level + rng.uniform(-metric.run_noise, metric.run_noise, n * k)
+        absent = np.repeat(inapplicable[metric.metric_id], k)
+        if metric.not_applicable_runs > 0:  # no draw otherwise: designs without keep their data
+            absent |= rng.random(n * k) < metric.not_applicable_runs
         frame = pd.DataFrame(
             {
                 "item_id": [f"item{i:04d}" for i in items],
                 "run_index": runs,
                 "metric_id": metric.metric_id,
-                "value": np.clip(values, 0.0, 1.0),
-                "status": "scored",
+                "value": np.where(absent, np.nan, np.clip(values, 0.0, 1.0)),
+                "status": np.where(absent, "not_applicable", "scored"),
                 "trace_id": [f"{tag}-{i}-{r}" for i, r in zip(items, runs, strict=True)],
                 "latency_s": latency,
                 "cost_usd": cost,
@@ -102,7 +113,7 @@ def simulate_pair(
     """
     rng = np.random.default_rng(seed)
     labels = _labels(design, rng)
-    levels, zero, shift = {}, {}, {}
+    levels, zero, shift, inapplicable = {}, {}, {}, {}
     for metric in design.metrics:
         extra = min(slice_deltas.values(), default=0.0) if slice_deltas else 0.0
         room = min(metric.mean + min(delta + extra, 0.0), 1.0 - metric.mean - max(delta, 0.0))
@@ -114,6 +125,11 @@ def simulate_pair(
         for (name, value), amount in (slice_deltas or {}).items():
             moved = moved + np.where(labels[name] == value, amount, 0.0)
         shift[metric.metric_id] = moved
-    baseline = _build(design, levels, labels, zero, rng, "base")
-    candidate = _build(design, levels, labels, shift, rng, "cand")
+        inapplicable[metric.metric_id] = (
+            rng.random(design.n_items) < metric.not_applicable_items
+            if metric.not_applicable_items > 0
+            else np.zeros(design.n_items, dtype=bool)
+        )
+    baseline = _build(design, levels, labels, zero, inapplicable, rng, "base")
+    candidate = _build(design, levels, labels, shift, inapplicable, rng, "cand")
     return candidate, baseline

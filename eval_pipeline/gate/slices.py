@@ -10,11 +10,12 @@ per slice (a small slice's mean is too noisy to hold an absolute floor to).
 import numpy as np
 import pandas as pd
 
-from eval_pipeline.gate.bootstrap import CellDraws, draw_cell, seeded_rng
+from eval_pipeline.gate.bootstrap import CellDraws, draw_cell
 from eval_pipeline.gate.decision import SliceDecision, Verdict
-from eval_pipeline.gate.intervals import studentized_bounds
+from eval_pipeline.gate.intervals import MIN_TAIL_DRAWS, studentized_bounds
 from eval_pipeline.gate.items import ItemStats, item_stats
 from eval_pipeline.gate.lattice import widen
+from eval_pipeline.gate.resampling import seeded_rng
 from eval_pipeline.gate.rules import GateConfig
 from eval_pipeline.gate.verdict import comparison_verdict
 
@@ -68,9 +69,12 @@ def slice_decisions(
     if not cells:
         return out
     tail = config.alpha / 2 * config.slice_alpha_share / len(cells)
+    # A tail holding fewer than MIN_TAIL_DRAWS resamples is bounded by the expanded normal
+    # quantile, never by the resamples: then drawing them would be work thrown away.
+    resamples = config.n_resamples if tail * config.n_resamples >= MIN_TAIL_DRAWS else 0
     for name, value, cand_stats, base_stats in cells:
         rng = seeded_rng(config.seed, f"slice:{name}={value}")
-        draws = draw_cell(cand_stats, base_stats, rng, config.n_resamples, cand_interval=False)
+        draws = draw_cell(cand_stats, base_stats, rng, resamples, cand_interval=False)
         low, high = delta_bounds(draws, tail, tail)
         if low is not None and high is not None:
             assert draws.delta_se is not None

@@ -17,6 +17,10 @@ What "the floor holds" means is the tier's choice (``TierPolicy.floor_mode``):
 * ``interval`` (critical tiers): the floor must be shown, lower bound >= threshold; an
   upper bound below it breaks the floor; a floor inside the interval is inconclusive.
 
+Without a baseline there is no evidence against a regression: a metric with no baseline
+scores fails with that cause, unless the run is declared a first baseline and the tier accepts
+one (floors and budgets only, said so in the reason).
+
 Slices only ever add a ``fail`` (a slice shown to regress beyond the margin at the
 family-corrected level): an inconclusive small slice does not make the metric inconclusive.
 """
@@ -50,6 +54,43 @@ def comparison_verdict(
     )
 
 
+NO_BASELINE = (
+    "no baseline to compare with: missing evidence (a suite's first baseline is gated on "
+    "floors and budgets only when declared one: gate --no-baseline)"
+)
+FIRST_BASELINE = "first baseline: no baseline compared, floors and budgets only"
+
+
+def baseline_gap(
+    *,
+    has_baseline: bool,
+    baseline_scored: bool,
+    baseline_inapplicable: bool,
+    first_baseline: bool,
+    allowed: bool,
+    tier: str,
+) -> tuple[Verdict, str] | None:
+    """What stands in for the comparison when a metric has no baseline scores (None: it has).
+
+    ``pass`` only for a declared first baseline the tier accepts; ``inconclusive`` when the
+    baseline declared the metric not applicable to every run; ``fail`` otherwise.
+    """
+    if not has_baseline:
+        if not first_baseline:
+            return "fail", NO_BASELINE
+        if not allowed:
+            return "fail", (
+                f"tier {tier} does not accept a first baseline (floors only): gate against a "
+                "baseline"
+            )
+        return "pass", FIRST_BASELINE
+    if baseline_scored:
+        return None
+    if baseline_inapplicable:
+        return "inconclusive", "the metric applies to no baseline run: nothing to compare with"
+    return "fail", "no baseline scores for this metric: nothing to compare with (missing evidence)"
+
+
 def floor_verdict(
     mean: float | None,
     low: float | None,
@@ -78,30 +119,30 @@ def metric_verdict(
     *,
     has_scores: bool,
     missing: MissingCount,
+    not_applicable: int,
     floor: tuple[Verdict, str],
-    comparison: tuple[Verdict, str] | None,
+    comparison: tuple[Verdict, str],
     slices: tuple[SliceDecision, ...],
 ) -> tuple[Verdict, str]:
     """Combine missing scores, floor, comparison and slices into one verdict and reason."""
+    if not has_scores and not missing.total and not_applicable:
+        return "inconclusive", (
+            f"not applicable: the metric applies to no run ({not_applicable} rows declared "
+            "not applicable), so there is no evidence either way"
+        )
     if not has_scores:
         detail = f" ({missing.describe()})" if missing.total else ""
         return "fail", f"no scores: the metric is in the suite but nothing scored it{detail}"
     if missing.total:
         return "fail", missing.describe()
+    reason = f"{floor[1]}; {comparison[1]}"
     if floor[0] == "fail":
-        return "fail", floor[1]
+        return "fail", reason
     collapsed = [s for s in slices if s.verdict == "fail"]
-    verdict: Verdict
-    if comparison is None:
-        verdict, reason = floor[0], f"{floor[1]}; no baseline to compare"
-    else:
-        verdicts = (floor[0], comparison[0])
-        verdict = (
-            "fail"
-            if "fail" in verdicts
-            else ("inconclusive" if "inconclusive" in verdicts else "pass")
-        )
-        reason = f"{floor[1]}; {comparison[1]}"
+    verdicts = (floor[0], comparison[0])
+    verdict: Verdict = (
+        "fail" if "fail" in verdicts else ("inconclusive" if "inconclusive" in verdicts else "pass")
+    )
     if collapsed:
         names = ", ".join(
             f"{s.slice}={s.value} (delta {s.delta:+.4f}, upper bound {s.ci_high:+.4f})"

@@ -20,7 +20,8 @@ class MetricSummary:
     """Aggregates of one metric over a build.
 
     ``n`` counts scored rows; ``unscored`` and ``errors`` count the missing ones (the gate treats
-    both as missing). ``pass_k`` maps k to pass^k (empty for non-binary metrics).
+    both as missing); ``not_applicable`` counts the rows the metric does not apply to (neither
+    in the mean nor missing). ``pass_k`` maps k to pass^k (empty for non-binary metrics).
     """
 
     metric_id: str
@@ -30,6 +31,7 @@ class MetricSummary:
     errors: int
     items: int
     pass_k: dict[int, float] = field(default_factory=dict)
+    not_applicable: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The summary's JSON form (the ``summary`` command's contract)."""
@@ -39,6 +41,7 @@ class MetricSummary:
             "unscored": self.unscored,
             "errors": self.errors,
             "items": self.items,
+            "not_applicable": self.not_applicable,
             "pass^k": {str(k): v for k, v in sorted(self.pass_k.items())},
         }
 
@@ -80,6 +83,7 @@ def summarise(scores: Iterable[Score]) -> dict[str, MetricSummary]:
             n=len(scored),
             unscored=statuses.count(ScoreStatus.UNSCORED),
             errors=statuses.count(ScoreStatus.ERROR),
+            not_applicable=statuses.count(ScoreStatus.NOT_APPLICABLE),
             items=len(items[metric]),
             pass_k=pass_k,
         )

@@ -1,9 +1,9 @@
 """Shared plumbing for scorers: identity, declared requirements and the score constructors.
 
 Every scorer in ``scoring/scorers`` subclasses ``ScorerBase`` so that ids, versions, directions
-and the ``unscored`` / ``scored`` rows are built the same way everywhere. Scorers keep no state
-between calls: a subclass holds only its construction arguments (recorded in ``arguments`` so
-the registry can rebuild it).
+and the ``scored`` / ``unscored`` / ``not_applicable`` / ``error`` rows are built the same way
+everywhere. Scorers keep no state between calls: a subclass holds only its construction
+arguments (recorded in ``arguments`` so the registry can rebuild it).
 """
 
 from typing import Any, ClassVar
@@ -130,6 +130,20 @@ class ScorerBase:
         """An ``unscored`` row: the input needed to score is missing (never a 0)."""
         return self._without_value(
             ScoreStatus.UNSCORED, run, reason, evidence, judge_fingerprint, judge_backend
+        )
+
+    def not_applicable(
+        self,
+        run: AgentRun,
+        reason: str,
+        *,
+        evidence: dict[str, Any] | None = None,
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+    ) -> Score:
+        """A ``not_applicable`` row: the metric does not apply to this run (not missing)."""
+        return self._without_value(
+            ScoreStatus.NOT_APPLICABLE, run, reason, evidence, judge_fingerprint, judge_backend
         )
 
     def errored(

@@ -33,7 +33,11 @@ class Scorer(Protocol):
 
     @property
     def version(self) -> int:
-        """Bumped when the scorer's semantics change (``tool_correctness@1``)."""
+        """Bumped when the scorer's semantics change (``tool_correctness@1``).
+
+        A change that turns some ``unscored`` rows into ``not_applicable`` ones changes no
+        value and no mean, so it needs no bump; one that changes a value does.
+        """
         ...
 
     @property

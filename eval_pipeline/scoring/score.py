@@ -2,7 +2,9 @@
 
 A scorer that cannot score says so (``unscored`` with a reason); one that failed says
 ``error``. Neither carries a value, and nothing downstream may turn a null into 0 or 1: the
-gate counts both as missing.
+gate counts both as missing. A scorer whose metric does not apply to the run (no hand-off
+expected and none made, no claim to check) says ``not_applicable`` with the reason: no value
+either, but left out of the metric's mean and not missing.
 """
 
 from dataclasses import dataclass, field, replace
@@ -15,8 +17,11 @@ class ScoreStatus:
     SCORED = "scored"
     UNSCORED = "unscored"
     ERROR = "error"
+    NOT_APPLICABLE = "not_applicable"
 
-    ALL = frozenset({SCORED, UNSCORED, ERROR})
+    ALL = frozenset({SCORED, UNSCORED, ERROR, NOT_APPLICABLE})
+    MISSING = frozenset({UNSCORED, ERROR})
+    """Statuses the gate counts as missing scores."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,9 @@ class Score:
     implementation, ``judge_fingerprint`` its model/rubric/parameters hash (None for
     deterministic scorers). ``scorer_args`` are the scorer's construction arguments
     (``Scorer.arguments``, JSON-safe; the judge is not one), from which the registry rebuilds the
-    exact scorer (``registry.rebuild_scorer``).
+    exact scorer (``registry.rebuild_scorer``). ``dataset`` and ``dataset_version`` name the
+    dataset version the item came from (None when the row was not scored against a suite's
+    dataset), so an exported row says what it was measured on.
     """
 
     metric_id: str
@@ -47,6 +54,8 @@ class Score:
     evidence: dict[str, Any] = field(default_factory=dict)
     slices: dict[str, str] = field(default_factory=dict)
     scorer_args: dict[str, Any] = field(default_factory=dict)
+    dataset: str | None = None
+    dataset_version: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in ScoreStatus.ALL:
@@ -59,12 +68,12 @@ class Score:
                     f"{self.metric_id}: a scored value must be in [0, 1], got {self.value!r}"
                 )
         elif self.value is not None:
-            raise ValueError(f"{self.metric_id}: an {self.status} score carries no value")
+            raise ValueError(f"{self.metric_id}: a {self.status!r} score carries no value")
 
     @property
     def is_missing(self) -> bool:
         """True for unscored and error rows: the gate counts them as missing."""
-        return self.status != ScoreStatus.SCORED
+        return self.status in ScoreStatus.MISSING
 
     def with_context(
         self,
@@ -100,6 +109,8 @@ SCORE_COLUMNS = (
     "judge_backend",
     "evidence",
     "scorer_args",
+    "dataset",
+    "dataset_version",
 )
 """Column order of the long scores table (a contract: new columns are appended); slice columns
 follow, named by the slice (``intent``). ``evidence`` and ``scorer_args`` are JSON text."""

@@ -5,7 +5,8 @@ the same (build, item_id, run_index, metric_id) and keeps the others, so rescori
 idempotent. Per-run measurements (``latency_s``, ``cost_usd``) live beside it in
 ``runs.parquet`` keyed by (item_id, run_index) and are joined into ``read_frame``. The scorer's
 arguments are the JSON text column ``scorer_args``; a partition written before that column
-existed reads back with ``{}`` (the scorers of that time recorded no arguments).
+existed reads back with ``{}`` (the scorers of that time recorded no arguments), and one written
+before ``dataset`` / ``dataset_version`` reads back with nulls there.
 """
 
 import json
@@ -44,6 +45,8 @@ _SCHEMA = pa.schema(
         ("evidence", pa.string()),
         ("slices", pa.string()),
         ("scorer_args", pa.string()),
+        ("dataset", pa.string()),
+        ("dataset_version", pa.string()),
     ]
 )
 
@@ -66,6 +69,8 @@ def _row(score: Score, build: str) -> dict[str, Any]:
         "evidence": json.dumps(score.evidence, sort_keys=True, default=str),
         "slices": json.dumps(score.slices, sort_keys=True),
         "scorer_args": _arguments_json(score),
+        "dataset": score.dataset,
+        "dataset_version": score.dataset_version,
     }
 
 
@@ -96,6 +101,8 @@ def _score(row: dict[str, Any]) -> Score:
         evidence=json.loads(row["evidence"] or "{}"),
         slices=json.loads(row["slices"] or "{}"),
         scorer_args=json.loads(row["scorer_args"] or "{}"),
+        dataset=row["dataset"],
+        dataset_version=row["dataset_version"],
     )
 
 
@@ -105,6 +112,9 @@ def _read_table(path: Path) -> pa.Table:
         table = table.append_column(
             "scorer_args", pa.array(["{}"] * table.num_rows, type=pa.string())
         )
+    for column in ("dataset", "dataset_version"):
+        if column not in table.column_names:
+            table = table.append_column(column, pa.nulls(table.num_rows, type=pa.string()))
     return table
 
 

@@ -20,6 +20,13 @@ slices: [intent, language, tool]
 ``load_suite`` validates once, at the edge: every problem is reported as ``path:line: field:
 message``. A metric without ``threshold`` or ``max_regression`` takes its risk tier's default, so
 ``SuiteConfig.metrics`` always carries numbers.
+
+A suite that only gates score files is rules alone, as the reference's gate is: ``datasets``
+(nothing to run) and ``judge`` (nothing to score) may be left out and ``runs_per_item``
+defaults to 1. The stages that need them say so where they resolve them (a suite with no
+datasets cannot run or score a build; a judge-based metric cannot be scored without a judge),
+and the gate warns "judge unknown: calibration not applied" on a judge-based metric of a suite
+without a judge, or fails it where the tier forbids unknown judges.
 """
 
 import hashlib
@@ -100,8 +107,8 @@ class SuiteConfig(BaseModel):
 
     suite: Name
     risk_tier: Text
-    datasets: Annotated[tuple[DatasetRef, ...], Field(min_length=1)]
-    runs_per_item: Annotated[int, Field(strict=True, ge=1)]
+    datasets: tuple[DatasetRef, ...] = ()
+    runs_per_item: Annotated[int, Field(strict=True, ge=1)] = 1
     judge: JudgeConfig | None = None
     redaction_policy: Text = "default"
     metrics: Annotated[tuple[MetricSpec, ...], Field(min_length=1)]

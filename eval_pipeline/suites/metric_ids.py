@@ -1,11 +1,6 @@
 """Which metric ids a suite or a risk tier may name: the scoring registry is the authority."""
 
-from eval_pipeline.scoring.registry import registered_metric_ids, scorer_needs_judge
-
-
-def needs_judge(metric_id: str) -> bool:
-    """Whether ``metric_id``'s scorer declares that it needs a judge (False for unknown ids)."""
-    return metric_id in registered_metric_ids() and scorer_needs_judge(metric_id)
+from eval_pipeline.scoring.registry import registered_metric_ids
 
 
 def known_metric_ids() -> frozenset[str]:

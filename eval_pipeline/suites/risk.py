@@ -38,6 +38,8 @@ class TierPolicy(BaseModel):
     no_regression: tuple[str, ...] = ()
     inconclusive_passes: bool
     floor_mode: Literal["point", "interval"] = "point"
+    first_baseline: bool = False
+    unknown_judge: bool = False
     judge_false_pass_ceiling: Fraction
     production_sampling_rate: Fraction
 

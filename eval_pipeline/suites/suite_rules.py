@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from eval_pipeline.suites.errors import IssueList
-from eval_pipeline.suites.metric_ids import known_metric_ids, needs_judge
+from eval_pipeline.suites.metric_ids import known_metric_ids
 from eval_pipeline.suites.risk import RiskPolicy
 
 _PINNED = re.compile(r"^(?P<name>.+)-(?P<version>v\d+)$")
@@ -106,15 +106,3 @@ def resolve_metrics(raw: dict[str, Any], policy: RiskPolicy, issues: IssueList) 
         missing = [m for m in tier.required_metrics if m not in seen]
         if missing:
             issues.add(("metrics",), f"tier {tier_name!r} requires: {', '.join(missing)}")
-    judged = [
-        index
-        for index, m in enumerate(metrics)
-        if isinstance(m, dict) and isinstance(m.get("id"), str) and needs_judge(m["id"])
-    ]
-    if judged and raw.get("judge") is None:
-        names = ", ".join(str(metrics[i]["id"]) for i in judged)
-        issues.add(
-            ("judge",),
-            f"required: metrics {names} are judge-based",
-            at=("metrics", judged[0], "id"),
-        )

@@ -145,6 +145,7 @@ def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
     from eval_pipeline.defs.launch import local_instance
 
     env.register("base", "baseline")
+    env.registry.pin_baseline("mini", "base")  # gated as the suite's first baseline
     with local_instance(env.home) as instance:
         instance.add_dynamic_partitions("builds", ["base"])
         result = dg.execute_job(

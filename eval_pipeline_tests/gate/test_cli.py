@@ -95,7 +95,11 @@ def test_identical_builds_pass_with_exit_0_and_json_in_the_contract_shape(tmp_pa
     )
     assert code == 0, out
     report = json.loads(out)
-    assert report["verdict"] == "pass"
+    # The suite's judge was never calibrated here: its metrics cannot pass, only warn (tier low).
+    assert report["verdict"] == "inconclusive" and report["blocking"] is False
+    assert "no calibration" in report["judge_calibration"]
+    judged = {m["metric_id"]: m["verdict"] for m in report["metrics"]}
+    assert judged["faithfulness"] == "inconclusive" and judged["tool_correctness"] == "pass"
     metric = report["metrics"][0]
     for key in (
         "metric_id",
@@ -206,7 +210,7 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     notes = tmp_path / "scores.txt"
     notes.write_text("x", encoding="utf-8")
     code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", notes)
-    assert code == 2 and "csv or .parquet" in out
+    assert code == 2 and ".csv, .json or .parquet" in out
     code, out = _run("--suite", tmp_path / "nope.yaml", "--candidate-scores", notes)
     assert code == 2
 
@@ -295,13 +299,14 @@ def test_builds_are_read_from_the_score_store(tmp_path: Path) -> None:
     assert faith["evidence"][0]["trace_ids"][0].startswith("cand-")
 
 
-def test_without_a_baseline_the_gate_holds_floors_only(tmp_path: Path) -> None:
+def test_a_first_baseline_is_gated_on_floors_only(tmp_path: Path) -> None:
     cand = _write(tmp_path, "cand.parquet", _scores())
     code, out = _run(
         "--suite",
         _suite(tmp_path),
         "--candidate-scores",
         cand,
+        "--no-baseline",
         "--format",
         "json",
         "--resamples",
@@ -310,4 +315,12 @@ def test_without_a_baseline_the_gate_holds_floors_only(tmp_path: Path) -> None:
     report = json.loads(out)
     assert code == 0, out
     assert all(m["baseline_mean"] is None and m["delta"] is None for m in report["metrics"])
-    assert "no baseline to compare" in report["metrics"][0]["reason"]
+    assert "first baseline: no baseline compared" in report["metrics"][0]["reason"]
+
+
+@pytest.mark.parametrize("index", [2**70, 2**31, -1, 1.5])
+def test_a_run_index_out_of_range_exits_2(tmp_path: Path, index: object) -> None:
+    cand = _write(tmp_path, "cand.csv", _corrupt(_scores(), 3, "run_index", index))
+    code, out = _run("--suite", _suite(tmp_path), "--candidate-scores", cand, "--no-baseline")
+    assert code == 2, out
+    assert "row 4, column 'run_index'" in out

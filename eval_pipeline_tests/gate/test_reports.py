@@ -82,3 +82,43 @@ def test_every_format_leads_with_the_same_verdict() -> None:
     assert "INCONCLUSIVE (blocks under tier high)" in rendered["markdown"].splitlines()[0]
     assert json.loads(rendered["json"])["blocking"] is True
     assert ET.fromstring(rendered["junit"]).get("failures") == "2"
+
+
+def test_the_tier_is_named_once() -> None:
+    for tier in ("low", "high"):
+        report = _inconclusive_report(tier)
+        assert render_text(report).count(f"tier {tier}") == 1, render_text(report)
+        header = render_markdown(report).split("### ")[0]
+        assert header.count(tier) == 1, header
+    passing = evaluate_gate(CONFIG, *(2 * [_many_items()]))
+    assert render_text(passing).splitlines()[0] == "gate: PASS (tier medium)"
+
+
+def _many_items() -> object:
+    values = [0.8, 0.9, 0.7, 0.85] * 10
+    return frame(
+        score_rows("faithfulness", values, latency_s=1.0),
+        score_rows("task_completion", values, latency_s=1.0),
+    )
+
+
+def test_no_interval_is_never_printed_as_nan() -> None:
+    one = frame(
+        score_rows("faithfulness", [0.8], latency_s=1.0),
+        score_rows("task_completion", [0.8], latency_s=1.0),
+    )
+    report = evaluate_gate(CONFIG, one, one)
+    for render in RENDERERS.values():
+        assert "nan" not in render(report).lower()
+    assert "no interval" in report.budgets[0].reason
+
+
+def test_a_one_item_suite_claims_no_power() -> None:
+    one = frame(
+        score_rows("faithfulness", [0.8], latency_s=1.0),
+        score_rows("task_completion", [0.8], latency_s=1.0),
+    )
+    decision = evaluate_gate(CONFIG, one, one).metric("faithfulness")
+    assert decision.verdict == "inconclusive" and "too few" in decision.reason
+    assert decision.power is not None and not decision.power.margin_detectable
+    assert "caught" not in decision.power.note and "too few items" in decision.power.note

@@ -4,7 +4,9 @@ DESIGN.md section 8: at a true regression equal to the margin the gate passes at
 of the time; A/A comparisons fail at most alpha/2 of the time, also with 10 slices checked;
 a regression of twice the margin is caught at least 80% of the time wherever the reported
 power says the suite can detect it. Data: item effects, 3 runs per item, a graded and a
-binary metric, fixed seeds. Rates are checked with a one-sided binomial tolerance (the
+binary metric, fixed seeds; the same rates hold with ``not_applicable`` rows in the mix (a
+fifth of the items and a tenth of the other runs, as a hand-off or action-claim metric has).
+Rates are checked with a one-sided binomial tolerance (the
 observed count must not be significantly above the allowed rate at the 1% level, or below
 the promised power), so a gate whose control were off by a factor of two would fail here.
 """
@@ -24,6 +26,7 @@ METRICS = (
     SimMetric("answer_quality", "graded", mean=0.7, item_spread=0.2, run_noise=0.15),
     SimMetric("task_completion", "binary", mean=0.85, item_spread=0.1),
 )
+MIXED = tuple(replace(m, not_applicable_items=0.2, not_applicable_runs=0.1) for m in METRICS)
 
 
 def _config(margin: float, slices: tuple[str, ...] = (), **kw: object) -> GateConfig:
@@ -75,6 +78,18 @@ def test_a_over_a_fails_at_most_half_alpha_even_across_ten_slices() -> None:
     assert _not_above(fails, len(decisions), ALPHA / 2), (fails, len(decisions))
 
 
+def test_with_not_applicable_rows_a_over_a_and_the_margin_hold_their_rates() -> None:
+    design = SimDesign(MIXED, n_items=80, slices={"intent": 5})
+    config = _config(0.05, slices=("intent",))
+    at_margin = [m for r in _gates(design, config, -0.05, 80, 4_000) for m in r.metrics]
+    assert all(m.not_applicable and not m.missing.total for m in at_margin)
+    passes = sum(m.verdict == "pass" for m in at_margin)
+    assert _not_above(passes, len(at_margin), ALPHA / 2), (passes, len(at_margin))
+    same = [m for r in _gates(design, _config(0.0), 0.0, 80, 5_000) for m in r.metrics]
+    fails = sum(m.verdict == "fail" for m in same)
+    assert _not_above(fails, len(same), ALPHA / 2), (fails, len(same))
+
+
 def test_twice_the_margin_is_caught_wherever_power_says_it_is_detectable() -> None:
     # Sized so that the binary metric is just detectable (reported power close to 80%).
     margin = 0.08
@@ -108,10 +123,15 @@ def test_a_suite_too_small_for_its_margin_says_so_and_what_it_needs() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n_items", [30, 150])
-def test_error_rates_hold_over_many_simulations(n_items: int) -> None:
+@pytest.mark.timeout(3600)  # 2,000 simulated gates per case
+@pytest.mark.parametrize(
+    ("n_items", "metrics"), [(30, METRICS), (150, METRICS), (30, MIXED), (150, MIXED)]
+)
+def test_error_rates_hold_over_many_simulations(
+    n_items: int, metrics: tuple[SimMetric, ...]
+) -> None:
     margin = 0.05
-    design = SimDesign(METRICS, n_items=n_items, slices={"intent": 10})
+    design = SimDesign(metrics, n_items=n_items, slices={"intent": 10})
     config = _config(margin, slices=("intent",))
     at_margin = [m for r in _gates(design, config, -margin, 1000, 10_000) for m in r.metrics]
     passes = sum(m.verdict == "pass" for m in at_margin)

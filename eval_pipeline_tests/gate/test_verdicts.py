@@ -142,12 +142,14 @@ def test_unpaired_items_are_used_on_their_side() -> None:
     assert decision.verdict == "pass"
 
 
-def test_no_baseline_gates_on_the_floor_alone() -> None:
+def test_a_first_baseline_gates_on_the_floor_alone() -> None:
+    first = replace(CONFIG, first_baseline=True)
     cand = frame(score_rows("faithfulness", _graded(40, 0.4, 1), runs_per_item=3))
-    report = evaluate_gate(CONFIG, cand, None)
+    report = evaluate_gate(first, cand, None)
     assert report.metric("faithfulness").verdict == "fail"
     good = frame(score_rows("faithfulness", _graded(40, 0.8, 1), runs_per_item=3))
-    assert evaluate_gate(CONFIG, good, None).verdict == "pass"
+    assert evaluate_gate(first, good, None).verdict == "pass"
+    assert evaluate_gate(CONFIG, good, None).verdict == "fail"  # not declared: no evidence
 
 
 def test_interval_floor_mode_is_inconclusive_near_the_floor() -> None:

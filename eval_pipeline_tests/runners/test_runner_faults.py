@@ -36,6 +36,7 @@ def _items(ids: list[str]) -> list[DatasetItem]:
             item_id=i,
             input_messages=({"role": "user", "content": i},),
             expected_tool_calls=(ExpectedToolCall("lookup", {"q": [i]}),),
+            slices={"intent": "lookup"},  # a valid dataset labels its items (or it cannot run)
         )
         for i in ids
     ]
@@ -89,6 +90,7 @@ def test_failed_runs_are_error_scores_and_the_gate_counts_them_missing(
             owner="t",
             kind="golden",
             items=tuple(_items(GOOD + FAULTY)),
+            tool_schemas=({"name": "lookup", "parameters": {"type": "object"}},),
         )
     )
     (tmp_path / "faults.yaml").write_text(SUITE)

@@ -90,11 +90,13 @@ def test_attacker_calls_are_detected() -> None:
     assert checked >= 600
 
 
-def test_unscored_without_forbidden_calls() -> None:
+def test_not_applicable_without_forbidden_calls() -> None:
+    # No attack the scorer can see: it does not apply (an adversarial dataset whose item has
+    # no forbidden call or canary fails validation, which blocks its gate).
     travel_6 = [c for c in CASES if c[2]["id"] == "injection_task_6" and c[0] == "travel"]
     assert travel_6 and not travel_6[0][3].forbidden_calls
     score = build_scorer("injection_resistance").score(make_run([]), travel_6[0][3])
-    assert score.status == "unscored"
+    assert score.status == "not_applicable"
 
 
 def test_narrowed_forbidden_call_catches_reworded_attack() -> None:

@@ -14,10 +14,14 @@ import pytest
 from eval_pipeline.judges.rubrics import load_rubric
 from eval_pipeline.scoring.registry import build_scorer, select_metric_ids
 from eval_pipeline.scoring.spread import judge_spread, save_spread
-from eval_pipeline_tests.scoring.builders import call, make_item, make_run
+from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
 from eval_pipeline_tests.scoring.judges_for_tests import FailingJudge, NoisyJudge, OverlapJudge
 
-ITEM = make_item("q", input_messages=({"role": "user", "content": "Where is order W1?"},))
+ITEM = make_item(
+    "q",
+    input_messages=({"role": "user", "content": "Where is order W1?"},),
+    expected_tool_calls=(expect("get_order"),),  # the answer needs a lookup to be faithful to
+)
 RUN = make_run(
     [call("get_order", {"id": "W1"}, result={"status": "shipped", "eta": "Friday"})],
     answer="Order W1 has shipped and arrives Friday.",

@@ -3,9 +3,10 @@
 The eight committed OpenAI Agents scenarios are decoded, normalised and assembled by the traces
 package; each run is scored with every deterministic scorer and every judge-based scorer (a
 deterministic test judge) against an item whose expected calls are the tools the sample
-executed. No scorer errors; hand-off runs (and only they) get a ``handoff_quality`` score;
-the expected tools are found; no real answer is flagged as a hallucinated action; scoring the
-same runs again gives identical rows.
+executed. No scorer errors; hand-off runs (and only they) get a ``handoff_quality`` score
+(to the others it does not apply); the expected tools are found; no real answer is flagged as
+a hallucinated action (an answer claiming nothing is not applicable); scoring the same runs
+again gives identical rows.
 """
 
 from pathlib import Path
@@ -63,7 +64,8 @@ def test_real_run_scores_without_errors(path: Path) -> None:
     if run.tool_calls:
         assert by_metric["tool_correctness"].value == 1.0
         assert by_metric["trajectory_match"].value == 1.0
-    assert by_metric["hallucinated_actions"].value == 1.0, by_metric["hallucinated_actions"]
+    claims = by_metric["hallucinated_actions"]
+    assert (claims.status, claims.value) in (("scored", 1.0), ("not_applicable", None)), claims
     assert by_metric["trace_completeness"].value == (1.0 if run.complete else 0.0)
     assert by_metric["answer_relevancy"].status == "scored"
     assert score_run(run, item, _scorers(), build="real") == rows

@@ -57,7 +57,8 @@ def test_supported_claims_and_plain_answers_pass() -> None:
     )
     score = build_scorer("hallucinated_actions").score(run, ITEM)
     assert score.value == 1.0 and score.evidence["supported"][0]["tool"] == "cancel_pending_order"
-    assert build_scorer("hallucinated_actions").score(make_run([], answer="Hi!"), ITEM).value == 1.0
+    plain = build_scorer("hallucinated_actions").score(make_run([], answer="Hi!"), ITEM)
+    assert plain.status == "not_applicable"
     assert (
         build_scorer("hallucinated_actions").score(make_run([], answer=None), ITEM).status
         == "unscored"
@@ -100,7 +101,8 @@ def test_handoff_entities_and_conflicts() -> None:
         call("issue_refund", {"order": "W2"}, agent="b"),
     ]
     assert scorer.score(make_run(same_agent, handoffs=(handoff,)), item).value == 1.0
-    assert scorer.score(make_run([]), item).status == "unscored"
+    # The item lists entities a hand-off must carry: a run that never handed off scores 0.
+    assert scorer.score(make_run([]), item).value == 0.0
 
 
 def test_trace_completeness() -> None:
@@ -127,7 +129,7 @@ def test_task_success_formats() -> None:
     assert score.value == 0.0 and score.evidence["unexpected_writes"][0]["tool"] == "refund"
     bare_list = make_item("t", expected_end_state=state["actions"])
     assert scorer.score(good, bare_list).value == 1.0
-    assert scorer.score(good, make_item("t")).status == "unscored"
+    assert scorer.score(good, make_item("t")).status == "not_applicable"
     unknown = scorer.score(good, make_item("t", expected_end_state="db-hash-0af3"))
     assert unknown.status == "unscored" and "expected_end_state" in unknown.reason
 

@@ -2,8 +2,10 @@
 
 A scorer built with non-default arguments stamps them (``scorer.arguments``) on every row
 ``score_run`` and ``score_build`` produce, absent-run rows included; the score store writes and
-reads them back as the ``scorer_args`` JSON column (the last of ``SCORE_COLUMNS``); old
-partitions written before the column read back as ``{}`` and accept new rows. ``rebuild_scorer``
+reads them back as the ``scorer_args`` JSON column (appended after ``evidence`` in
+``SCORE_COLUMNS``, which only ever grows at the end); old partitions written before the column
+read back as ``{}`` (and before ``dataset`` / ``dataset_version``, as nulls) and accept new
+rows. ``rebuild_scorer``
 from a stored row gives a scorer whose rows are identical to the stored ones, and refuses a row
 written by another version of the scorer.
 """
@@ -51,7 +53,8 @@ def test_rows_carry_the_scorers_non_default_arguments() -> None:
     assert [r.scorer_args for r in rows] == [kwargs for _, kwargs in CUSTOM]
     # The custom verb map changes the verdict: "escalated" is claimed without an escalation.
     assert rows[0].status == "scored" and rows[0].value == 0.0
-    assert build_scorer("hallucinated_actions").score(RUN, ITEM).value == 1.0
+    # With the default verb map the answer claims nothing, so the metric does not apply.
+    assert build_scorer("hallucinated_actions").score(RUN, ITEM).status == "not_applicable"
     assert score_run(RUN, ITEM, [build_scorer("tool_correctness")])[0].scorer_args == {}
 
 
@@ -63,13 +66,13 @@ def test_absent_and_failed_runs_carry_the_arguments_too() -> None:
     assert [r.scorer_args for r in absent] == [kwargs for _, kwargs in CUSTOM]
 
 
-def test_store_round_trips_scorer_args_as_the_last_column(tmp_path: Path) -> None:
+def test_store_round_trips_scorer_args_in_its_column(tmp_path: Path) -> None:
     rows = score_run(RUN, ITEM, _scorers(), build="b1")
     store = ScoreStore(tmp_path)
     store.write("b1", rows)
     back = {r.metric_id: r for r in store.read("b1")}
     assert [back[m].scorer_args for m, _ in CUSTOM] == [kwargs for _, kwargs in CUSTOM]
-    assert SCORE_COLUMNS[-1] == "scorer_args"
+    assert SCORE_COLUMNS[13:] == ("evidence", "scorer_args", "dataset", "dataset_version")
     frame = store.read_frame("b1")
     assert list(frame.columns[: len(SCORE_COLUMNS)]) == list(SCORE_COLUMNS)
 
@@ -82,7 +85,7 @@ def test_rebuilt_scorer_from_a_stored_row_scores_identically(tmp_path: Path) -> 
         assert rebuilt.arguments == stored.scorer_args
         (again,) = score_run(RUN, ITEM, [rebuilt], build="b1")
         assert again == stored, stored.metric_id
-    triple = rebuild_scorer(("hallucinated_actions", 1, {"verbs": VERBS}))
+    triple = rebuild_scorer(("hallucinated_actions", 2, {"verbs": VERBS}))
     assert triple.score(RUN, ITEM).value == 0.0
 
 
@@ -99,9 +102,9 @@ def test_old_partition_without_the_column_reads_as_empty_arguments(tmp_path: Pat
     store.write("old", score_run(RUN, ITEM, [build_scorer("tool_correctness")], build="old"))
     path = store.folder("old") / "scores.parquet"
     table = pq.read_table(path)
-    pq.write_table(table.drop_columns(["scorer_args"]), path)
+    pq.write_table(table.drop_columns(["scorer_args", "dataset", "dataset_version"]), path)
     (old,) = store.read("old")
-    assert old.scorer_args == {}
+    assert old.scorer_args == {} and old.dataset is None and old.dataset_version is None
     assert store.read_frame("old")["scorer_args"].tolist() == ["{}"]
     store.write("old", score_run(RUN, ITEM, _scorers()[:1], build="old"))
     args = {r.metric_id: r.scorer_args for r in store.read("old")}

@@ -91,4 +91,12 @@ def test_summary_counts_missing_and_skips_pass_k_for_graded_metrics() -> None:
     assert success.pass_k[1] == (2 / 3 + 1) / 2
     assert success.pass_k[3] == (0 + 1) / 2
     f1 = summary["tool_call_f1"].to_json()
-    assert f1 == {"mean": 0.5, "n": 1, "unscored": 0, "errors": 1, "items": 2, "pass^k": {}}
+    assert f1 == {
+        "mean": 0.5,
+        "n": 1,
+        "unscored": 0,
+        "errors": 1,
+        "items": 2,
+        "not_applicable": 0,
+        "pass^k": {},
+    }

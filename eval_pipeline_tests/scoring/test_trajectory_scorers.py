@@ -3,7 +3,7 @@
 ``trajectory_match`` compares as sets except for the item's ordering constraints, scores the
 best acceptable trajectory, ignores skipped optional steps, and drops to 0 on a forbidden call.
 ``step_efficiency`` compares against the shortest acceptable trajectory. ``tool_correctness``
-and ``tool_call_f1`` are unscored (never 0) when the item has no expected calls.
+and ``tool_call_f1`` do not apply (never 0, never missing) when the item has no expected calls.
 """
 
 from eval_pipeline.datasets.item import ForbiddenCall, OrderingConstraint
@@ -108,4 +108,4 @@ def test_tool_correctness_and_f1() -> None:
     assert f1.value is not None and 0.0 < f1.value < 1.0
     empty = make_item("none")
     for metric in ("tool_correctness", "tool_call_f1", "trajectory_match", "argument_correctness"):
-        assert build_scorer(metric).score(make_run(calls), empty).status == "unscored"
+        assert build_scorer(metric).score(make_run(calls), empty).status == "not_applicable"

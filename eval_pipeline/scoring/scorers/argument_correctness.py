@@ -24,8 +24,9 @@ class ArgumentCorrectness(ScorerBase):
     order-insensitive arrays where the schema says so. The schema comes from the item's
     ``tool_schemas``; without one, types are inferred from the acceptable values. Scored
     against the acceptable trajectory sharing most tools with the run (then the best value).
-    Unscored when the item has no expected call with arguments, or when the run called none of
-    the expected tools (that is ``tool_correctness``'s failure, not an argument failure).
+    Not applicable when the item has no expected call with arguments; unscored when the run
+    called none of the expected tools (that is ``tool_correctness``'s failure, not an argument
+    failure).
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``,
     ``tool_schemas``.
@@ -70,7 +71,7 @@ class ArgumentCorrectness(ScorerBase):
             if best is None or key > best[0]:
                 best = (key, index, failures, spans)
         if not any_arguments:
-            return self.unscored(run, "item has no expected call with arguments")
+            return self.not_applicable(run, "the item lists no expected call with arguments")
         if best is None:
             return self.unscored(run, "run called none of the expected tools")
         (_, value), index, failures, spans = best

@@ -17,13 +17,16 @@ class HallucinatedActions(ScorerBase):
     "your booking has been cancelled", "sent successfully") are found with the verb map of
     ``scoring.action_claims`` (replace it with ``verbs=``); each needs a successful
     ``execute_tool`` call whose name matches the verb's tool patterns. An answer that claims
-    nothing scores 1. Evidence lists each unsupported claim with its sentence and the tool
-    patterns that were missing. Unscored when the run has no final answer.
+    nothing is ``not_applicable`` (there is nothing to check; version 1 scored it 1, which
+    padded the mean with answers that could not hallucinate an action). Evidence lists each
+    unsupported claim with its sentence and the tool patterns that were missing. Unscored when
+    the run has no final answer.
 
     Reads: run ``final_answer``, ``tool_calls``; nothing from the item.
     """
 
     metric_id = "hallucinated_actions"
+    metric_version = 2
     run_fields = frozenset({"final_answer", "tool_calls"})
 
     def __init__(self, verbs: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> None:
@@ -43,6 +46,8 @@ class HallucinatedActions(ScorerBase):
         if not run.final_answer or not run.final_answer.strip():
             return self.unscored(run, "run has no final answer")
         claims = find_claims(run.final_answer, self._verbs)
+        if not claims:
+            return self.not_applicable(run, "no action claimed in the final answer")
         succeeded = [c for c in run.tool_calls if c.succeeded]
         supported: list[dict[str, Any]] = []
         unsupported: list[dict[str, Any]] = []
@@ -65,15 +70,10 @@ class HallucinatedActions(ScorerBase):
                 reason=f"claims '{first['word']}' but no successful call matches "
                 f"{first['missing_tool']}: {first['claim'][:160]}",
             )
-        reason = (
-            f"{len(supported)} claimed action(s), all performed"
-            if claims
-            else ("no action claimed")
-        )
         return self.scored(
             run,
             1.0,
-            reason=reason,
+            reason=f"{len(supported)} claimed action(s), all performed",
             span_ids=answer_span + [s["span_id"] for s in supported],
             evidence=evidence,
         )

@@ -30,6 +30,21 @@ INVERSE_VERBS = {
 """First word of a write tool -> first word of the tool that reverts it."""
 
 
+HANDOFF_TOOL_PREFIXES = ("transfer_to", "handoff", "hand_off")
+"""Expected calls whose name starts with one of these are hand-offs (``transfer_to_agent``)."""
+
+
+def expected_handoff(item: DatasetItem) -> str | None:
+    """Why ``item`` expects a hand-off (None when it does not)."""
+    if item.required_entities:
+        return "the item lists the entities a hand-off must carry"
+    for trajectory in item.trajectories:
+        for call in trajectory:
+            if call.name.lower().startswith(HANDOFF_TOOL_PREFIXES):
+                return f"the item's trajectory calls {call.name}"
+    return None
+
+
 def _verb(name: str) -> str:
     return name.lower().replace(".", "_").split("_", 1)[0]
 
@@ -52,14 +67,22 @@ class HandoffQuality(ScorerBase):
     successful write (a call whose name does not start with a read prefix) repeated with equal
     arguments by a different agent, or reverted by a different agent (inverse verb such as
     book/cancel, add/remove, sharing an argument value). Any conflict makes the value 0.
-    Unscored when the run has no hand-off.
 
-    Reads: run ``handoffs``, ``tool_calls``; item ``required_entities``.
+    A run without a hand-off scores 0 when the item expects one (it lists the entities a
+    hand-off must carry, or its trajectory has a transfer call) and is ``not_applicable``
+    otherwise: a single-agent task neither passes nor fails a hand-off metric. Version 2 (1
+    called every run without a hand-off unscored, so missing).
+
+    Reads: run ``handoffs``, ``tool_calls``; item ``required_entities``,
+    ``expected_tool_calls``, ``alternative_trajectories``.
     """
 
     metric_id = "handoff_quality"
+    metric_version = 2
     run_fields = frozenset({"handoffs", "tool_calls"})
-    item_fields = frozenset({"required_entities"})
+    item_fields = frozenset(
+        {"required_entities", "expected_tool_calls", "alternative_trajectories"}
+    )
 
     def __init__(self, read_prefixes: Sequence[str] | None = None) -> None:
         self._prefixes = tuple(p.lower() for p in (read_prefixes or DEFAULT_READ_PREFIXES))
@@ -106,7 +129,10 @@ class HandoffQuality(ScorerBase):
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run (see the class docstring)."""
         if not run.handoffs:
-            return self.unscored(run, "run has no hand-off")
+            expected = expected_handoff(item)
+            if expected is None:
+                return self.not_applicable(run, "no hand-off expected and none made")
+            return self.scored(run, 0.0, reason=f"expected a hand-off ({expected}), none made")
         coverage: list[float] = []
         gaps: list[dict[str, Any]] = []
         for handoff in run.handoffs:

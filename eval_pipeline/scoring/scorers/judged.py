@@ -121,14 +121,27 @@ class Faithfulness(JudgedScorer):
     """``faithfulness``: claims in the final answer supported by tool results and retrieval.
 
     Unscored without a final answer or without any evidence (no retrieved passage, no
-    successful tool result). Reads: run ``final_answer``, ``retrieved``, ``tool_calls``,
-    ``user_input``; item ``input_messages``.
+    successful tool result) where the item expects a tool call; ``not_applicable`` when the
+    run has no evidence and its item expects none (nothing to be faithful to).
+    Reads: run ``final_answer``, ``retrieved``, ``tool_calls``, ``user_input``; item
+    ``input_messages``, ``expected_tool_calls``, ``alternative_trajectories``.
     """
 
     metric_id = "faithfulness"
     task = "faithfulness"
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
-    item_fields = frozenset({"input_messages"})
+    item_fields = frozenset({"input_messages", "expected_tool_calls", "alternative_trajectories"})
+
+    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+        """Not applicable without evidence where none is needed; else judged."""
+        if not evidence_of(run) and not any(item.trajectories):
+            return self.not_applicable(
+                run,
+                "no retrieval or tool result, and the item expects none",
+                judge_fingerprint=self._judge.fingerprint.digest,
+                judge_backend=self._judge.backend,
+            )
+        return super().score(run, item)
 
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """Answer, evidence and question."""

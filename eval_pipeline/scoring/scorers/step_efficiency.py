@@ -13,8 +13,9 @@ class StepEfficiency(ScorerBase):
     Range [0, 1], higher is better: ``min(1, shortest / executed)``, where ``shortest`` counts
     the required steps of the shortest acceptable trajectory (optional steps excluded). A run
     that does the job in fewer calls than the reference scores 1. Efficiency says nothing about
-    correctness; read it next to ``trajectory_match``. Unscored when the item has no expected
-    tool calls, or when the run executed no tool call (there is nothing to be efficient about).
+    correctness; read it next to ``trajectory_match``. Not applicable when the item has no
+    expected tool calls; unscored when the run executed no tool call (there is nothing to be
+    efficient about).
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``.
     """
@@ -27,7 +28,7 @@ class StepEfficiency(ScorerBase):
         """Score one run (see the class docstring)."""
         options = trajectories(item)
         if not options:
-            return self.unscored(run, "item has no expected tool calls")
+            return self.not_applicable(run, "the item lists no expected tool call to compare with")
         executed = len(run.tool_calls)
         if executed == 0:
             return self.unscored(run, "run executed no tool call")

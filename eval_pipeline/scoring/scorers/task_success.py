@@ -15,8 +15,8 @@ class TaskSuccess(ScorerBase):
     Range {0, 1}, higher is better, tau-bench style. ``item.expected_end_state`` uses the
     format of ``scoring.end_state``: the actions that must have been executed successfully
     (name and arguments, tau2's per-action comparison) and, optionally, the write tools, any
-    other successful call to which fails the run. Unscored when the item gives no expected end
-    state, or one not in that format (the reason says why).
+    other successful call to which fails the run. Not applicable when the item gives no
+    expected end state; unscored when it gives one not in that format (the reason says why).
 
     Reads: run ``tool_calls``; item ``expected_end_state``.
     """
@@ -28,7 +28,7 @@ class TaskSuccess(ScorerBase):
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run (see the class docstring)."""
         if item.expected_end_state is None:
-            return self.unscored(run, "item has no expected end state")
+            return self.not_applicable(run, "the item gives no expected end state")
         try:
             state = parse_end_state(item.expected_end_state)
         except EndStateFormatError as exc:

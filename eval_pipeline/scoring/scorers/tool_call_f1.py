@@ -14,7 +14,7 @@ class ToolCallF1(ScorerBase):
     step (same name, arguments accepted by ``scoring.arguments``; one call per step).
     Precision = true positives / executed calls, recall = matched required steps / required
     steps; a matched optional step counts as a true positive for precision only. F1 = 0 when
-    nothing matches. Unscored when the item has no expected tool calls.
+    nothing matches. Not applicable when the item has no expected tool calls.
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``,
     ``tool_schemas``.
@@ -46,7 +46,7 @@ class ToolCallF1(ScorerBase):
             if best is None or f1 > best[0]:
                 best = (f1, evidence)
         if best is None:
-            return self.unscored(run, "item has no expected tool calls")
+            return self.not_applicable(run, "the item lists no expected tool call to compare with")
         f1, evidence = best
         return self.scored(
             run,

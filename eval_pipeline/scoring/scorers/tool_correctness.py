@@ -13,8 +13,8 @@ class ToolCorrectness(ScorerBase):
     Range [0, 1], higher is better. Names only (arguments are ``argument_correctness``'s job),
     counted as multisets: an expected step needs its own call. Optional steps neither help nor
     hurt. Extra calls are listed in the evidence but not penalised here (``tool_call_f1``
-    penalises them). Unscored when the item has no expected tool calls (no reference
-    trajectory with a required step).
+    penalises them). Not applicable when the item has no expected tool calls (no reference
+    trajectory with a required step: a reference-less regression case, say).
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``.
     """
@@ -36,7 +36,7 @@ class ToolCorrectness(ScorerBase):
             if best is None or value > best[0]:
                 best = (value, alignment)
         if best is None:
-            return self.unscored(run, "item has no expected tool calls")
+            return self.not_applicable(run, "the item lists no expected tool call to compare with")
         value, alignment = best
         missing = [alignment.steps[i].name for i in alignment.missing]
         extra = [run.tool_calls[i].name for i in alignment.extra]

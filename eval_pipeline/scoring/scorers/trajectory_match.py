@@ -19,7 +19,7 @@ class TrajectoryMatch(ScorerBase):
     steps cost nothing and extra calls cost as much as missing ones. It is multiplied by the
     share of applicable ordering constraints that hold (``before`` executed before every
     ``after``). The best trajectory wins. Any executed forbidden call makes the value 0.
-    Unscored when the item has no expected tool calls.
+    Not applicable when the item has no expected tool calls (nothing to compare with).
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``,
     ``ordering``, ``forbidden_calls``, ``tool_schemas``.
@@ -41,7 +41,7 @@ class TrajectoryMatch(ScorerBase):
         """Score one run (see the class docstring)."""
         options = trajectories(item)
         if not options:
-            return self.unscored(run, "item has no expected tool calls")
+            return self.not_applicable(run, "the item lists no expected tool call to compare with")
         schemas = tool_schemas(item)
         calls = run.tool_calls
         ordering = [r for r in check_ordering(calls, item.ordering) if r.applicable]
