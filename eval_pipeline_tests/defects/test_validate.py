@@ -56,13 +56,12 @@ def test_unknown_suite_is_an_input_error() -> None:
 
 
 @pytest.mark.slow
-def test_run_story_returns_a_gate_report_per_build() -> None:
-    from eval_pipeline.defects.story import run_story
+def test_the_validation_keeps_a_gate_report_per_build() -> None:
+    from eval_pipeline.defects.story import validate_sample_agent
     from eval_pipeline.home import current_home
 
-    story = run_story(current_home(), items_per_dataset=4, runs_per_item=2)
+    report = validate_sample_agent(current_home(), items_per_dataset=4, runs_per_item=2)
     _, candidate, defects, aa = sample_agent_builds()
-    assert story.candidate == candidate.build
-    assert set(story.reports) == {candidate.build, aa.build, *(d.build for d in defects)}
-    assert not story.reports[candidate.build].blocking
-    assert story.validation.ok
+    assert set(report.reports) == {candidate.build, aa.build, *(d.build for d in defects)}
+    assert not report.reports[candidate.build].blocking
+    assert report.ok
