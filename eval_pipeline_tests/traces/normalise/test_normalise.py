@@ -44,7 +44,10 @@ def test_openai_agents_quirks_are_repaired():
     assert tool.tool_arguments == {"city": "London"}
     assert tool.tool_result == "It's cloudy with 15°C"
     assert spans["7f797f11a6bc502b"].operation == Operation.UNKNOWN  # spans named "unknown"
-    assert chat.dialect == "otel-genai" and chat.convention_version == "1.37+"
+    # The version is the one the scope's schema URL declares (openai-agents-v2 0.1.0 declares
+    # 1.28.0 while writing 1.37 names: a declared version is the producer's claim).
+    assert chat.schema_url == "https://opentelemetry.io/schemas/1.28.0"
+    assert chat.dialect == "otel-genai" and chat.convention_version == "1.28.0"
     # lifted attributes leave `attributes`; unknown ones stay
     assert "gen_ai.usage.input_tokens" not in chat.attributes
     assert chat.attributes["gen_ai.response.id"].startswith("resp_")
