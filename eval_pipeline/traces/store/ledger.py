@@ -47,8 +47,8 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.elements import ColumnElement
 
 METADATA = MetaData()
 _ENGINES: dict[str, Engine] = {}

@@ -21,7 +21,7 @@ default build) are read with the root's build (``read_spans``), which holds its 
 import fcntl
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter, methodcaller
 from pathlib import Path
@@ -258,7 +258,8 @@ class TraceStore:
     def _unseen(self, build: str, rows: list[Row]) -> list[Row]:
         """The rows not stored in ``build`` yet (nor earlier in ``rows``)."""
         seen = self.ledger.stored_keys(build, map(_TRACE_ID, rows))
-        if not seen and len(set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows)))) == len(rows):
+        keys = set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))
+        if not seen and len(keys) == len(rows):
             return rows  # the usual case, decided in C-level passes: new traces, no repeats
         fresh: list[Row] = []
         for row in rows:
