@@ -35,9 +35,9 @@ from sqlalchemy import (
     Engine,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
-    UniqueConstraint,
     bindparam,
     column,
     create_engine,
@@ -62,8 +62,13 @@ SPAN_KEYS = Table(
     Column("trace_id", String(128), nullable=False),
     Column("span_id", String(128), nullable=False),
     Column("is_root", Boolean, nullable=False),
-    # One index: its (store, trace id) prefix also serves every lookup by trace.
-    UniqueConstraint("store", "trace_id", "build", "span_id", name="trace_span_keys_once"),
+    # The key is the table's one index (its (store, trace id) prefix also serves every lookup
+    # by trace). On SQLite the rows live in that index itself (``WITHOUT ROWID``): an insert
+    # updates one b-tree, not a table and an index, about 40% less work on the hot path. A
+    # ledger created before keeps its unique constraint beside a rowid table: the same
+    # uniqueness, the same queries.
+    PrimaryKeyConstraint("store", "trace_id", "build", "span_id", name="trace_span_keys_once"),
+    sqlite_with_rowid=False,
 )
 
 PARTS = Table(
