@@ -109,7 +109,7 @@ def _trace_filters(
     if not wanted:
         return
     if connection.dialect.name == "sqlite":
-        ids = select(column("value")).select_from(
+        ids = select(column("value", String)).select_from(
             func.json_each(bindparam("trace_ids", orjson.dumps(list(wanted)).decode()))
         )
         yield SPAN_KEYS.c.trace_id.in_(ids.scalar_subquery())
