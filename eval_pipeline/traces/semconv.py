@@ -5,6 +5,8 @@ change like any other: tests first. The names below are those of the pinned vers
 names and other dialects are mapped onto them by ``traces.normalise``.
 """
 
+from functools import lru_cache
+
 TARGET_CONVENTION_VERSION = "1.41.0"
 """GenAI conventions version every span is normalised to (last core release with GenAI)."""
 
@@ -87,6 +89,7 @@ flattened per message (``gen_ai.prompt.{i}.role`` ..., the OpenLLMetry form)."""
 OTEL_SCHEMA_PREFIX = "https://opentelemetry.io/schemas/"
 
 
+@lru_cache(maxsize=256)  # every span of a scope names the same URL
 def schema_version(url: str | None) -> str | None:
     """The convention version an OpenTelemetry schema URL names, else None.
 

@@ -144,3 +144,18 @@ def test_links_trace_state_and_schema_urls_are_kept_through_the_receiver(tmp_pat
         )
         assert reply.status_code == 200, reply.text
     _assert_links_state_and_schemas(_spans(TraceStore(tmp_path)))
+
+
+def test_openllmetry_legacy_attributes_are_lifted_through_the_receiver(tmp_path):
+    with TestClient(make_app(tmp_path, policy=KEEP_TOOLS)) as client:
+        reply = client.post(
+            "/v1/traces",
+            content=(OPENLLMETRY / "chat_tool_calls_v0.47.5.otlp.pb").read_bytes(),
+            headers={"content-type": PROTOBUF},
+        )
+        assert reply.status_code == 200, reply.text
+    received = _spans(TraceStore(tmp_path))
+    from_file = _ingested(tmp_path / "file", OPENLLMETRY / "chat_tool_calls_v0.47.5.otlp.pb")
+    assert [s.input_messages for s in received] == [s.input_messages for s in from_file]
+    assert [s.output_messages for s in received] == [s.output_messages for s in from_file]
+    assert received[0].output_messages[0].tool_calls[0]["name"] == "get_weather"

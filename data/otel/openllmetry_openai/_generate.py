@@ -97,7 +97,9 @@ class _Ids(IdGenerator):
 
 def main() -> None:
     exporter = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource({"service.name": "weather-bot"}), id_generator=_Ids())
+    provider = TracerProvider(
+        resource=Resource({"service.name": "weather-bot"}), id_generator=_Ids()
+    )
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     OpenAIInstrumentor().instrument(tracer_provider=provider)
     replies = iter(_REPLIES)

@@ -83,7 +83,9 @@ def _write(name: str, spans) -> None:
 
 def agent_run() -> None:
     resource = Resource({"service.name": "support-agent"}, schema_url=CORE_137)
-    provider, exporter = _provider(0x5A1E5A1E5A1E5A1E5A1E5A1E5A1E0001, resource, _TraceStateSampler())
+    provider, exporter = _provider(
+        0x5A1E5A1E5A1E5A1E5A1E5A1E5A1E0001, resource, _TraceStateSampler()
+    )
     agent = provider.get_tracer("support_agent", "1.4.0", schema_url=GENAI_DEV)
     tools = provider.get_tracer("crm_tools", "0.9.1")
     earlier = SpanContext(
