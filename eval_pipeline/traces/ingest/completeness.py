@@ -71,7 +71,8 @@ from eval_pipeline.traces.store.span_table import (
         "output_messages",
     ),
 )
-_ORDER = itemgetter(_START, SPAN_ID)  # ``TraceTree.ordered``'s order
+_ORDER = itemgetter(_START, SPAN_ID)
+_PARENT = itemgetter(PARENT_SPAN_ID)  # ``TraceTree.ordered``'s order
 _INVOKE_AGENT = Operation.INVOKE_AGENT
 _INFERENCE = Operation.INFERENCE
 _EXECUTE_TOOL = Operation.EXECUTE_TOOL
@@ -116,22 +117,22 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
     ids = {row[SPAN_ID] for row in members}
     if len(ids) != len(members):
         return None
+    parents = set(map(_PARENT, members))
+    parents.discard(None)
+    if not parents.issubset(ids):
+        return None
     tops = agents = named_agents = 0
     handoff = workflow_top = False
+    top = None
     inference: list[Row] = []
     tools: list[Row] = []
     unused: list[Row] = []  # successful inference spans without token usage
     open_spans: list[Row] = []  # spans that never ended
-    linked = False  # a span with a parent: only then can a parent cycle hide spans
     for row in members:
-        parent = row[PARENT_SPAN_ID]
-        if parent is None:
+        if row[PARENT_SPAN_ID] is None:
             tops += 1
+            top = row[SPAN_ID]
             workflow_top = row[_OPERATION] == _WORKFLOW
-        elif parent not in ids:
-            return None
-        else:
-            linked = True
         if not row[_END]:
             open_spans.append(row)
         operation = row[_OPERATION]
@@ -152,7 +153,8 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
                 named_agents += 1
         elif operation == _HANDOFF:
             handoff = True
-    if tops != 1 or (linked and _has_cycle(members)):
+    # A parent cycle can hide spans only below a parent other than the one top span.
+    if tops != 1 or (parents and (len(parents) > 1 or top not in parents) and _has_cycle(members)):
         return None
     # With one top span, every parent present and no cycle, the rules about roots and orphans
     # can only find a missing agent root; the run's root is the least deep ``invoke_agent``

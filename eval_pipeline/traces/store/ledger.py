@@ -27,6 +27,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TypeVar
 
+import orjson
 from sqlalchemy import (
     Boolean,
     Column,
@@ -34,16 +35,20 @@ from sqlalchemy import (
     Engine,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
-    UniqueConstraint,
+    bindparam,
+    column,
     create_engine,
     delete,
     event,
+    func,
     insert,
     select,
 )
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.elements import ColumnElement
 
 METADATA = MetaData()
 _ENGINES: dict[str, Engine] = {}
@@ -57,8 +62,13 @@ SPAN_KEYS = Table(
     Column("trace_id", String(128), nullable=False),
     Column("span_id", String(128), nullable=False),
     Column("is_root", Boolean, nullable=False),
-    # One index: its (store, trace id) prefix also serves every lookup by trace.
-    UniqueConstraint("store", "trace_id", "build", "span_id", name="trace_span_keys_once"),
+    # The key is the table's one index (its (store, trace id) prefix also serves every lookup
+    # by trace). On SQLite the rows live in that index itself (``WITHOUT ROWID``): an insert
+    # updates one b-tree, not a table and an index, about 40% less work on the hot path. A
+    # ledger created before keeps its unique constraint beside a rowid table: the same
+    # uniqueness, the same queries.
+    PrimaryKeyConstraint("store", "trace_id", "build", "span_id", name="trace_span_keys_once"),
+    sqlite_with_rowid=False,
 )
 
 PARTS = Table(
@@ -85,6 +95,27 @@ def _chunks(items: Iterable[T], size: int = _CHUNK) -> Iterator[list[T]]:
 
 Key = tuple[str, str]
 """(trace id, span id)."""
+
+
+def _trace_filters(
+    connection: Connection, trace_ids: Iterable[str]
+) -> Iterator[ColumnElement[bool]]:
+    """``trace_id IN (...)`` conditions covering ``trace_ids``, one query each.
+
+    SQLite takes the ids as one JSON array unpacked in C (``json_each``), a fifth of the cost
+    of binding and planning chunks of parameters; other databases get chunked ``IN`` lists.
+    """
+    wanted = set(trace_ids)
+    if not wanted:
+        return
+    if connection.dialect.name == "sqlite":
+        ids = select(column("value", String)).select_from(
+            func.json_each(bindparam("trace_ids", orjson.dumps(list(wanted)).decode()))
+        )
+        yield SPAN_KEYS.c.trace_id.in_(ids.scalar_subquery())
+        return
+    for chunk in _chunks(wanted):
+        yield SPAN_KEYS.c.trace_id.in_(chunk)
 
 
 def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
@@ -138,11 +169,9 @@ class Ledger:
         """The keys already stored in ``build`` for these traces."""
         keys: set[Key] = set()
         with self.engine.connect() as connection:
-            for chunk in _chunks(set(trace_ids)):
+            for among in _trace_filters(connection, trace_ids):
                 query = select(SPAN_KEYS.c.trace_id, SPAN_KEYS.c.span_id).where(
-                    SPAN_KEYS.c.store == self.store,
-                    SPAN_KEYS.c.build == build,
-                    SPAN_KEYS.c.trace_id.in_(chunk),
+                    SPAN_KEYS.c.store == self.store, SPAN_KEYS.c.build == build, among
                 )
                 keys.update((t, s) for t, s in connection.execute(query))
         return keys
@@ -166,13 +195,15 @@ class Ledger:
             [{"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}],
         )
         if connection.dialect.name == "sqlite":
-            # The driver's executemany on tuples: a fifth of the cost of Core's dict rows, on
-            # the hot path (PostgreSQL keeps Core, which batches rows into multi-row VALUES).
-            store = self.store
+            # One statement over the keys as one JSON array: SQLite unpacks it in C, which
+            # costs about half of the driver's executemany binding five values per row (and a
+            # tenth of Core's dict rows), on the hot path. PostgreSQL keeps Core, which
+            # batches rows into multi-row VALUES.
             connection.exec_driver_sql(
                 f"INSERT INTO {SPAN_KEYS.name} (store, build, trace_id, span_id, is_root) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(store, build, trace_id, span_id, is_root) for trace_id, span_id, is_root in keys],
+                "SELECT ?, ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+                "json_extract(value, '$[2]') FROM json_each(?)",
+                (self.store, build, orjson.dumps(keys).decode()),
             )
             return
         for chunk in _chunks(keys, 5000):
@@ -241,11 +272,9 @@ class Ledger:
         """
         found: dict[str, str] = {}
         with self.engine.connect() as connection:
-            for chunk in _chunks(set(trace_ids)):
+            for among in _trace_filters(connection, trace_ids):
                 query = select(SPAN_KEYS.c.trace_id, SPAN_KEYS.c.build).where(
-                    SPAN_KEYS.c.store == self.store,
-                    SPAN_KEYS.c.is_root.is_(True),
-                    SPAN_KEYS.c.trace_id.in_(chunk),
+                    SPAN_KEYS.c.store == self.store, SPAN_KEYS.c.is_root.is_(True), among
                 )
                 for trace_id, build in sorted(connection.execute(query)):
                     found.setdefault(trace_id, build)
@@ -255,10 +284,10 @@ class Ledger:
         """For each trace: the builds holding its spans, each with whether it holds a root."""
         found: dict[str, dict[str, bool]] = {}
         with self.engine.connect() as connection:
-            for chunk in _chunks(set(trace_ids)):
+            for among in _trace_filters(connection, trace_ids):
                 query = (
                     select(SPAN_KEYS.c.trace_id, SPAN_KEYS.c.build, SPAN_KEYS.c.is_root)
-                    .where(SPAN_KEYS.c.store == self.store, SPAN_KEYS.c.trace_id.in_(chunk))
+                    .where(SPAN_KEYS.c.store == self.store, among)
                     .distinct()
                 )
                 for trace_id, build, is_root in connection.execute(query):

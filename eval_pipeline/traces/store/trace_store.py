@@ -21,9 +21,9 @@ default build) are read with the root's build (``read_spans``), which holds its 
 import fcntl
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -55,6 +55,10 @@ STORE_ID = ".store-id"
 """In the store root: the store's id in the ledger (so one database can serve many stores)."""
 STATE_URL_ENV = "EVAL_PIPELINE_STATE_URL"
 _TRACE_ID = itemgetter(TRACE_ID)
+_SPAN_ID = itemgetter(SPAN_ID)
+_PARENT_SPAN_ID = itemgetter(PARENT_SPAN_ID)
+_ATTRIBUTES = itemgetter(ATTRIBUTES)
+_BUILD_ATTRIBUTE = methodcaller("get", eval_context.BUILD_ID)
 
 
 def _by_target(rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
@@ -68,10 +72,12 @@ def _by_target(rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Ro
     return grouped
 
 
-def _build_of_roots(rows: Iterable[Row]) -> dict[str, str]:
+def _build_of_roots(rows: Sequence[Row]) -> dict[str, str]:
     builds: dict[str, tuple[int, str]] = {}
-    for row in rows:
-        build = row[ATTRIBUTES].get(eval_context.BUILD_ID)
+    named = list(map(_BUILD_ATTRIBUTE, map(_ATTRIBUTES, rows)))
+    if named.count(None) == len(named):  # no span names a build (one C-level pass)
+        return {}
+    for row, build in zip(rows, named, strict=True):
         if build is None:
             continue
         rank = 0 if row[PARENT_SPAN_ID] is None else 1
@@ -171,7 +177,7 @@ class TraceStore:
         if build is not None:
             return [build] * len(rows)
         roots = _build_of_roots(rows)
-        missing = {row[TRACE_ID] for row in rows} - set(roots)
+        missing = set(map(_TRACE_ID, rows)).difference(roots)
         if missing:
             roots.update(self.ledger.roots(missing))
         get = roots.get
@@ -218,7 +224,8 @@ class TraceStore:
             with self.write_lock(build):
                 name = self._write(folder, rows_table(fresh, [build] * len(fresh), day))
                 relative = str((folder / name).relative_to(self.spans_dir))
-                keys = [(r[TRACE_ID], r[SPAN_ID], r[PARENT_SPAN_ID] is None) for r in fresh]
+                roots = [parent is None for parent in map(_PARENT_SPAN_ID, fresh)]
+                keys = list(zip(map(_TRACE_ID, fresh), map(_SPAN_ID, fresh), roots, strict=True))
                 try:
                     self._record(build, day, relative, keys)
                 except IntegrityError:
@@ -251,6 +258,9 @@ class TraceStore:
     def _unseen(self, build: str, rows: list[Row]) -> list[Row]:
         """The rows not stored in ``build`` yet (nor earlier in ``rows``)."""
         seen = self.ledger.stored_keys(build, map(_TRACE_ID, rows))
+        keys = set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))
+        if not seen and len(keys) == len(rows):
+            return rows  # the usual case, decided in C-level passes: new traces, no repeats
         fresh: list[Row] = []
         for row in rows:
             key = (row[TRACE_ID], row[SPAN_ID])
