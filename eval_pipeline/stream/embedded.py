@@ -17,10 +17,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import (
     Column,
-    Connection,
     Engine,
     Float,
-    Insert,
     Integer,
     LargeBinary,
     String,
@@ -33,9 +31,8 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects import postgresql
 
-from eval_pipeline.statedb import METADATA, engine_for
+from eval_pipeline.statedb import METADATA, engine_for, insert_new
 from eval_pipeline.stream.events import DEFAULT_PREFIX, OutgoingMessage, decode, encode_rows
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.store.span_table import Row
@@ -77,13 +74,6 @@ PENDING = Table(
 _POLL_S = 0.02
 
 
-def _insert_new(connection: Connection, table: Table) -> Insert:
-    """An insert that skips rows whose unique key is already there (a retry adds nothing)."""
-    if connection.dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return insert(table).prefix_with("OR IGNORE")
-
-
 class EmbeddedStream:
     """``SpanStream`` over the state database at ``state_url``; ``prefix`` names the stream."""
 
@@ -117,7 +107,7 @@ class EmbeddedStream:
         with self.engine.begin() as connection:
             if connection.dialect.name == "postgresql":
                 connection.execute(text(f"LOCK TABLE {LOG.name} IN EXCLUSIVE MODE"))
-            connection.execute(_insert_new(connection, LOG), values)
+            connection.execute(insert_new(connection, LOG), values)
 
     def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "EmbeddedConsumer":
         """A handle on the durable consumer ``plane`` (its cursor starts at the log's start)."""
@@ -148,7 +138,7 @@ class EmbeddedConsumer:
                 )
             ).first()
             if exists is None:
-                connection.execute(_insert_new(connection, CURSORS), [{**key, "last_seq": 0}])
+                connection.execute(insert_new(connection, CURSORS), [{**key, "last_seq": 0}])
 
     def fetch(self, max_messages: int = 256, timeout_s: float = 1.0) -> list[Delivery]:
         """Claimed deliveries (expired ones first); polls the log until ``timeout_s``."""

@@ -32,6 +32,7 @@ from eval_pipeline.traces.store.span_table import (
     Row,
     from_table,
     rows_table,
+    span_row,
 )
 
 SPAN_KIND = "span"
@@ -143,6 +144,18 @@ def encode_rows(
                 )
             )
     return messages + completed
+
+
+def span_payloads(events: Sequence[SpanEvent]) -> list[bytes]:
+    """Span events back to their payloads (``decode`` reads them): for consumers that keep them."""
+    if not events:
+        return []
+    rows = [span_row(e.span) for e in events]
+    columns = rows_table(rows, [e.build for e in events], None).to_pylist()
+    return [
+        orjson.dumps({"kind": SPAN_KIND, "span": {**values, "day": event.day}})
+        for values, event in zip(columns, events, strict=True)
+    ]
 
 
 def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
