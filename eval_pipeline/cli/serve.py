@@ -1,5 +1,6 @@
 """CLI: ``serve``, the OTLP receiver (HTTP 4318, gRPC 4317) and the real-time plane."""
 
+import sys
 from pathlib import Path
 
 import click
@@ -27,8 +28,21 @@ from eval_pipeline.home import current_home
     help="Span stream: nats://HOST:PORT for NATS JetStream (default: the embedded log).",
 )
 @click.option(
-    "--alert-webhook", default=None, help="POST each alert here (runs the detector worker)."
+    "--alert-webhook", default=None, help="POST each alert here (runs the detector workers)."
 )
+@click.option(
+    "--detect/--no-detect",
+    default=None,
+    help="Run the detector workers in-process (default: when --alert-webhook is given); "
+    "alerts go to the state database and as JSON lines to stdout.",
+)
+@click.option(
+    "--detector-config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Detector settings (patterns, forbidden tools, budgets, quiet period).",
+)
+@click.option("--detector-workers", default=1, show_default=True)
 @click.option(
     "--redaction-policy",
     "policy_path",
@@ -50,6 +64,9 @@ def serve(
     token_file: Path | None,
     stream_url: str | None,
     alert_webhook: str | None,
+    detect: bool | None,
+    detector_config: Path | None,
+    detector_workers: int,
     policy_path: str | None,
     ssl_certfile: Path | None,
     ssl_keyfile: Path | None,
@@ -64,7 +81,9 @@ def serve(
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
+    from eval_pipeline.alerts.plane import RealtimePlane
     from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.detectors.config import load_detector_config
     from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
     from eval_pipeline.realtime.http_body import BodyLimits
     from eval_pipeline.realtime.server import Endpoints, Receiver
@@ -100,6 +119,21 @@ def serve(
         body_timeout_s=body_timeout,
     )
     endpoints = Endpoints(host, port, None if no_grpc else grpc_port, ssl_certfile, ssl_keyfile)
+    plane = None
+    if detect or (detect is None and alert_webhook):
+        try:
+            config = load_detector_config(detector_config)
+            plane = RealtimePlane.start(
+                home,
+                stream=stream,
+                workers=detector_workers,
+                webhook=alert_webhook,
+                json_lines=sys.stdout,
+                config=config,
+            )
+        except ValueError as exc:
+            stream.close()
+            raise InputError(f"--alert-webhook/--detector-config: {exc}") from None
     receiver = Receiver(
         write_path, authenticator, endpoints, limits=limits, header_timeout_s=header_timeout
     )
@@ -111,6 +145,8 @@ def serve(
     try:
         receiver.run()
     finally:
+        if plane is not None:
+            plane.stop()
         stream.close()
 
 
