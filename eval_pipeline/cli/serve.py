@@ -51,7 +51,10 @@ from eval_pipeline.home import current_home
 )
 @click.option("--ssl-certfile", type=click.Path(exists=True, path_type=Path), default=None)
 @click.option("--ssl-keyfile", type=click.Path(exists=True, path_type=Path), default=None)
-@click.option("--ingest-workers", default=2, show_default=True, help="Write path threads.")
+@click.option("--ingest-workers", default=2, show_default=True, help="Write path processes.")
+@click.option(
+    "--ingest-threads", is_flag=True, help="Ingest on threads of this process, not processes."
+)
 @click.option("--ingest-queue", default=8, show_default=True, help="Requests that may wait.")
 @click.option("--max-body-mb", default=32, show_default=True, help="Largest body on the wire.")
 @click.option("--header-timeout", default=10.0, show_default=True, help="Seconds for headers.")
@@ -71,6 +74,7 @@ def serve(
     ssl_certfile: Path | None,
     ssl_keyfile: Path | None,
     ingest_workers: int,
+    ingest_threads: bool,
     ingest_queue: int,
     max_body_mb: int,
     header_timeout: float,
@@ -87,7 +91,7 @@ def serve(
     from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
     from eval_pipeline.realtime.http_body import BodyLimits
     from eval_pipeline.realtime.server import Endpoints, Receiver
-    from eval_pipeline.realtime.write_path import WritePath
+    from eval_pipeline.realtime.write_path import WritePath, Writer, WriterSpec
     from eval_pipeline.stream import StreamUnavailable, open_stream
     from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore
@@ -105,14 +109,12 @@ def serve(
         stream = open_stream(home, stream_url)
     except (ValueError, StreamUnavailable) as exc:
         raise InputError(f"--stream: {exc}") from None
-    write_path = WritePath(
-        TraceStore(home.store),
-        registry=BuildRegistry(home.state_url),
-        stream=stream,
-        policy=policy,
-        workers=ingest_workers,
-        queue=ingest_queue,
-    )
+    writer: Writer | WriterSpec = WriterSpec(home.root, stream_url, policy_path)
+    if ingest_threads:
+        writer = Writer(
+            TraceStore(home.store), registry=BuildRegistry(home.state_url), stream=stream, policy=policy
+        )
+    write_path = WritePath(writer, workers=ingest_workers, queue=ingest_queue)
     limits = BodyLimits(
         max_body_bytes=max_body_mb * 1024 * 1024,
         max_decompressed_bytes=2 * max_body_mb * 1024 * 1024,

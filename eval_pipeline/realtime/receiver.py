@@ -39,7 +39,7 @@ from eval_pipeline.home import current_home
 from eval_pipeline.realtime.auth import Authenticator, Grant
 from eval_pipeline.realtime.http_body import BodyLimits, media_kind, read_body
 from eval_pipeline.realtime.rpc_status import Refusal
-from eval_pipeline.realtime.write_path import Accepted, SpanPublisher, WritePath
+from eval_pipeline.realtime.write_path import Accepted, SpanPublisher, WritePath, Writer
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.redact.redactor import RedactionPolicy
@@ -193,13 +193,13 @@ def make_app(
 
     ``state_url`` names the state database holding the build registry (the home's by default).
     """
-    write_path = WritePath(
+    writer = Writer(
         TraceStore(store_root),
         registry=BuildRegistry(state_url or current_home().state_url),
         stream=stream,
         policy=policy,
-        on_stored=on_stored,
     )
+    write_path = WritePath(writer, on_stored=on_stored)
     return make_http_app(
         write_path,
         authenticator or Authenticator({}, host="127.0.0.1"),

@@ -36,6 +36,10 @@ class Refusal(Exception):
     message: str
     retry_after_s: int | None = None
 
+    def __reduce__(self) -> tuple[type["Refusal"], tuple[int, str, int | None]]:
+        # Raised in a worker process, re-raised here: rebuilt from its fields, not ``args``.
+        return (Refusal, (self.http_status, self.message, self.retry_after_s))
+
     def __str__(self) -> str:
         return f"{self.http_status}: {self.message}"
 

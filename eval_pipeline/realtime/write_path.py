@@ -13,20 +13,23 @@ the sender's token may write evaluation builds, and never into a pinned baseline
 """
 
 import logging
+import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from eval_pipeline.builds import BuildRegistry
+from eval_pipeline.home import Home
 from eval_pipeline.realtime.auth import Grant
 from eval_pipeline.realtime.rpc_status import saturated, unavailable
 from eval_pipeline.traces.eval_context import BUILD_ID
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, RowStore, ingest
 from eval_pipeline.traces.ingest.report import IngestReport
-from eval_pipeline.traces.redact.redactor import RedactionPolicy
+from eval_pipeline.traces.redact.redactor import RedactionPolicy, load_policy
 from eval_pipeline.traces.store.span_table import Row
 from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore
 
@@ -113,8 +116,8 @@ class CollectingStore:
 _: type[RowStore] = CollectingStore  # checked by mypy: the wrapper is a RowStore
 
 
-class WritePath:
-    """Bounded, durable, published ingestion of OTLP trace requests (module docstring)."""
+class Writer:
+    """Ingests one request durably and publishes what it wrote (module docstring)."""
 
     def __init__(
         self,
@@ -123,42 +126,16 @@ class WritePath:
         registry: BuildRegistry,
         stream: SpanPublisher | None = None,
         policy: RedactionPolicy | None = None,
-        workers: int = 2,
-        queue: int = 8,
         retry_after_s: int = 1,
-        on_stored: Callable[[IngestReport], None] | None = None,
     ) -> None:
-        """``workers`` threads ingest; ``queue`` more requests may wait; the rest are refused."""
+        """Write into ``store``, guard builds with ``registry``'s pins, publish to ``stream``."""
         self.store = store
         self._registry = registry
         self._stream = stream
         self._policy = policy
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="ingest")
-        self._slots = threading.BoundedSemaphore(workers + queue)
         self._retry_after_s = retry_after_s
-        self._on_stored = on_stored
 
-    def submit(self, job: Callable[[], T]) -> Future[T]:
-        """Run ``job`` in the pool, or refuse now (429) when the pool and its queue are full."""
-        if not self._slots.acquire(blocking=False):
-            raise saturated(self._retry_after_s)
-        future = self._pool.submit(job)
-        future.add_done_callback(lambda _: self._slots.release())
-        return future
-
-    def submit_traces(self, request: OtlpRequest, grant: Grant) -> Future[Accepted]:
-        """``write_traces`` in the pool (``submit``)."""
-        return self.submit(lambda: self.write_traces(request, grant))
-
-    @property
-    def saturated(self) -> bool:
-        """Whether a request now would be refused (readiness)."""
-        if not self._slots.acquire(blocking=False):
-            return True
-        self._slots.release()
-        return False
-
-    def write_traces(self, request: OtlpRequest, grant: Grant) -> Accepted:
+    def write(self, request: OtlpRequest, grant: Grant) -> Accepted:
         """Ingest one request durably, publish what was written; ``Refusal`` 503 if not."""
         guard = BuildGuard(grant, frozenset(self._registry.baselines().values()))
         sink = CollectingStore(self.store, guard)
@@ -175,10 +152,123 @@ class WritePath:
                     f"spans stored but not published to the stream ({type(exc).__name__}); retry",
                     self._retry_after_s,
                 ) from exc
-        if self._on_stored is not None:
-            self._on_stored(report)
         return Accepted(report, guard.notes)
 
+
+@dataclass(frozen=True)
+class WriterSpec:
+    """How a worker process opens a ``Writer`` of its own (picklable: paths and names)."""
+
+    home_root: Path
+    stream_url: str | None = None
+    policy: str | None = None
+    """A redaction policy file or shipped name (``load_policy``)."""
+
+    def open(self) -> Writer:
+        """The writer over the home's store, registry and stream."""
+        from eval_pipeline.stream import open_stream
+
+        home = Home(self.home_root)
+        return Writer(
+            TraceStore(home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=open_stream(home, self.stream_url),
+            policy=load_policy(self.policy),
+        )
+
+
+_PROCESS_WRITER: list[Writer] = []
+"""The writer of this worker process (``WriterSpec.open``, once)."""
+
+
+def _open_process_writer(spec: WriterSpec) -> None:
+    _PROCESS_WRITER.append(spec.open())
+
+
+def _process_write(request: OtlpRequest, grant: Grant) -> Accepted:
+    return _PROCESS_WRITER[0].write(request, grant)
+
+
+class WritePath:
+    """Bounded ingestion off the event loop: threads over a ``Writer``, or worker processes.
+
+    A ``Writer`` runs in ``workers`` threads of this process (the GIL is shared with the
+    event loop); a ``WriterSpec`` runs in ``workers`` processes, each with its own writer
+    (ingest is CPU-bound Python: processes use every core). Either way at most ``queue`` more
+    requests wait, and every other request is refused at once (429).
+    """
+
+    def __init__(
+        self,
+        writer: Writer | WriterSpec,
+        *,
+        workers: int = 2,
+        queue: int = 8,
+        retry_after_s: int = 1,
+        on_stored: Callable[[IngestReport], None] | None = None,
+    ) -> None:
+        """Start the pool (``on_stored`` sees each acknowledged request's report)."""
+        self._threads = ThreadPoolExecutor(workers, thread_name_prefix="ingest")
+        self._processes: ProcessPoolExecutor | None = None
+        self._writer: Writer | None = None
+        if isinstance(writer, WriterSpec):
+            self._processes = ProcessPoolExecutor(
+                workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_open_process_writer,
+                initargs=(writer,),
+            )
+        else:
+            self._writer = writer
+        self._slots = threading.BoundedSemaphore(workers + queue)
+        self._retry_after_s = retry_after_s
+        self._on_stored = on_stored
+
+    def _slot(self) -> None:
+        if not self._slots.acquire(blocking=False):
+            raise saturated(self._retry_after_s)
+
+    def submit(self, job: Callable[[], T]) -> Future[T]:
+        """Run ``job`` on a thread, or refuse now (429) when the pool and queue are full."""
+        self._slot()
+        future = self._threads.submit(job)
+        future.add_done_callback(lambda _: self._slots.release())
+        return future
+
+    def submit_traces(self, request: OtlpRequest, grant: Grant) -> Future[Accepted]:
+        """Ingest a request in the pool; the future holds what was acknowledged, or why not."""
+        if self._processes is None:
+            writer = self._writer
+            assert writer is not None
+            return self.submit(lambda: self._reported(writer.write(request, grant)))
+        self._slot()
+        done: Future[Accepted] = Future()
+
+        def finish(inner: Future[Accepted]) -> None:
+            self._slots.release()
+            try:
+                done.set_result(self._reported(inner.result()))
+            except BaseException as exc:
+                done.set_exception(exc)
+
+        self._processes.submit(_process_write, request, grant).add_done_callback(finish)
+        return done
+
+    def _reported(self, accepted: Accepted) -> Accepted:
+        if self._on_stored is not None:
+            self._on_stored(accepted.report)
+        return accepted
+
+    @property
+    def saturated(self) -> bool:
+        """Whether a request now would be refused (readiness)."""
+        if not self._slots.acquire(blocking=False):
+            return True
+        self._slots.release()
+        return False
+
     def close(self) -> None:
-        """Finish the requests in the pool, then stop its threads."""
-        self._pool.shutdown(wait=True)
+        """Finish the requests in the pool, then stop its threads and processes."""
+        self._threads.shutdown(wait=True)
+        if self._processes is not None:
+            self._processes.shutdown(wait=True)

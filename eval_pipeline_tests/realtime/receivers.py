@@ -15,7 +15,7 @@ from eval_pipeline.realtime.auth import Authenticator, Scope
 from eval_pipeline.realtime.http_body import BodyLimits
 from eval_pipeline.realtime.receiver import LogsHandler
 from eval_pipeline.realtime.server import Endpoints, Receiver
-from eval_pipeline.realtime.write_path import SpanPublisher, WritePath
+from eval_pipeline.realtime.write_path import SpanPublisher, WritePath, Writer
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 BUILD_ATTRIBUTE = "eval_pipeline.build.id"
@@ -37,13 +37,10 @@ def running_receiver(
 ) -> Iterator[Receiver]:
     """A receiver on free loopback ports over the test's home, serving for the block."""
     home = current_home().ensure()
-    write_path = WritePath(
-        TraceStore(store_root or home.store),
-        registry=BuildRegistry(home.state_url),
-        stream=stream,
-        workers=workers,
-        queue=queue,
+    writer = Writer(
+        TraceStore(store_root or home.store), registry=BuildRegistry(home.state_url), stream=stream
     )
+    write_path = WritePath(writer, workers=workers, queue=queue)
     receiver = Receiver(
         write_path,
         Authenticator(tokens or {}, host=host),
