@@ -47,6 +47,7 @@ class RealtimePlane:
         config: DetectorConfig | None = None,
         plane: str = REALTIME_PLANE,
         ack_wait_s: float = 30.0,
+        batch: int = 256,
     ) -> "RealtimePlane":
         """Open the stream (unless given), start ``workers`` workers and the webhook sender.
 
@@ -61,6 +62,7 @@ class RealtimePlane:
             config: Detector settings (patterns, budgets, quiet period).
             plane: The durable consumer's name.
             ack_wait_s: Redelivery delay of an unacknowledged event.
+            batch: Most events one worker fetches at a time.
         """
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -83,6 +85,7 @@ class RealtimePlane:
                 plane,
                 config.quiet_period_s,
                 ack_wait_s,
+                batch,
             ).start()
             for _ in range(workers)
         ]

@@ -91,7 +91,9 @@ class AlertStore:
                 == 1
             ]
 
-    def list_alerts(self, *, since: datetime | None = None, build: str | None = None) -> list[Alert]:
+    def list_alerts(
+        self, *, since: datetime | None = None, build: str | None = None
+    ) -> list[Alert]:
         """Stored alerts, oldest first (detected at or after ``since``; of ``build``)."""
         query = select(ALERTS).order_by(ALERTS.c.detected_at, ALERTS.c.alert_id)
         if since is not None:

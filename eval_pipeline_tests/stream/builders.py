@@ -11,7 +11,7 @@ def agent_trace_rows(
     tool_error: bool = False,
     answer: str = "Your order ships tomorrow.",
     tools: tuple[str, ...] = ("lookup_order",),
-    start: int = 1_700_000_000_000_000_000,
+    start: int = 1_790_000_000_000_000_000,  # 2026-09-21, in the price table's range
     root_ends: bool = True,
 ) -> list[Row]:
     """Rows of one run: ``invoke_agent`` root, one ``execute_tool`` per tool, one ``chat``."""

@@ -1,4 +1,4 @@
-"""The span stream's contract, on the embedded log and on the local NATS JetStream server.
+"""The span stream's contract, on the embedded log (SQLite, PostgreSQL) and on NATS JetStream.
 
 Contract: every published row arrives as an equal span, plus one trace-completed event per
 ended root; publishing the same rows again delivers nothing new; the workers of one plane
@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
+from eval_pipeline.statedb import dispose_all
 from eval_pipeline.stream import (
     SpanEvent,
     SpanStream,
@@ -27,12 +29,39 @@ from eval_pipeline.traces.store.span_table import row_span
 from eval_pipeline_tests.stream.builders import agent_trace_rows
 
 NATS_URL = "nats://127.0.0.1:4222"
+POSTGRES = "postgresql+psycopg2://postgres@127.0.0.1:5432"
 DAY = "2026-12-01"
 
 
-@pytest.fixture(params=["embedded", pytest.param("nats", marks=pytest.mark.nats)])
+@pytest.fixture
+def postgres_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh PostgreSQL database as the state database, dropped after."""
+    name = f"stream_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(f"{POSTGRES}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = f"{POSTGRES}/{name}"
+    monkeypatch.setenv("EVAL_PIPELINE_STATE_URL", url)
+    try:
+        yield url
+    finally:
+        dispose_all()
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("embedded-postgres", marks=pytest.mark.postgres),
+        pytest.param("nats", marks=pytest.mark.nats),
+    ]
+)
 def stream(request: pytest.FixtureRequest, isolated_home: Path) -> Iterator[SpanStream]:
-    """A fresh stream on either back end (a unique JetStream stream, deleted after)."""
+    """A fresh stream on each back end (a unique JetStream stream, deleted after)."""
+    if request.param == "embedded-postgres":
+        request.getfixturevalue("postgres_state")
     prefix = f"t{uuid.uuid4().hex[:12]}"
     opened = open_stream(
         isolated_home, NATS_URL if request.param == "nats" else None, prefix=prefix
