@@ -11,18 +11,16 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
-from eval_pipeline.alerts.store import AlertStore
-from eval_pipeline.home import current_home
+from eval_pipeline.cli import cli
+from eval_pipeline_tests.alerts.webhook import Webhook
 from eval_pipeline_tests.realtime.nats_process import free_port
 from eval_pipeline_tests.realtime.receivers import traces_request
 
@@ -30,30 +28,17 @@ CLI = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
 
 
 @pytest.fixture
-def webhook() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def webhook() -> Iterator[Webhook]:
     """A webhook on loopback recording every alert posted to it."""
-    received: list[dict[str, Any]] = []
-
-    class Hook(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            received.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hook", received
-    server.shutdown()
+    hook = Webhook()
+    yield hook
+    hook.close()
 
 
 def test_a_failed_tool_call_reaches_the_webhook_once_when_sent_twice(
-    webhook: tuple[str, list[dict[str, Any]]], tmp_path: Path
+    webhook: Webhook, tmp_path: Path
 ) -> None:
-    hook_url, received = webhook
+    hook_url, received = webhook.url, webhook.received
     port = free_port()
     env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     log = (tmp_path / "serve.log").open("wb")
@@ -86,5 +71,6 @@ def test_a_failed_tool_call_reaches_the_webhook_once_when_sent_twice(
     tool_errors = [alert for alert in received if alert["detector"].startswith("tool_error")]
     assert len(tool_errors) == 1, (tmp_path / "serve.log").read_text()
     assert len({alert["alert_id"] for alert in received}) == len(received)
-    stored = AlertStore(current_home().state_url).list_alerts()
-    assert tool_errors[0]["alert_id"] in {alert.alert_id for alert in stored}
+    listed = CliRunner().invoke(cli, ["alerts", "list", "--format", "json"])
+    assert listed.exit_code == 0, listed.output
+    assert tool_errors[0]["alert_id"] in {alert["alert_id"] for alert in json.loads(listed.output)}
