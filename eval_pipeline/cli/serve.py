@@ -112,7 +112,10 @@ def serve(
     writer: Writer | WriterSpec = WriterSpec(home.root, stream_url, policy_path)
     if ingest_threads:
         writer = Writer(
-            TraceStore(home.store), registry=BuildRegistry(home.state_url), stream=stream, policy=policy
+            TraceStore(home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=stream,
+            policy=policy,
         )
     write_path = WritePath(writer, workers=ingest_workers, queue=ingest_queue)
     limits = BodyLimits(

@@ -60,9 +60,7 @@ def load_tokens(token_file: Path | None, environ: dict[str, str] | None = None) 
                 continue
             scope = fields[1] if len(fields) > 1 else Scope.PRODUCTION.value
             if len(fields) > 2 or scope not in {s.value for s in Scope}:
-                raise TokenError(
-                    f"{token_file}:{number}: expected 'TOKEN [production|evaluation]'"
-                )
+                raise TokenError(f"{token_file}:{number}: expected 'TOKEN [production|evaluation]'")
             if len(fields[0]) < 16:
                 raise TokenError(f"{token_file}:{number}: a token needs at least 16 characters")
             tokens[fields[0]] = Scope(scope)

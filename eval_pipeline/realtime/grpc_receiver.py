@@ -35,6 +35,7 @@ def _abort(context: grpc.ServicerContext, refusal: Refusal) -> NoReturn:
     status = refusal.status()
     context.set_trailing_metadata((("grpc-status-details-bin", status.SerializeToString()),))
     context.abort(refusal.grpc_code, refusal.message)
+    raise AssertionError("ServicerContext.abort returned")  # it raises, by its contract
 
 
 def _grant(authenticator: Authenticator, context: grpc.ServicerContext) -> Grant:
@@ -130,4 +131,3 @@ def make_grpc_server(
     else:
         port = server.add_secure_port(address, credentials)
     return server, port
-

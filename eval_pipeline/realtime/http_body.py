@@ -58,14 +58,16 @@ async def read_body(
 ) -> bytes:
     """The decoded body, or a ``Refusal`` (400 bad compression, 408 too slow, 413, 415)."""
     decompressor = _decompressor(content_encoding)
-    if content_length is not None and content_length.isdigit():
-        if int(content_length) > limits.max_body_bytes:
-            raise _too_large("request body", limits.max_body_bytes)
+    declared = int(content_length) if content_length and content_length.isdigit() else 0
+    if declared > limits.max_body_bytes:
+        raise _too_large("request body", limits.max_body_bytes)
     try:
         async with asyncio.timeout(limits.body_timeout_s):
             return await _read(chunks, decompressor, limits)
     except TimeoutError:
-        raise Refusal(408, f"request body not received within {limits.body_timeout_s:g} s") from None
+        raise Refusal(
+            408, f"request body not received within {limits.body_timeout_s:g} s"
+        ) from None
 
 
 async def _read(

@@ -83,4 +83,3 @@ def saturated(retry_after_s: int) -> Refusal:
 def unavailable(reason: str, retry_after_s: int) -> Refusal:
     """The store or the stream cannot take the spans now (503 / ``UNAVAILABLE``)."""
     return Refusal(503, reason, retry_after_s)
-

@@ -140,7 +140,9 @@ class Writer:
         guard = BuildGuard(grant, frozenset(self._registry.baselines().values()))
         sink = CollectingStore(self.store, guard)
         day = datetime.now(UTC).strftime("%Y-%m-%d")
-        report = ingest([request], store=sink, policy=self._policy, day=day, default_build=PRODUCTION)
+        report = ingest(
+            [request], store=sink, policy=self._policy, day=day, default_build=PRODUCTION
+        )
         if self._stream is not None and sink.rows:
             try:
                 self._stream.publish_rows(sink.rows, builds=sink.builds, day=day)

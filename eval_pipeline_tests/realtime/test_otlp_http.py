@@ -80,15 +80,11 @@ def test_every_refusal_has_its_status_code_and_a_status_body() -> None:
         target = url(receiver)
         plain = httpx.post(target, content=b"hello", headers={"content-type": "text/plain"})
         assert plain.status_code == 415 and "text/plain" in _status(plain).message
-        brotli = httpx.post(
-            target, content=b"x", headers=PROTOBUF | {"content-encoding": "br"}
-        )
+        brotli = httpx.post(target, content=b"x", headers=PROTOBUF | {"content-encoding": "br"})
         assert brotli.status_code == 415 and "br" in _status(brotli).message
         broken = httpx.post(target, content=b"\x0a\xff\xff", headers=PROTOBUF)
         assert broken.status_code == 400 and _status(broken).code == 3  # INVALID_ARGUMENT
-        as_json = httpx.post(
-            target, content=b"{", headers={"content-type": "application/json"}
-        )
+        as_json = httpx.post(target, content=b"{", headers={"content-type": "application/json"})
         assert as_json.status_code == 400 and as_json.json()["code"] == 3
         truncated = httpx.post(
             target,

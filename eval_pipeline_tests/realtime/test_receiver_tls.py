@@ -25,10 +25,10 @@ from eval_pipeline_tests.realtime.receivers import traces_request
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 def test_https_and_grpc_over_tls_store_spans(tmp_path: Path) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext"
+    names = "subjectAltName=DNS:localhost,IP:127.0.0.1"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
-        + ["-keyout", str(key), "-out", str(cert)],
+        [*command.split(), names, "-keyout", str(key), "-out", str(cert)],
         check=True,
         capture_output=True,
     )
