@@ -98,7 +98,6 @@ def make_http_app(
 
     async def admitted(request: Request) -> tuple[Grant, bytes, bool]:
         """Authenticate, type-check and read the body, or raise the ``Refusal``."""
-        json_encoded = "json" in request.headers.get("content-type", "")
         grant = authenticator.grant(request.headers.get("authorization"))
         if grant is None:
             raise Refusal(401, "missing or unknown bearer token")
