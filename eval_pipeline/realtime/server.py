@@ -7,6 +7,7 @@ for gRPC. ``run`` serves until interrupted (the CLI); ``running`` serves in back
 (tests, ``bench serve``).
 """
 
+import signal
 import socket
 import threading
 import time
@@ -24,6 +25,10 @@ from eval_pipeline.realtime.http_body import BodyLimits
 from eval_pipeline.realtime.receiver import LogsHandler, make_http_app
 from eval_pipeline.realtime.slow_clients import header_deadline_protocol
 from eval_pipeline.realtime.write_path import WritePath
+
+
+def _exit_on_signal(number: int, _: object) -> None:
+    raise SystemExit(128 + number)
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,10 @@ class Receiver:
 
     def run(self) -> None:
         """Serve until interrupted, then finish the requests in the write path."""
+        if threading.current_thread() is threading.main_thread():
+            # uvicorn re-raises SIGTERM once it has stopped; as SystemExit it unwinds here,
+            # so the gRPC server and the worker pool are stopped, not orphaned.
+            signal.signal(signal.SIGTERM, _exit_on_signal)
         if self._grpc is not None:
             self._grpc.start()
         try:

@@ -12,8 +12,13 @@ Live traffic is production traffic: ``BuildGuard`` files a trace under ``product
 the sender's token may write evaluation builds, and never into a pinned baseline.
 """
 
+import ctypes
+import ctypes.util
 import logging
 import multiprocessing
+import os
+import signal
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -35,6 +40,7 @@ from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, Trace
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
+_PR_SET_PDEATHSIG = 1
 
 
 class SpanPublisher(Protocol):
@@ -183,8 +189,21 @@ _PROCESS_WRITER: list[Writer] = []
 """The writer of this worker process (``WriterSpec.open``, once)."""
 
 
-def _open_process_writer(spec: WriterSpec) -> None:
+def _open_process_writer(spec: WriterSpec, parent: int) -> None:
+    _die_with_parent(parent)
     _PROCESS_WRITER.append(spec.open())
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel stop this worker when the receiver dies (even by SIGKILL).
+
+    Otherwise a killed receiver leaves its workers behind, holding the store and the stream.
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the receiver died before the request above was made
+        os._exit(1)
 
 
 def _process_write(request: OtlpRequest, grant: Grant) -> Accepted:
@@ -218,7 +237,7 @@ class WritePath:
                 workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_open_process_writer,
-                initargs=(writer,),
+                initargs=(writer, os.getpid()),
             )
         else:
             self._writer = writer
