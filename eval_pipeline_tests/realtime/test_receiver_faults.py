@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -94,9 +95,16 @@ def _stored() -> set[tuple[str, str]]:
     return {(span.trace_id, span.span_id) for span in spans}
 
 
-def test_nats_restarted_under_load_gives_503_and_loses_nothing(tmp_path: Path) -> None:
-    nats = NatsProcess(tmp_path / "nats")
-    nats.start()
+@pytest.fixture
+def nats(tmp_path: Path) -> Iterator[NatsProcess]:
+    """A NATS JetStream server of this test's own, stopped whatever the test does."""
+    server = NatsProcess(tmp_path / "nats")
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_nats_restarted_under_load_gives_503_and_loses_nothing(nats: NatsProcess) -> None:
     stream = open_stream(current_home().ensure(), nats.url)
     try:
         with running_receiver(stream=stream, workers=2) as receiver:
@@ -117,12 +125,11 @@ def test_nats_restarted_under_load_gives_503_and_loses_nothing(tmp_path: Path) -
     assert 503 in load.statuses and load.acknowledged
     assert load.acknowledged <= _stored()
     assert load.acknowledged <= _streamed(nats.url)
-    nats.stop()
 
 
-def test_a_receiver_killed_under_load_loses_no_acknowledged_span(tmp_path: Path) -> None:
-    nats = NatsProcess(tmp_path / "nats")
-    nats.start()
+def test_a_receiver_killed_under_load_loses_no_acknowledged_span(
+    nats: NatsProcess, tmp_path: Path
+) -> None:
     port = free_port()
     env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
@@ -151,4 +158,3 @@ def test_a_receiver_killed_under_load_loses_no_acknowledged_span(tmp_path: Path)
     assert len(load.acknowledged) >= 100
     assert load.acknowledged <= _stored()
     assert load.acknowledged <= _streamed(nats.url)
-    nats.stop()
