@@ -14,12 +14,14 @@ import traceback
 import click
 
 from eval_pipeline.cli import (
+    alerts,
     bench,
     build_registry,
     builds,
     calibrate,
     datasets,
     demo,
+    detect,
     gate,
     ingest,
     scoring,
@@ -47,6 +49,8 @@ for module in (
     calibrate,
     triage,
     serve,
+    detect,
+    alerts,
     bench,
 ):
     for command in module.COMMANDS:
