@@ -134,7 +134,11 @@ def _completion(body: dict[str, Any]) -> dict[str, Any]:
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": content}}
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": name, "arguments": content},
+                }
             ],
         }
     return {

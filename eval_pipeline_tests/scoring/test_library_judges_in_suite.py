@@ -53,9 +53,7 @@ def _store_run(build: str) -> None:
         start_time_unix_nano=1_000,
         end_time_unix_nano=2_000_000,
         attributes=eval_context.to_attributes(context),
-        input_messages=(
-            Message("user", ({"type": "text", "content": "Where is my order W1?"},)),
-        ),
+        input_messages=(Message("user", ({"type": "text", "content": "Where is my order W1?"},)),),
     )
     tool = make_span(
         Operation.EXECUTE_TOOL,
