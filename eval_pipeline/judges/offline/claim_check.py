@@ -2,8 +2,10 @@
 
 For each claim the closest evidence units (cosine of MiniLM embeddings) are found. Then, in
 order: a hard conflict (a fact absent from evidence that states facts, an opposed polarity
-term, a negation mismatch with a near-identical unit) makes it ``contradicted``; enough
-similarity plus content-word coverage makes it ``supported``; anything else is
+term, a negation mismatch with a near-identical unit) makes it ``contradicted``; a denied term
+whose opposite the evidence states ("not shipped" for ``pending``) makes it ``supported``;
+enough similarity plus content-word coverage makes it ``supported``, unless only the claim is
+negated (then ``contradicted``: the evidence states what the claim denies); anything else is
 ``unsupported``. Deterministic, explainable, and weak on paraphrase: calibration measures how
 weak.
 """
@@ -18,6 +20,7 @@ from eval_pipeline.judges.offline.conflicts import (
     fact_conflicts,
     facts,
     is_negated,
+    negated_polarity_agrees,
     polarity_conflict,
 )
 
@@ -156,6 +159,15 @@ def _decide(
             f"says {polarity[0]!r} where the evidence says {polarity[1]!r}",
         )
     cover = coverage(claim, f"{near}\n{allowed_text}")
+    agreeing = negated_polarity_agrees(claim, near)
+    if agreeing is not None and best_sim >= LOOSE_SIMILARITY:
+        return ClaimVerdict(
+            claim,
+            "supported",
+            best,
+            best_sim,
+            f"{agreeing[0]!r} denied where the evidence says {agreeing[1]!r}",
+        )
     if (
         best_sim >= NEGATION_SIMILARITY
         and cover >= SUPPORT_COVERAGE
@@ -164,9 +176,15 @@ def _decide(
         return ClaimVerdict(
             claim, "contradicted", best, best_sim, "negation differs from the closest evidence"
         )
-    if (best_sim >= SUPPORT_SIMILARITY and cover >= SUPPORT_COVERAGE) or (
+    similar = (best_sim >= SUPPORT_SIMILARITY and cover >= SUPPORT_COVERAGE) or (
         best_sim >= LOOSE_SIMILARITY and cover >= LOOSE_COVERAGE
-    ):
+    )
+    if similar and is_negated(claim) and not is_negated(near):
+        # Similar words, but only the claim denies them: the evidence states the opposite.
+        return ClaimVerdict(
+            claim, "contradicted", best, best_sim, "the claim is negated and the evidence is not"
+        )
+    if similar:
         return ClaimVerdict(
             claim,
             "supported",
