@@ -63,7 +63,7 @@ def split_claims(answer: str) -> list[str]:
     clause, so a supported first half cannot carry an unsupported second half; a clause too
     short to state anything on its own stays with the one before it.
     """
-    claims = []
+    claims: list[str] = []
     for sentence in _sentences(answer):
         if sentence.endswith("?") or _PLEASANTRY.match(sentence):
             continue
