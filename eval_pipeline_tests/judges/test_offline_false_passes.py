@@ -77,3 +77,21 @@ def test_a_negated_claim_against_a_result_saying_it_happened_is_not_faithful() -
 def test_faithful_answers_still_pass(answer: str, result: object) -> None:
     value, passed = _faithfulness(answer, result)
     assert passed and value == 1.0
+
+
+def test_an_unsupported_clause_is_not_carried_by_a_supported_one() -> None:
+    weather = {"city": "Paris", "temperature_c": 18, "conditions": "cloudy"}
+    scorer = build_scorer("faithfulness", judge=JUDGE)
+    for answer, faithful in [
+        ("It is 18°C and cloudy in Paris.", True),
+        ("It is 18°C and cloudy in Paris, with heavy rain expected this evening.", False),
+    ]:
+        run = make_run([call("get_weather", {"city": "Paris"}, result=weather)], answer=answer)
+        score = scorer.score(run, CANCEL_ITEM)
+        assert score.evidence["passed"] is faithful, (answer, score.reason)
+
+
+def test_a_name_the_evidence_never_mentions_is_unsupported() -> None:
+    result = {"order_id": "W1", "status": "shipped"}
+    assert _faithfulness("Order W1 was shipped.", result) == (1.0, True)
+    assert _faithfulness("Order W1 was shipped by Alice.", result) == (0.0, False)

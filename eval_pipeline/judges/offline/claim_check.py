@@ -2,7 +2,8 @@
 
 For each claim the closest evidence units (cosine of MiniLM embeddings) are found. Then, in
 order: a hard conflict (a fact absent from evidence that states facts, an opposed polarity
-term, a negation mismatch with a near-identical unit) makes it ``contradicted``; a denied term
+term, a negation mismatch with a near-identical unit) makes it ``contradicted``; a name the
+evidence never mentions (``names``) makes it ``unsupported``; a denied term
 whose opposite the evidence states ("not shipped" for ``pending``) makes it ``supported``;
 enough similarity plus content-word coverage makes it ``supported``, unless only the claim is
 negated (then ``contradicted``: the evidence states what the claim denies); anything else is
@@ -23,6 +24,7 @@ from eval_pipeline.judges.offline.conflicts import (
     negated_polarity_agrees,
     polarity_conflict,
 )
+from eval_pipeline.judges.offline.names import mentioned_words, unmentioned_names
 
 SUPPORT_SIMILARITY = 0.5
 SUPPORT_COVERAGE = 0.5
@@ -77,6 +79,7 @@ class ClaimCheck:
     evidence_facts: frozenset[str]
     known_facts: frozenset[str]
     allowed_text: str
+    mentioned: frozenset[str] = frozenset()
 
     @property
     def texts(self) -> list[str]:
@@ -103,6 +106,7 @@ class ClaimCheck:
                     self.evidence_facts,
                     self.known_facts,
                     self.allowed_text,
+                    self.mentioned,
                 )
             )
         return verdicts
@@ -128,6 +132,7 @@ def claim_check(claims: list[str], contexts: list[str], *, allowed_text: str = "
         frozenset(evidence_facts),
         frozenset(facts(allowed_text)),
         allowed_text,
+        mentioned_words([*contexts, allowed_text]),
     )
 
 
@@ -139,6 +144,7 @@ def _decide(
     evidence_facts: AbstractSet[str],
     known_facts: AbstractSet[str],
     allowed_text: str,
+    mentioned: frozenset[str],
 ) -> ClaimVerdict:
     missing = [f for f in fact_conflicts(claim, evidence_facts) if f not in known_facts]
     if missing:
@@ -157,6 +163,15 @@ def _decide(
             best,
             best_sim,
             f"says {polarity[0]!r} where the evidence says {polarity[1]!r}",
+        )
+    unnamed = unmentioned_names(claim, mentioned)
+    if unnamed:
+        return ClaimVerdict(
+            claim,
+            "unsupported",
+            best,
+            best_sim,
+            f"names {', '.join(unnamed)}, which the evidence never mentions",
         )
     cover = coverage(claim, f"{near}\n{allowed_text}")
     agreeing = negated_polarity_agrees(claim, near)
