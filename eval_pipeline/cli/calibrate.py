@@ -4,6 +4,11 @@
 verdicts; ``eval-pipeline calibrate --judge J --labels LABELS [--task T] [--limit N]`` runs the
 judge (``offline-minilm``, or a model served at ``EVAL_PIPELINE_JUDGE_BASE_URL``) on the
 labelled items first, through the judge cache, and reports its call counts too.
+
+``eval-pipeline calibrate variance --suite S --repeats K --target-half-width W`` asks the
+suite's judge K times per item of the suite's calibration set and reports the spread of its
+verdicts and the runs per item that reach an interval of half-width W on the suite mean; the
+result is stored in the judge's calibration report (``variance``).
 """
 
 import json
@@ -36,13 +41,12 @@ def _report_text(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command("calibrate")
+@click.group("calibrate", invoke_without_command=True)
 @click.option(
     "--labels",
     "labels_path",
-    required=True,
     type=click.Path(path_type=Path),
-    help="Human labels: item_id, label (pass/fail or a number), slice columns.",
+    help="Human labels: item_id, label (pass/fail or a number), slice columns (required).",
 )
 @click.option(
     "--verdicts",
@@ -88,8 +92,10 @@ def _report_text(payload: dict[str, Any]) -> str:
     default="text",
     show_default=True,
 )
+@click.pass_context
 def calibrate_command(
-    labels_path: Path,
+    ctx: click.Context,
+    labels_path: Path | None,
     verdicts_path: Path | None,
     judge_model: str | None,
     task: str,
@@ -107,6 +113,10 @@ def calibrate_command(
     from eval_pipeline.judges.calibration import calibrate
     from eval_pipeline.judges.label_files import LabelFileError, read_table
 
+    if ctx.invoked_subcommand is not None:
+        return
+    if labels_path is None:
+        raise click.UsageError("Missing option '--labels'.")
     if (verdicts_path is None) == (judge_model is None):
         raise click.UsageError("give exactly one of --verdicts or --judge")
     try:
@@ -197,6 +207,94 @@ def _save(frame: Any, path: Path) -> None:
         frame.to_parquet(path, index=False)
     else:
         raise InputError(f"--save-verdicts {path}: use .csv, .jsonl or .parquet")
+
+
+@calibrate_command.command("variance")
+@click.option("--suite", "suite_ref", required=True, help="Suite name or YAML path (its judge).")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=2),
+    required=True,
+    help="Verdicts asked per labelled item (at least 2).",
+)
+@click.option(
+    "--target-half-width",
+    type=click.FloatRange(min=0.0, min_open=True),
+    required=True,
+    help="Half-width wanted for the interval on the suite mean score.",
+)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.5, 1.0, max_open=True),
+    default=0.95,
+    show_default=True,
+)
+@click.option(
+    "--items",
+    "n_items",
+    type=click.IntRange(min=1),
+    help="Suite size the advice is for (default: the labelled items used).",
+)
+@click.option("--limit", type=click.IntRange(min=2), help="Use only the first N labelled items.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "text"]),
+    default="text",
+    show_default=True,
+)
+def variance_command(
+    suite_ref: str,
+    repeats: int,
+    target_half_width: float,
+    confidence: float,
+    n_items: int | None,
+    limit: int | None,
+    workers: int,
+    output_format: str,
+) -> None:
+    """Judge variance: repeated verdicts per item -> spread -> runs per item for a target."""
+    from eval_pipeline.cli.gate import load_suite_config
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
+    from eval_pipeline.evaluation.variance_stage import measure_judge_variance
+    from eval_pipeline.home import current_home
+    from eval_pipeline.judges.errors import JudgeCannotJudge
+
+    suite = load_suite_config(suite_ref)
+    try:
+        result = measure_judge_variance(
+            current_home().ensure(),
+            suite,
+            repeats=repeats,
+            target_half_width=target_half_width,
+            confidence=confidence,
+            n_items=n_items,
+            limit=limit,
+            workers=workers,
+        )
+    except (SuiteResolutionError, JudgeCannotJudge) as exc:
+        raise InputError(f"--suite {suite_ref}: {exc}") from exc
+    except ValueError as exc:
+        raise InputError(f"--suite {suite_ref}: {exc}") from exc
+    click.echo(json.dumps(result, indent=2) if output_format == "json" else _variance_text(result))
+
+
+def _variance_text(result: dict[str, Any]) -> str:
+    runs = result["runs_per_item"]
+    return "\n".join(
+        [
+            f"judge {result['judge_backend']} {result['judge_fingerprint']} on "
+            f"{result['calibration_set']}: {result['items']} items x {result['repeats']} verdicts"
+            f" ({result['errors']} items with failures)",
+            f"within-item variance {result['within_variance']:.4g}, between-item variance "
+            f"{result['between_variance']:.4g}",
+            f"half-width with one run per item: {result['half_width_with_one_run']:.4f}",
+            f"runs per item for half-width {result['target_half_width']:g} over "
+            f"{result['advice_items']} items: "
+            f"{'not reachable by runs' if runs is None else runs} ({result['reason']})",
+        ]
+    )
 
 
 COMMANDS: list[click.Command] = [calibrate_command]

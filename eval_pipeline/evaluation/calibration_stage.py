@@ -3,7 +3,10 @@
 A suite names its calibration set (``judge.calibration_set``); the sets shipped with the
 project are listed in ``CALIBRATION_SETS`` with the rubric task they calibrate. Reports are
 stored per judge fingerprint under ``<home>/store/calibration/``, so the gate can tell whether
-the judge that scored a build was calibrated, and how well.
+the judge that scored a build was calibrated, and how well. A report's ``variance`` field holds
+the judge's measured disagreement with itself on the set (``measure_judge_variance``: repeated
+verdicts per item -> spread -> the runs per item a target interval needs, ``variance_stage``),
+or None until it is measured; recalibrating the same judge keeps it.
 """
 
 import json
@@ -39,12 +42,30 @@ CALIBRATION_SETS = {
             "faithfulness",
         ),
         CalibrationSet(
+            "human-labels/agent-task-completion-v1",
+            CALIBRATION_DIR / "agent_task_completion.jsonl",
+            "task_completion",
+        ),
+        CalibrationSet(
             "human-labels/halueval-general-v1",
             CALIBRATION_DIR / "halueval_general_600.labels.jsonl",
             "hallucination",
         ),
     )
 }
+
+
+_VARIANCE_SUMMARY = (
+    "repeats",
+    "items",
+    "runs_per_item",
+    "advice_items",
+    "target_half_width",
+    "half_width_with_one_run",
+    "within_variance",
+    "between_variance",
+    "reason",
+)
 
 
 def _report_path(home: Home, digest: str, set_name: str) -> Path:
@@ -92,10 +113,17 @@ def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[
         "ceiling_tier": tier,
         "blocks_gating": fpr is None or fpr > ceiling,
     }
-    path = _report_path(home, judge.fingerprint.digest, entry.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(stored, indent=2))
+    previous = stored_report(home, judge.fingerprint.digest, entry.name) or {}
+    stored["variance"] = previous.get("variance")
+    write_report(home, judge.fingerprint.digest, entry.name, stored)
     return stored
+
+
+def write_report(home: Home, digest: str, set_name: str, report: dict[str, Any]) -> None:
+    """Store ``report`` as judge ``digest``'s calibration on ``set_name``."""
+    path = _report_path(home, digest, set_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2))
 
 
 def _shipped_suite_judges(home: Home) -> list[tuple[Any, Judge]]:
@@ -168,6 +196,12 @@ def calibrate_suite_judges(home: Home) -> dict[str, Any]:
         ):
             meta[f"{name}:{field}"] = report[field]
         meta[f"{name}:intervals"] = report["intervals"]
+        variance = report.get("variance")
+        meta[f"{name}:variance"] = (
+            {key: variance[key] for key in _VARIANCE_SUMMARY}
+            if variance
+            else "not measured (eval-pipeline calibrate variance --suite ...)"
+        )
     return meta
 
 

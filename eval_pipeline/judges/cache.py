@@ -8,6 +8,9 @@ answers are not cached: the next run tries again. ``stats`` counts hits, misses 
 ``judge_many`` answers a batch with one lookup query and one insert transaction (a round trip
 per verdict cost more than the offline judge itself), and hands the misses to the inner judge
 together, so the offline judge embeds their texts in one batch.
+
+``complete`` does the same for a library metric's prompt (``judges.completion``), in the same
+table under its own keys: the reply text is stored, and the inner judge is asked only on a miss.
 """
 
 import hashlib
@@ -21,7 +24,14 @@ from typing import Protocol, runtime_checkable
 from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from eval_pipeline.judges.protocol import Judge, JudgeFingerprint, JudgeRequest, JudgeVerdict
+from eval_pipeline.judges.completion import CompletionRequest, completing_judge, completion_key
+from eval_pipeline.judges.protocol import (
+    Judge,
+    JudgeError,
+    JudgeFingerprint,
+    JudgeRequest,
+    JudgeVerdict,
+)
 from eval_pipeline.statedb import METADATA, engine_for
 
 JUDGE_CACHE = Table(
@@ -96,6 +106,36 @@ class CachedJudge:
                 current[name] += step
             self._stats = CacheStats(**current)
 
+    @property
+    def generative(self) -> bool:
+        """Whether the inner judge answers library prompts (``complete``)."""
+        return completing_judge(self.inner) is not None
+
+    def complete(self, request: CompletionRequest) -> str:
+        """The cached reply to a library prompt, or the inner judge's (stored on success).
+
+        Raises:
+            JudgeError: the inner judge is not generative, or it finally failed (not cached).
+        """
+        inner = completing_judge(self.inner)
+        if inner is None:
+            raise JudgeError(f"judge {self.backend} is not generative: it cannot answer prompts")
+        fingerprint = inner.fingerprint
+        key = completion_key(fingerprint, request)
+        stored = self._lookup_texts([key])
+        if key in stored:
+            self._count(hits=1)
+            return str(json.loads(stored[key])["completion"])
+        self._count(misses=1, calls=1)
+        try:
+            text = inner.complete(request)
+        except Exception:
+            self._count(errors=1)
+            raise
+        task = ("completion " + request.caller)[:64]
+        self._insert([self._row(fingerprint, key, task, json.dumps({"completion": text}))])
+        return text
+
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         """The cached verdict, or the inner judge's (stored on success).
 
@@ -133,9 +173,9 @@ class CachedJudge:
         )
         return [stored[key] if key in stored else fresh[key] for key in keys]
 
-    def _lookup(self, keys: Sequence[str]) -> dict[str, JudgeVerdict]:
+    def _lookup_texts(self, keys: Sequence[str]) -> dict[str, str]:
         wanted = list(dict.fromkeys(keys))
-        found: dict[str, JudgeVerdict] = {}
+        found: dict[str, str] = {}
         with self._db().connect() as conn:
             for start in range(0, len(wanted), _KEYS_PER_QUERY):
                 chunk = wanted[start : start + _KEYS_PER_QUERY]
@@ -144,38 +184,55 @@ class CachedJudge:
                         JUDGE_CACHE.c.key.in_(chunk)
                     )
                 )
-                for key, text in rows:
-                    raw = json.loads(text)
-                    found[key] = JudgeVerdict(
-                        score=raw["score"],
-                        passed=raw["passed"],
-                        reason=raw["reason"],
-                        details=raw["details"],
-                    )
+                found.update((key, text) for key, text in rows)
         return found
+
+    def _lookup(self, keys: Sequence[str]) -> dict[str, JudgeVerdict]:
+        found: dict[str, JudgeVerdict] = {}
+        for key, text in self._lookup_texts(keys).items():
+            raw = json.loads(text)
+            found[key] = JudgeVerdict(
+                score=raw["score"],
+                passed=raw["passed"],
+                reason=raw["reason"],
+                details=raw["details"],
+            )
+        return found
+
+    @staticmethod
+    def _row(fingerprint: JudgeFingerprint, key: str, task: str, text: str) -> dict[str, object]:
+        return {
+            "key": key,
+            "fingerprint": fingerprint.digest,
+            "backend": fingerprint.backend,
+            "task": task,
+            "verdict": text,
+            "created_at": datetime.now(UTC),
+        }
 
     def _store(
         self, fingerprint: JudgeFingerprint, verdicts: list[tuple[str, str, JudgeVerdict]]
     ) -> None:
-        if not verdicts:
+        self._insert(
+            [
+                self._row(
+                    fingerprint,
+                    key,
+                    task,
+                    json.dumps(asdict(verdict), sort_keys=True, default=str),
+                )
+                for key, task, verdict in verdicts
+            ]
+        )
+
+    def _insert(self, rows: list[dict[str, object]]) -> None:
+        if not rows:
             return
-        now = datetime.now(UTC)
-        rows = [
-            {
-                "key": key,
-                "fingerprint": fingerprint.digest,
-                "backend": fingerprint.backend,
-                "task": task,
-                "verdict": json.dumps(asdict(verdict), sort_keys=True, default=str),
-                "created_at": now,
-            }
-            for key, task, verdict in verdicts
-        ]
         try:
             with self._db().begin() as conn:
                 conn.execute(insert(JUDGE_CACHE), rows)
         except IntegrityError:
-            # A concurrent worker stored some of these keys first (both verdicts came from the
+            # A concurrent worker stored some of these keys first (both answers came from the
             # same judge on the same input): store the rest one by one.
             for row in rows:
                 try:

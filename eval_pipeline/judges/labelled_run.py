@@ -97,6 +97,34 @@ def run_judge(
     return LabelledRun(frame, errors)
 
 
+def repeated_scores(
+    judge: Judge, requests: list[tuple[str, JudgeRequest]], repeats: int, *, workers: int = 1
+) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """``repeats`` verdict scores per item (for ``judges.variance``), and the last failure of each.
+
+    ``judge`` should be the judge itself, not the cache around it: a cache answers a repeat with
+    the first verdict, which would hide the judge's disagreement with itself.
+    """
+    errors: dict[str, str] = {}
+    scores: dict[str, list[float]] = {item: [] for item, _ in requests}
+
+    def one(pair: tuple[str, JudgeRequest]) -> tuple[str, float | None]:
+        item, request = pair
+        try:
+            return item, judge.judge(request).score
+        except JudgeCannotJudge:
+            raise
+        except JudgeError as exc:
+            errors[item] = str(exc)
+            return item, None
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for item, score in pool.map(one, [pair for pair in requests for _ in range(repeats)]):
+            if score is not None:
+                scores[item].append(score)
+    return scores, errors
+
+
 def calibrate_judge(
     judge: Judge,
     labels: pd.DataFrame,

@@ -6,7 +6,7 @@ from typing import Any
 
 from eval_pipeline.judges.protocol import JudgeVerdict
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 class VerdictFormatError(ValueError):
@@ -21,7 +21,7 @@ def parse_verdict(content: str, schema: dict[str, Any]) -> JudgeVerdict:
     """
     import jsonschema
 
-    fenced = _FENCE.match(content)
+    fenced = FENCE.match(content)
     text = fenced.group(1) if fenced else content
     try:
         raw = json.loads(text)

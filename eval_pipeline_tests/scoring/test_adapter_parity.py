@@ -2,21 +2,29 @@
 
 The library metric is computed directly in the test on an input written out by hand (tool
 calls, expected tools, messages, contexts) and compared with the adapter scoring the
-equivalent ``AgentRun``. Judge-free metrics run as they are; judge-needing ones are built
-directly with a tiny deterministic library LLM (``llm=``) returning schema-valid canned JSON,
-the same one for both sides. Without an
-LLM and with only a non-generative judge, judge-needing adapters are unscored, never a number.
+equivalent ``AgentRun``. Judge-free metrics run as they are. Judge-needing ones talk to the
+same scripted OpenAI-compatible endpoint on loopback (``scripted_endpoint``: replies depend
+only on the prompt and the reply schema): the library side through its own OpenAI client
+(DeepEval's ``GPTModel``, RAGAS's ``llm_factory`` over ``AsyncOpenAI``), our side through the
+suite's cached HTTP judge and the one LLM bridge. With only a non-generative judge,
+judge-needing adapters are unscored, never a number.
 """
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from eval_pipeline.judges.cache import CachedJudge
+from eval_pipeline.judges.http_judge import HttpJudge
 from eval_pipeline.scoring.adapters.conversion import trace_dict
-from eval_pipeline.scoring.registry import build_scorer, scorer_class
+from eval_pipeline.scoring.registry import build_scorer
 from eval_pipeline_tests.scoring.builders import call, expect, make_item, make_run
-from eval_pipeline_tests.scoring.canned_llms import deepeval_llm, ragas_llm
 from eval_pipeline_tests.scoring.judges_for_tests import OverlapJudge
+from eval_pipeline_tests.scoring.scripted_endpoint import ScriptedEndpoint, scripted_endpoint
+
+MODEL = "gpt-4o"  # a name DeepEval's own client knows (structured outputs); the server ignores it
 
 QUESTION = "Please cancel order W1 if it is still pending."
 ANSWER = "Order W1 was pending, so I cancelled it."
@@ -39,6 +47,30 @@ RUN = make_run(
     user_input=QUESTION,
 )
 EVIDENCE = [CONTEXT, 'get_order returned: {"status": "pending"}', "cancel_order returned: ok"]
+
+
+@pytest.fixture
+def endpoint() -> Iterator[ScriptedEndpoint]:
+    with scripted_endpoint() as served:
+        yield served
+
+
+def _judge(endpoint: ScriptedEndpoint, tmp_path: Path) -> CachedJudge:
+    inner = HttpJudge(MODEL, base_url=endpoint.url, api_key="test-key")
+    return CachedJudge(inner, f"sqlite:///{tmp_path / 'judge-cache.db'}")
+
+
+def _deepeval_model(endpoint: ScriptedEndpoint) -> Any:
+    from deepeval.models import GPTModel
+
+    return GPTModel(model=MODEL, base_url=endpoint.url, api_key="test-key")
+
+
+def _ragas_llm(endpoint: ScriptedEndpoint) -> Any:
+    from openai import AsyncOpenAI
+    from ragas.llms.base import llm_factory
+
+    return llm_factory(MODEL, client=AsyncOpenAI(base_url=endpoint.url, api_key="test-key"))
 
 
 def _deepeval_case(with_trace: bool = False) -> Any:
@@ -95,7 +127,9 @@ def test_trace_dict_has_deepevals_shape() -> None:
 def test_deepeval_tool_correctness_parity() -> None:
     from deepeval.metrics import ToolCorrectnessMetric
 
-    direct = ToolCorrectnessMetric(model=deepeval_llm(), async_mode=False)
+    from eval_pipeline.scoring.adapters.llm_bridge import deepeval_unused_llm
+
+    direct = ToolCorrectnessMetric(model=deepeval_unused_llm(), async_mode=False)
     direct.measure(_deepeval_case(), _show_indicator=False)
     ours = build_scorer("deepeval.tool_correctness").score(RUN, ITEM)
     assert ours.status == "scored" and ours.value == pytest.approx(direct.score)
@@ -113,15 +147,21 @@ def test_deepeval_tool_correctness_parity() -> None:
         ("deepeval.step_efficiency", "StepEfficiencyMetric", True),
     ],
 )
-def test_deepeval_judge_metric_parity(metric: str, cls: str, with_trace: bool) -> None:
+def test_deepeval_judge_metric_parity(
+    metric: str, cls: str, with_trace: bool, endpoint: ScriptedEndpoint, tmp_path: Path
+) -> None:
     import deepeval.metrics
 
-    direct = getattr(deepeval.metrics, cls)(model=deepeval_llm(), async_mode=False)
+    direct = getattr(deepeval.metrics, cls)(model=_deepeval_model(endpoint), async_mode=False)
     direct.measure(_deepeval_case(with_trace), _show_indicator=False)
-    ours = scorer_class(metric)(llm=deepeval_llm()).score(RUN, ITEM)
+    asked_directly = len(endpoint.requests)
+    judge = _judge(endpoint, tmp_path)
+    ours = build_scorer(metric, judge=judge).score(RUN, ITEM)
     assert ours.status == "scored", ours.reason
     assert ours.value == pytest.approx(direct.score)
-    assert ours.judge_backend == "deepeval:canned"
+    assert len(endpoint.requests) == 2 * asked_directly  # the same calls, all through the judge
+    assert judge.stats.calls == asked_directly > 0
+    assert (ours.judge_fingerprint, ours.judge_backend) == (judge.fingerprint.digest, judge.backend)
 
 
 @pytest.mark.filterwarnings("ignore:Length mismatch")
@@ -139,19 +179,28 @@ def test_ragas_tool_metric_parity(metric: str, cls: str) -> None:
     assert ours.status == "scored" and ours.value == pytest.approx(direct.value)
 
 
-def test_ragas_judge_metric_parity() -> None:
+def _ragas_direct(metric: str, llm: Any) -> Any:
     import ragas.metrics.collections as collections
 
-    goal = collections.AgentGoalAccuracyWithReference(llm=ragas_llm()).score(
-        user_input=_ragas_messages(), reference="Order W1 is cancelled."
-    )
-    ours = scorer_class("ragas.agent_goal_accuracy")(llm=ragas_llm()).score(RUN, ITEM)
-    assert ours.value == pytest.approx(goal.value)
-    faithful = collections.Faithfulness(llm=ragas_llm()).score(
+    if metric == "ragas.agent_goal_accuracy":
+        return collections.AgentGoalAccuracyWithReference(llm=llm).score(
+            user_input=_ragas_messages(), reference="Order W1 is cancelled."
+        )
+    return collections.Faithfulness(llm=llm).score(
         user_input=QUESTION, response=ANSWER, retrieved_contexts=EVIDENCE
     )
-    ours = scorer_class("ragas.faithfulness")(llm=ragas_llm()).score(RUN, ITEM)
-    assert ours.value == pytest.approx(faithful.value)
+
+
+@pytest.mark.parametrize("metric", ["ragas.agent_goal_accuracy", "ragas.faithfulness"])
+def test_ragas_judge_metric_parity(metric: str, endpoint: ScriptedEndpoint, tmp_path: Path) -> None:
+    direct = _ragas_direct(metric, _ragas_llm(endpoint))
+    asked_directly = len(endpoint.requests)
+    judge = _judge(endpoint, tmp_path)
+    ours = build_scorer(metric, judge=judge).score(RUN, ITEM)
+    assert ours.status == "scored", ours.reason
+    assert ours.value == pytest.approx(direct.value)
+    assert judge.stats.calls == asked_directly > 0
+    assert ours.judge_fingerprint == judge.fingerprint.digest
 
 
 @pytest.mark.parametrize(

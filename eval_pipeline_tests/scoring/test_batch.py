@@ -63,7 +63,9 @@ def test_rows_equal_run_by_run_with_one_model_call_per_judged_metric(tmp_path) -
     result = score_build("b", runs, ITEMS, _scorers(judge), runs_per_item=2)
     assert result.scores == expected
     assert {r.status for r in result.scores} == {"scored"}
-    assert batched.embedder.model_calls == 3 < one_by_one.embedder.model_calls
+    # At most one model call per judged metric (fewer when a metric's texts are all embedded
+    # already: task completion embeds the question and answer that answer relevancy reuses).
+    assert batched.embedder.model_calls <= 3 < one_by_one.embedder.model_calls
     assert judge.stats.calls == 3 * 6  # three judged metrics, six runs, one batch each
 
 

@@ -1,26 +1,26 @@
-"""Library metrics reach the project's OpenAI-compatible judge endpoint.
+"""The one LLM bridge: library metrics reach the model only through the suite's judge.
 
-A judge-needing DeepEval adapter, given the project's cached HTTP judge, builds a DeepEval LLM
-over the same endpoint and model, and scores through real HTTP requests to a small
-OpenAI-compatible server on loopback that answers every structured request with schema-valid
-JSON; the score carries the judge's fingerprint and backend. A RAGAS adapter builds its
-instructor LLM over the same endpoint. The offline (non-generative) judge gives ``unscored``.
+A judge-needing DeepEval or RAGAS adapter built with the project's cached HTTP judge sends its
+prompts through that judge: a 503 is retried by the judge (its retry counters move), a reply
+that is not JSON is retried too, the second scoring of the same run is answered from the judge
+cache without a request, and a model that keeps failing gives an ``error`` row naming the
+judge. The offline (non-generative) judge cannot answer library prompts: ``unscored``. Both
+libraries see their telemetry switched off (``eval_pipeline.offline``, set at import).
 """
 
-import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from pathlib import Path
 
 import pytest
 
 from eval_pipeline.judges.cache import CachedJudge
-from eval_pipeline.judges.http_judge import HttpJudge
+from eval_pipeline.judges.completion import CompletionRequest
+from eval_pipeline.judges.http_judge import HttpJudge, RetryPolicy
 from eval_pipeline.judges.offline.judge import OfflineJudge
-from eval_pipeline.scoring.adapters.llm_bridge import endpoint_of
+from eval_pipeline.judges.protocol import JudgeError
 from eval_pipeline.scoring.registry import build_scorer
+from eval_pipeline_tests.judges.chat_server import chat_server
 from eval_pipeline_tests.scoring.builders import call, make_item, make_run
+from eval_pipeline_tests.scoring.scripted_endpoint import scripted_endpoint
 
 RUN = make_run(
     [call("get_order", {"id": "W1"}, result={"status": "shipped"})],
@@ -28,104 +28,59 @@ RUN = make_run(
     user_input="Where is W1?",
 )
 ITEM = make_item("e", input_messages=({"role": "user", "content": "Where is W1?"},))
+FAST = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05)
 
 
-def _fill(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
-    if "$ref" in schema:
-        return _fill(defs[schema["$ref"].split("/")[-1]], defs)
-    if "enum" in schema:
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if key in schema:
-            options = [s for s in schema[key] if s.get("type") != "null"]
-            return _fill(options[0], defs)
-    kind = schema.get("type")
-    if kind == "object" or "properties" in schema:
-        return {k: _fill(v, defs) for k, v in schema.get("properties", {}).items()}
-    if kind == "array":
-        return [_fill(schema.get("items", {}), defs)]
-    if kind == "integer":
-        return 1
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return True
-    return "yes"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-        content = json.dumps(_fill(schema, schema.get("$defs", {}))) if schema else "yes"
-        reply = {
-            "id": "c1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": content},
-                }
-            ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        return
-
-
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Handler.requests = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-
-
-def _http_judge(base_url: str, tmp_path: Any) -> CachedJudge:
-    inner = HttpJudge("judge-model-1", base_url=base_url, api_key="k")
+def _judge(base_url: str, tmp_path: Path) -> CachedJudge:
+    inner = HttpJudge("judge-model-1", base_url=base_url, api_key="k", retry=FAST, timeout=5)
     return CachedJudge(inner, f"sqlite:///{tmp_path / 'cache.db'}")
 
 
-def test_endpoint_is_found_through_the_cache(tmp_path: Any) -> None:
-    judge = _http_judge("http://127.0.0.1:9/v1", tmp_path)
-    assert endpoint_of(judge) == ("http://127.0.0.1:9/v1", "judge-model-1", "k")
-    assert endpoint_of(OfflineJudge()) is None
+@pytest.mark.parametrize("metric", ["deepeval.faithfulness", "ragas.faithfulness"])
+def test_library_calls_are_retried_and_cached_by_the_judge(metric: str, tmp_path: Path) -> None:
+    with scripted_endpoint(fail_first=1) as endpoint:
+        judge = _judge(endpoint.url, tmp_path)
+        first = build_scorer(metric, judge=judge).score(RUN, ITEM)
+        asked = len(endpoint.requests)
+        second = build_scorer(metric, judge=judge).score(RUN, ITEM)
+    assert first.status == "scored", first.reason
+    assert judge.inner.stats.retries == 1  # type: ignore[attr-defined]
+    assert len(endpoint.requests) == asked  # the second score made no request
+    assert second.value == first.value
+    assert judge.stats.hits == judge.stats.calls == asked - 1
+    assert all(r["model"] == "judge-model-1" for r in endpoint.requests)
 
 
-def test_deepeval_metric_scores_over_the_http_endpoint(endpoint: str, tmp_path: Any) -> None:
-    judge = _http_judge(endpoint, tmp_path)
-    score = build_scorer("deepeval.faithfulness", judge=judge).score(RUN, ITEM)
-    assert score.status == "scored", score.reason
-    assert score.judge_fingerprint == judge.fingerprint.digest
-    assert score.judge_backend == judge.backend
-    assert _Handler.requests and all(r["model"] == "judge-model-1" for r in _Handler.requests)
+def test_a_reply_that_is_not_json_is_retried(tmp_path: Path) -> None:
+    with chat_server([("text", "I think so"), ("ok", {"claims": ["W1 shipped"]})]) as server:
+        judge = _judge(server.url, tmp_path)
+        reply = judge.complete(CompletionRequest("Extract claims.", {"type": "object"}))
+    assert reply == '{"claims": ["W1 shipped"]}'
+    assert judge.inner.stats.retries == 1  # type: ignore[attr-defined]
+    assert server.bodies[0]["messages"] == [{"role": "user", "content": "Extract claims."}]
 
 
-def test_ragas_llm_is_built_over_the_endpoint(tmp_path: Any) -> None:
-    scorer = build_scorer(
-        "ragas.faithfulness", judge=_http_judge("http://127.0.0.1:9/v1", tmp_path)
-    )
-    llm = scorer.resolve_llm()  # type: ignore[attr-defined]
-    assert not isinstance(llm, str)
-    assert llm.model == "judge-model-1"
+def test_a_model_that_keeps_failing_gives_an_error_row_naming_the_judge(tmp_path: Path) -> None:
+    with chat_server([("status", 503)] * 10) as server:
+        judge = _judge(server.url, tmp_path)
+        score = build_scorer("deepeval.faithfulness", judge=judge).score(RUN, ITEM)
+    assert score.status == "error"
+    assert "judge-model-1" in score.reason and "gave up after 3 attempts" in score.reason
 
 
-def test_offline_judge_leaves_library_judge_metrics_unscored() -> None:
-    score = build_scorer("deepeval.task_completion", judge=OfflineJudge()).score(RUN, ITEM)
-    assert score.status == "unscored" and "offline" in score.reason
+def test_offline_judge_cannot_complete_and_leaves_library_judge_metrics_unscored(
+    tmp_path: Path,
+) -> None:
+    cached = CachedJudge(OfflineJudge(), f"sqlite:///{tmp_path / 'cache.db'}")
+    with pytest.raises(JudgeError, match="not generative"):
+        cached.complete(CompletionRequest("Extract claims.", {"type": "object"}))
+    for metric in ("deepeval.task_completion", "ragas.agent_goal_accuracy"):
+        score = build_scorer(metric, judge=cached).score(RUN, ITEM)
+        assert score.status == "unscored" and "generative judge" in score.reason
+
+
+def test_the_libraries_see_their_telemetry_off() -> None:
+    from deepeval.telemetry import telemetry_opt_out
+    from ragas._analytics import do_not_track
+
+    assert telemetry_opt_out() and do_not_track()

@@ -125,6 +125,7 @@ def test_unknown_metric_has_no_declaration() -> None:
         scorer_needs_judge("tool_corectness")
 
 
-def test_library_metric_takes_a_judge_or_a_ready_llm_not_both() -> None:
-    with pytest.raises(ValueError, match=r"deepeval\.faithfulness.*not both"):
+def test_library_metric_takes_no_llm_of_its_own() -> None:
+    # Its LLM is the suite's judge, through the one bridge (cache, retries, fingerprint).
+    with pytest.raises(TypeError, match=r"deepeval\.faithfulness.*threshold"):
         build_scorer("deepeval.faithfulness", judge=OFFLINE, llm=object())

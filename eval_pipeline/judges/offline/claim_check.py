@@ -2,8 +2,11 @@
 
 For each claim the closest evidence units (cosine of MiniLM embeddings) are found. Then, in
 order: a hard conflict (a fact absent from evidence that states facts, an opposed polarity
-term, a negation mismatch with a near-identical unit) makes it ``contradicted``; enough
-similarity plus content-word coverage makes it ``supported``; anything else is
+term, a negation mismatch with a near-identical unit) makes it ``contradicted``; a name the
+evidence never mentions (``names``) makes it ``unsupported``; a denied term
+whose opposite the evidence states ("not shipped" for ``pending``) makes it ``supported``;
+enough similarity plus content-word coverage makes it ``supported``, unless only the claim is
+negated (then ``contradicted``: the evidence states what the claim denies); anything else is
 ``unsupported``. Deterministic, explainable, and weak on paraphrase: calibration measures how
 weak.
 """
@@ -18,8 +21,10 @@ from eval_pipeline.judges.offline.conflicts import (
     fact_conflicts,
     facts,
     is_negated,
+    negated_polarity_agrees,
     polarity_conflict,
 )
+from eval_pipeline.judges.offline.names import mentioned_words, unmentioned_names
 
 SUPPORT_SIMILARITY = 0.5
 SUPPORT_COVERAGE = 0.5
@@ -74,6 +79,7 @@ class ClaimCheck:
     evidence_facts: frozenset[str]
     known_facts: frozenset[str]
     allowed_text: str
+    mentioned: frozenset[str] = frozenset()
 
     @property
     def texts(self) -> list[str]:
@@ -100,6 +106,7 @@ class ClaimCheck:
                     self.evidence_facts,
                     self.known_facts,
                     self.allowed_text,
+                    self.mentioned,
                 )
             )
         return verdicts
@@ -125,6 +132,7 @@ def claim_check(claims: list[str], contexts: list[str], *, allowed_text: str = "
         frozenset(evidence_facts),
         frozenset(facts(allowed_text)),
         allowed_text,
+        mentioned_words([*contexts, allowed_text]),
     )
 
 
@@ -136,6 +144,7 @@ def _decide(
     evidence_facts: AbstractSet[str],
     known_facts: AbstractSet[str],
     allowed_text: str,
+    mentioned: frozenset[str],
 ) -> ClaimVerdict:
     missing = [f for f in fact_conflicts(claim, evidence_facts) if f not in known_facts]
     if missing:
@@ -155,7 +164,25 @@ def _decide(
             best_sim,
             f"says {polarity[0]!r} where the evidence says {polarity[1]!r}",
         )
+    unnamed = unmentioned_names(claim, mentioned)
+    if unnamed:
+        return ClaimVerdict(
+            claim,
+            "unsupported",
+            best,
+            best_sim,
+            f"names {', '.join(unnamed)}, which the evidence never mentions",
+        )
     cover = coverage(claim, f"{near}\n{allowed_text}")
+    agreeing = negated_polarity_agrees(claim, near)
+    if agreeing is not None and best_sim >= LOOSE_SIMILARITY:
+        return ClaimVerdict(
+            claim,
+            "supported",
+            best,
+            best_sim,
+            f"{agreeing[0]!r} denied where the evidence says {agreeing[1]!r}",
+        )
     if (
         best_sim >= NEGATION_SIMILARITY
         and cover >= SUPPORT_COVERAGE
@@ -164,9 +191,15 @@ def _decide(
         return ClaimVerdict(
             claim, "contradicted", best, best_sim, "negation differs from the closest evidence"
         )
-    if (best_sim >= SUPPORT_SIMILARITY and cover >= SUPPORT_COVERAGE) or (
+    similar = (best_sim >= SUPPORT_SIMILARITY and cover >= SUPPORT_COVERAGE) or (
         best_sim >= LOOSE_SIMILARITY and cover >= LOOSE_COVERAGE
-    ):
+    )
+    if similar and is_negated(claim) and not is_negated(near):
+        # Similar words, but only the claim denies them: the evidence states the opposite.
+        return ClaimVerdict(
+            claim, "contradicted", best, best_sim, "the claim is negated and the evidence is not"
+        )
+    if similar:
         return ClaimVerdict(
             claim,
             "supported",

@@ -4,7 +4,8 @@ An answer splits into claims (sentences and list items, minus pleasantries and q
 context splits into evidence units: sentences of prose, and for structured tool results (JSON
 or a Python literal, as some instrumentations record them) one unit per leaf field
 (``order status: pending``) plus one per record joining its scalar fields, so a claim that
-mentions several fields of one record can match it as a whole.
+mentions several fields of one record can match it as a whole. A tool result as the scorers
+render it (``get_order returned: {...}``) is structured too, its fields labelled with the tool.
 """
 
 import ast
@@ -12,7 +13,13 @@ import json
 import re
 from typing import Any
 
+_TOOL_RESULT = re.compile(r"^([A-Za-z_][\w.-]*) returned: (.*)$", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_CLAUSE_BREAK = re.compile(
+    r";\s+|,\s+(?:and|but|so|while|although|though|whereas|which|with)\s+"
+    r"|\s+(?:because|since|although|whereas|but)\s+",
+    re.IGNORECASE,
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:[.'-][a-z0-9]+)*")
 _PLEASANTRY = re.compile(
@@ -43,15 +50,30 @@ def _sentences(text: str) -> list[str]:
     return pieces
 
 
+def _clauses(sentence: str) -> list[str]:
+    """A sentence cut where a new clause adds its own claim ("..., with heavy rain expected")."""
+    pieces = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence)]
+    return [p for p in pieces if p]
+
+
 def split_claims(answer: str) -> list[str]:
-    """The factual claims of ``answer``: sentences/list items that are not pleasantries."""
-    claims = []
+    """The factual claims of ``answer``: sentences/list items that are not pleasantries.
+
+    A sentence joining clauses ("declined because your card has expired") gives one claim per
+    clause, so a supported first half cannot carry an unsupported second half; a clause too
+    short to state anything on its own stays with the one before it.
+    """
+    claims: list[str] = []
     for sentence in _sentences(answer):
         if sentence.endswith("?") or _PLEASANTRY.match(sentence):
             continue
         if len(_WORD.findall(sentence.lower())) < _MIN_CLAIM_WORDS:
             continue
-        claims.append(sentence)
+        for clause in _clauses(sentence):
+            if claims and len(_WORD.findall(clause.lower())) < _MIN_CLAIM_WORDS:
+                claims[-1] = f"{claims[-1]} {clause}"
+            else:
+                claims.append(clause)
     return claims
 
 
@@ -94,10 +116,12 @@ def _flatten(value: Any, path: str, units: list[str]) -> None:
 
 def evidence_units(context: str) -> list[str]:
     """The evidence units of one context (structured fields or prose sentences)."""
-    parsed = _parse_structured(context)
+    tool = _TOOL_RESULT.match(context.strip())
+    label, payload = (_label(tool.group(1)), tool.group(2)) if tool else ("", context)
+    parsed = _parse_structured(payload)
     units: list[str] = []
     if isinstance(parsed, dict | list):
-        _flatten(parsed, "", units)
+        _flatten(parsed, label, units)
     else:
         units = _sentences(context)
     return units[:_MAX_UNITS_PER_CONTEXT] or [context.strip()]

@@ -7,7 +7,9 @@ Tasks it judges, from the request's fields (it never reads the rendered prompt):
 - ``answer_relevancy``: question-answer cosine (best of the whole answer and its best
   sentence), mapped linearly from [0.15, 0.55] onto [0, 1]; passed = score >= 0.5.
 - ``task_completion`` (only with an ``expected_outcome``): each claim of the expected outcome
-  checked against the final answer and the tool results; without one it cannot judge.
+  checked against the final answer and the tool calls that succeeded; a final answer that
+  ``answer_relevancy`` would fail against both the task and the expected outcome fails
+  whatever the tool calls did; without an expected outcome it cannot judge.
 - ``hallucination`` (no context, as in HaluEval): specific facts the answer introduces that the
   question does not contain, plus low relevance (``hallucination_signals``). Weak by
   construction: it has no world knowledge; calibration reports how weak.
@@ -21,6 +23,7 @@ similar-length texts, and most of the cost of scoring a build.
 """
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,9 +43,13 @@ from eval_pipeline.judges.rubrics import latest_version
 from eval_pipeline.traces.redact.pii import opaque
 
 BACKEND = "offline-minilm"
-METHOD_VERSION = "2"  # 2: redaction tokens read as opaque values (``pii.opaque``)
+METHOD_VERSION = "3"
+# 2: redaction tokens read as opaque values (``pii.opaque``). 3: rendered tool results parsed as
+# structured, two-character ids, negated claims need negated evidence, off-topic answers
+# complete no task.
 RELEVANCY_FLOOR = 0.15
 RELEVANCY_CEILING = 0.55
+_FAILED_CALL = re.compile(r"\)\s*->\s*error\b")  # a failed call as ``tool_calls_of`` renders it
 _CHUNK = 256  # requests per embedding batch: bounds the memory a batch holds
 
 
@@ -161,10 +168,30 @@ class OfflineJudge:
             raise JudgeCannotJudge(
                 "the offline judge judges task_completion only against an expected_outcome"
             )
-        evidence = [_require(fields, "answer"), *_as_texts(fields.get("tool_calls"))]
-        steps = split_claims(expected if isinstance(expected, str) else json.dumps(expected))
-        check = claim_check.claim_check(steps, evidence)
-        return _Pending(check.texts, lambda v: _claims_verdict(check.verdicts(v), "steps"))
+        answer = _require(fields, "answer")
+        # A call that failed did not do its step, whatever its arguments say.
+        done = [c for c in _as_texts(fields.get("tool_calls")) if not _FAILED_CALL.search(c)]
+        evidence = [answer, *done]
+        outcome = expected if isinstance(expected, str) else json.dumps(expected)
+        check = claim_check.claim_check(split_claims(outcome), evidence)
+        gauge = [answer, str(fields.get("question") or outcome), outcome]
+
+        def finish(vectors: Vectors) -> JudgeVerdict:
+            n = len(check.texts)
+            relevance = float(max(vectors[n + 1 :] @ vectors[n]))
+            if _relevancy_score(relevance) < 0.5:
+                # The user reads the final answer: one that answer_relevancy would fail (about
+                # something else) completes nothing, whatever the tool calls did.
+                return JudgeVerdict(
+                    0.0,
+                    False,
+                    f"the final answer does not address the task (cosine {relevance:.2f} to the "
+                    "task and the expected outcome)",
+                    {"claims": [], "answer_relevance": round(relevance, 4)},
+                )
+            return _claims_verdict(check.verdicts(vectors[:n]), "steps")
+
+        return _Pending([*check.texts, *gauge], finish)
 
     def _relevancy(self, fields: dict[str, Any]) -> "_Pending":
         question, answer = _require(fields, "question"), _require(fields, "answer")
@@ -180,10 +207,15 @@ class _Pending:
     finish: Callable[[Vectors], JudgeVerdict]
 
 
+def _relevancy_score(cosine: float) -> float:
+    """Question-answer cosine mapped linearly from [floor, ceiling] onto [0, 1]."""
+    return min(1.0, max(0.0, (cosine - RELEVANCY_FLOOR) / (RELEVANCY_CEILING - RELEVANCY_FLOOR)))
+
+
 def _relevancy_verdict(vectors: Vectors) -> JudgeVerdict:
     cosines = vectors[1:] @ vectors[0]
     best = float(max(cosines))
-    score = min(1.0, max(0.0, (best - RELEVANCY_FLOOR) / (RELEVANCY_CEILING - RELEVANCY_FLOOR)))
+    score = _relevancy_score(best)
     return JudgeVerdict(
         score=score,
         passed=score >= 0.5,

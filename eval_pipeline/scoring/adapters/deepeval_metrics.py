@@ -9,6 +9,7 @@ builds a new metric instance and runs it synchronously (``async_mode=False``).
 from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
 from eval_pipeline.scoring.run_text import evidence_of
@@ -28,11 +29,11 @@ class DeepEvalAdapter(LibraryAdapter):
     metric_class: ClassVar[str] = ""
     with_trace: ClassVar[bool] = False
 
-    def make_llm(self, base_url: str, model: str, api_key: str) -> Any:
-        """A DeepEval LLM over the endpoint."""
-        from eval_pipeline.scoring.adapters.llm_bridge import deepeval_endpoint_llm
+    def make_llm(self, judge: CompletingJudge) -> Any:
+        """A DeepEval LLM answering through the suite's judge."""
+        from eval_pipeline.scoring.adapters.llm_bridge import deepeval_judge_llm
 
-        return deepeval_endpoint_llm(base_url, model, api_key)
+        return deepeval_judge_llm(judge, self.metric_id)
 
     def missing(self, run: AgentRun, item: DatasetItem) -> str | None:
         """Why the metric cannot run on this input (None when it can)."""

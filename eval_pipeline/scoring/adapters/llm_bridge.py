@@ -1,65 +1,71 @@
-"""Library judges over the project's OpenAI-compatible judge endpoint.
+"""The one bridge from DeepEval and RAGAS metrics to the suite's judge.
 
-DeepEval and RAGAS metrics that need an LLM get one of these wrappers, pointed at the same
-endpoint and model as the project's generative judge. A judge is usable when it (or the judge
-it wraps, ``.inner``) exposes ``base_url`` (and optionally ``api_key``) and its fingerprint
-names the model; a
-non-generative judge (the offline default) is not, and the adapters then return ``unscored``
-with the reason rather than a number. Libraries are imported inside the functions.
+A library metric that needs an LLM gets a library LLM object whose every call is a
+``CompletionRequest`` to the project's judge (``judges.completion``): the cached judge the suite
+names, so each call goes through the judge cache, the judge's retries and concurrency limit, and
+is attributed to the judge's fingerprint; there is no other client. A non-generative judge (the
+offline default) cannot answer library prompts, and the adapters then return ``unscored`` with
+the reason rather than a number. Libraries are imported inside the functions.
 """
 
+import asyncio
+import json
 from typing import Any
 
-from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.judges.completion import CompletingJudge, CompletionRequest
 
 
-def endpoint_of(judge: Judge | None) -> tuple[str, str, str] | None:
-    """(base_url, model, api_key) of a generative OpenAI-compatible judge, else None."""
-    seen = 0
-    while judge is not None and seen < 5:
-        base_url = getattr(judge, "base_url", None)
-        if isinstance(base_url, str) and base_url:
-            api_key = getattr(judge, "api_key", None) or getattr(judge, "_api_key", None)
-            return base_url, judge.fingerprint.model, str(api_key or "not-needed")
-        # Wrappers (the judge cache) keep the real judge as ``inner``.
-        judge = getattr(judge, "inner", None)
-        seen += 1
-    return None
+def _ask(judge: CompletingJudge, caller: str, prompt: str, reply_model: Any) -> Any:
+    """The judge's reply to ``prompt``, as an instance of ``reply_model`` (text when None)."""
+    if reply_model is None:
+        return judge.complete(CompletionRequest(prompt, None, caller=caller))
+    request = CompletionRequest(
+        prompt,
+        reply_model.model_json_schema(),
+        schema_name=reply_model.__name__,
+        caller=caller,
+    )
+    return reply_model.model_validate(json.loads(judge.complete(request)))
 
 
-def deepeval_endpoint_llm(base_url: str, model: str, api_key: str) -> Any:
-    """A ``DeepEvalBaseLLM`` answering through an OpenAI-compatible chat endpoint (JSON mode)."""
-    import openai
+def deepeval_judge_llm(judge: CompletingJudge, caller: str) -> Any:
+    """A ``DeepEvalBaseLLM`` answering through ``judge`` (see the module docstring)."""
     from deepeval.models import DeepEvalBaseLLM
 
-    class EndpointLLM(DeepEvalBaseLLM):  # type: ignore[misc]
+    class JudgeLLM(DeepEvalBaseLLM):  # type: ignore[misc]
         def __init__(self) -> None:
-            self._client = openai.OpenAI(base_url=base_url, api_key=api_key)
-            super().__init__(model)
+            super().__init__(judge.fingerprint.model)
 
         def load_model(self) -> Any:
-            return self._client
+            return judge
 
         def generate(self, prompt: str, schema: Any = None) -> Any:
-            extra: dict[str, Any] = {}
-            if schema is not None:
-                extra["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
-                }
-            response = self._client.chat.completions.create(
-                model=model, messages=[{"role": "user", "content": prompt}], temperature=0, **extra
-            )
-            text = response.choices[0].message.content or ""
-            return schema.model_validate_json(text) if schema is not None else text
+            return _ask(judge, caller, prompt, schema)
 
         async def a_generate(self, prompt: str, schema: Any = None) -> Any:
-            return self.generate(prompt, schema)
+            return await asyncio.to_thread(_ask, judge, caller, prompt, schema)
 
         def get_model_name(self) -> str:
-            return model
+            return str(judge.fingerprint.model)
 
-    return EndpointLLM()
+    return JudgeLLM()
+
+
+def ragas_judge_llm(judge: CompletingJudge, caller: str) -> Any:
+    """A RAGAS ``InstructorBaseRagasLLM`` answering through ``judge``."""
+    from ragas.llms.base import InstructorBaseRagasLLM
+
+    class JudgeLLM(InstructorBaseRagasLLM):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.model = judge.fingerprint.model
+
+        def generate(self, prompt: str, response_model: Any) -> Any:
+            return _ask(judge, caller, prompt, response_model)
+
+        async def agenerate(self, prompt: str, response_model: Any) -> Any:
+            return await asyncio.to_thread(_ask, judge, caller, prompt, response_model)
+
+    return JudgeLLM()
 
 
 def deepeval_unused_llm() -> Any:
@@ -86,13 +92,3 @@ def deepeval_unused_llm() -> Any:
             return "unused"
 
     return UnusedLLM()
-
-
-def ragas_endpoint_llm(base_url: str, model: str, api_key: str) -> Any:
-    """A RAGAS instructor LLM over the endpoint (async client, as ``.score()`` requires)."""
-    from openai import AsyncOpenAI
-    from ragas.llms.base import llm_factory
-
-    return llm_factory(
-        model, provider="openai", client=AsyncOpenAI(base_url=base_url, api_key=api_key)
-    )

@@ -9,6 +9,7 @@ need an LLM (see ``LibraryAdapter``). The run is fed as RAGAS messages
 from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
 from eval_pipeline.scoring.run_text import evidence_of, question_of
@@ -26,11 +27,11 @@ class RagasAdapter(LibraryAdapter):
     library = "ragas"
     metric_class: ClassVar[str] = ""
 
-    def make_llm(self, base_url: str, model: str, api_key: str) -> Any:
-        """A RAGAS instructor LLM over the endpoint."""
-        from eval_pipeline.scoring.adapters.llm_bridge import ragas_endpoint_llm
+    def make_llm(self, judge: CompletingJudge) -> Any:
+        """A RAGAS LLM answering through the suite's judge."""
+        from eval_pipeline.scoring.adapters.llm_bridge import ragas_judge_llm
 
-        return ragas_endpoint_llm(base_url, model, api_key)
+        return ragas_judge_llm(judge, self.metric_id)
 
     def inputs(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """The metric's ``score`` keyword arguments, or why they cannot be built."""
