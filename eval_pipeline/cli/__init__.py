@@ -20,7 +20,9 @@ from eval_pipeline.cli import (
     calibrate,
     datasets,
     demo,
+    export,
     gate,
+    import_cmd,
     ingest,
     scoring,
     serve,
@@ -47,6 +49,8 @@ for module in (
     calibrate,
     triage,
     serve,
+    export,
+    import_cmd,
     bench,
 ):
     for command in module.COMMANDS:

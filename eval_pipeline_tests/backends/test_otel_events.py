@@ -1,0 +1,129 @@
+"""Scores out as ``gen_ai.evaluation.result`` log events over OTLP, and back in as scores.
+
+Contract: ``export scores --otlp-endpoint`` sends one event per score row, over HTTP and over
+gRPC, each carrying the GenAI evaluation attributes (name, score value only for scored rows,
+label, explanation) tied to the scored trace and span, with the evaluator's id and version; what
+arrives, decoded with the OTLP protobuf classes, is that; the logs handler (``on_logs``) stores
+the events as score rows equal to the exported ones (the round trip). A build with no scores and
+a malformed endpoint are bad input (exit 2); an endpoint that is down is exit 3; an event the
+handler cannot read is rejected alone (``partial_success``) and the others are stored.
+"""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+from eval_pipeline.backends.evaluation_event import (
+    EVALUATION_NAME,
+    EVENT_NAME,
+    EXPLANATION,
+    SCORE_LABEL,
+    SCORE_VALUE,
+    SCORER_ID,
+    SCORER_VERSION,
+)
+from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
+from eval_pipeline.backends.otel_events_out import requests_for
+from eval_pipeline.cli import cli
+from eval_pipeline.home import current_home
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.traces.store.trace_store import TraceStore
+from eval_pipeline_tests.backends.otlp_logs_server import logs_endpoint
+from eval_pipeline_tests.backends.scored_build import scored_build
+
+
+def _attributes(record: object) -> dict[str, object]:
+    out = {}
+    for kv in record.attributes:  # type: ignore[attr-defined]
+        kind = kv.value.WhichOneof("value")
+        out[kv.key] = getattr(kv.value, kind)
+    return out
+
+
+@pytest.mark.parametrize("protocol", ["http", "grpc"])
+def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
+    protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = scored_build(tmp_path, monkeypatch)
+    exported = ScoreStore(current_home().store).read(build)
+    roots = {
+        s.trace_id: s.span_id
+        for s in TraceStore(current_home().store).read_spans(build)
+        if s.parent_span_id is None
+    }
+    receiver_store = tmp_path / "receiver_store"
+    with logs_endpoint(EvaluationEventHandler(receiver_store)) as endpoint:
+        target = endpoint.http_url if protocol == "http" else endpoint.grpc_target
+        result = CliRunner().invoke(
+            cli,
+            ["export", "scores", "--build", build, "--otlp-endpoint", target]
+            + ["--protocol", protocol, "--format", "json"],
+        )
+        assert result.exit_code == 0, result.output
+        records = [
+            record
+            for body in endpoint.received
+            for resource in ExportLogsServiceRequest.FromString(body).resource_logs
+            for scope in resource.scope_logs
+            for record in scope.log_records
+        ]
+    assert len(records) == len(exported)
+    by_key = {(s.trace_id, s.metric_id): s for s in exported}
+    for record in records:
+        attributes = _attributes(record)
+        assert record.event_name == EVENT_NAME
+        score = by_key[(record.trace_id.hex(), attributes[EVALUATION_NAME])]
+        parent = score.span_ids[0] if score.span_ids else roots[score.trace_id]
+        assert record.span_id.hex() == parent
+        assert attributes[SCORE_LABEL] == score.status
+        assert attributes.get(SCORE_VALUE) == score.value
+        assert attributes.get(EXPLANATION, "") == score.reason
+        assert (attributes[SCORER_ID], attributes[SCORER_VERSION]) == (
+            score.scorer_id,
+            score.scorer_version,
+        )
+    assert sorted(ScoreStore(receiver_store).read(build), key=repr) == sorted(exported, key=repr)
+
+
+def test_missing_values_stay_missing_and_a_bad_event_is_rejected_alone(tmp_path: Path) -> None:
+    rows = [
+        Score("faithfulness", None, "unscored", "faithfulness", 2, reason="no context",
+              trace_id="ab" * 16, span_ids=("cd" * 8,), build="b", item_id="i1", run_index=0),
+        Score("task_success", None, "error", "imported:tau2", 1, reason="judge timed out",
+              trace_id="ab" * 16, span_ids=("cd" * 8,), build="b", item_id="i1", run_index=0),
+        Score("handoff_quality", None, "not_applicable", "handoff_quality", 1,
+              reason="no hand-off expected", build="b", item_id="i1", run_index=0),
+    ]
+    request = next(iter(requests_for(rows)))
+    sent = request.resource_logs[0].scope_logs[0].log_records
+    assert all(SCORE_VALUE not in _attributes(r) for r in sent)
+    bad = sent.add()
+    bad.CopyFrom(sent[0])
+    for kv in bad.attributes:
+        if kv.key == EVALUATION_NAME:
+            kv.value.string_value = ""
+    response = EvaluationEventHandler(tmp_path)(request)
+    assert response.partial_success.rejected_log_records == 1
+    assert "log_records[3]" in response.partial_success.error_message
+    assert EVALUATION_NAME in response.partial_success.error_message
+    assert sorted(ScoreStore(tmp_path).read("b"), key=repr) == sorted(rows, key=repr)
+
+
+def test_bad_input_and_a_down_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    none = runner.invoke(cli, ["export", "scores", "--build", "nope", "--otlp-endpoint", "http://127.0.0.1:9"])
+    assert none.exit_code == 2
+    assert "--build: no scores stored for build 'nope'" in none.output
+    build = scored_build(tmp_path, monkeypatch)
+    bad_url = runner.invoke(cli, ["export", "scores", "--build", build, "--otlp-endpoint", "ftp://x"])
+    assert bad_url.exit_code == 2
+    assert "--otlp-endpoint" in bad_url.output
+    down = runner.invoke(
+        cli, ["export", "scores", "--build", build, "--otlp-endpoint", "http://127.0.0.1:9"]
+    )
+    assert down.exit_code == 3
+    assert "127.0.0.1:9" in down.output
+    assert ScoreStore(current_home().store).read(build)
