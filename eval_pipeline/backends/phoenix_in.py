@@ -30,9 +30,24 @@ from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode.errors import DecodeError
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, RowStore, ingest
-from eval_pipeline.traces.redact.redactor import RedactionPolicy
+from eval_pipeline.traces.redact.redactor import REPLACED, RedactionPolicy
+from eval_pipeline.traces.semconv import OPERATION_NAME
 
 SCORER_ID = f"{IMPORTED_PREFIX}phoenix"
+PHOENIX_DERIVED = (
+    "llm.",
+    "input.",
+    "output.",
+    "tool.",
+    "tool_call.",
+    "retrieval.",
+    "embedding.",
+    "reranker.",
+    "session.",
+    "user.",
+    "openinference.",
+)
+"""OpenInference attribute prefixes Phoenix derives from GenAI attributes (see ``_as_sent``)."""
 PAGE = 1000
 SPAN_IDS_PER_REQUEST = 100
 """Span ids per annotations request (keeps the query string short)."""
@@ -123,10 +138,46 @@ def read_spans(base_url: str, project: str, *, api_key: str | None = None) -> Ph
     return out
 
 
+def _present(value: Any) -> Any:
+    """A JSON value without Phoenix's null placeholders (every unset ``AnyValue`` kind)."""
+    if isinstance(value, dict):
+        return {k: _present(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_present(v) for v in value]
+    return value
+
+
+def _as_sent(span: dict[str, Any]) -> dict[str, Any]:
+    """The span as it was sent: a GenAI span without the OpenInference copies Phoenix adds.
+
+    Phoenix derives OpenInference attributes (``llm.*``, ``input.value``, ``session.id``,
+    ``openinference.span.kind``, ...) from the GenAI ones it receives and returns both; read
+    together they would make the span look like another dialect. A span that names its GenAI
+    operation keeps its GenAI attributes only; a span without one (sent in OpenInference by an
+    OpenInference instrumentation) is kept whole. Phoenix also flattens map attributes into
+    dotted keys (the redaction marker ``eval_pipeline.redaction.replaced`` is folded back into
+    its map) and holds times to the microsecond (the float noise below it is rounded off).
+    """
+    span = _present(span)
+    pairs = [kv for kv in span.get("attributes") or [] if isinstance(kv, dict)]
+    if any(kv.get("key") == OPERATION_NAME for kv in pairs):
+        pairs = [kv for kv in pairs if not str(kv.get("key", "")).startswith(PHOENIX_DERIVED)]
+    folded = [kv for kv in pairs if str(kv.get("key", "")).startswith(f"{REPLACED}.")]
+    if folded:
+        entries = [{"key": kv["key"][len(REPLACED) + 1 :], "value": kv.get("value")} for kv in folded]
+        pairs = [kv for kv in pairs if kv not in folded]
+        pairs.append({"key": REPLACED, "value": {"kvlist_value": {"values": entries}}})
+    span["attributes"] = pairs
+    for key in ("start_time_unix_nano", "end_time_unix_nano"):
+        if isinstance(span.get(key), int | str) and str(span[key]).isdigit():
+            span[key] = str(round(int(span[key]) / 1000) * 1000)
+    return span
+
+
 def requests(spans: PhoenixSpans, project: str) -> Iterator[OtlpRequest]:
     """Each page of spans as one OTLP/JSON request for ingest."""
     for index, page in enumerate(spans.pages):
-        body = {"resourceSpans": [{"scopeSpans": [{"spans": page}]}]}
+        body = {"resourceSpans": [{"scopeSpans": [{"spans": [_as_sent(s) for s in page]}]}]}
         yield OtlpRequest(
             json.dumps(body).encode(), "application/json", f"phoenix:{project}:page{index}"
         )

@@ -1,13 +1,13 @@
 """Scores out as Phoenix span annotations, through its REST API (``POST /v1/span_annotations``).
 
-One annotation per score row, on the scored span (the run's root span, ``span_ids[0]``):
+One annotation per score row, on the scored span (``span_ids[0]``, else the run's root span):
 ``name`` = metric id, ``result`` = {``score``: value (absent unless scored), ``label``: status,
 ``explanation``: reason}, ``annotator_kind`` ``LLM`` for a judged score and ``CODE`` otherwise,
 ``identifier`` ``eval-pipeline`` (so exporting again updates the annotation instead of adding
 one), and ``metadata.eval_pipeline`` holding the rest of the row (evaluator identity and
 version, judge, eval context, evidence), which ``phoenix_in`` reads back into the same row.
-A score with no span (a run that never produced one) cannot be an annotation: it is counted,
-not sent. Phoenix must already hold the spans (send them with ``otlp_traces_out``).
+A score with no span at all (a run that never produced one) cannot be an annotation: it is
+counted, not sent. Phoenix must already hold the spans (send them with ``otlp_traces_out``).
 """
 
 from collections.abc import Mapping, Sequence
@@ -57,15 +57,15 @@ def score_metadata(score: Score) -> dict[str, Any]:
     }
 
 
-def annotation(score: Score) -> dict[str, Any]:
-    """The ``SpanAnnotationData`` body of one score row (it must name a span)."""
+def annotation(score: Score, span_id: str) -> dict[str, Any]:
+    """The ``SpanAnnotationData`` body of one score row, on ``span_id``."""
     result: dict[str, Any] = {"label": score.status}
     if score.value is not None:
         result["score"] = score.value
     if score.reason:
         result["explanation"] = score.reason
     return {
-        "span_id": score.span_ids[0],
+        "span_id": span_id,
         "name": score.metric_id,
         "annotator_kind": "LLM" if score.judge_fingerprint else "CODE",
         "result": result,
@@ -80,10 +80,22 @@ def headers(api_key: str | None) -> Mapping[str, str]:
 
 
 def export_annotations(
-    scores: Sequence[Score], base_url: str, *, api_key: str | None = None
+    scores: Sequence[Score],
+    base_url: str,
+    *,
+    api_key: str | None = None,
+    run_roots: Mapping[str, str] | None = None,
 ) -> AnnotationReport:
-    """Annotate the scored spans in Phoenix; raises ``PhoenixError`` when Phoenix refuses."""
-    bodies = [annotation(s) for s in scores if s.span_ids]
+    """Annotate the scored spans in Phoenix; raises ``PhoenixError`` when Phoenix refuses.
+
+    A row naming no span goes on its run's root span (``run_roots``: trace id -> root span).
+    """
+    roots = run_roots or {}
+    bodies = []
+    for score in scores:
+        span = score.span_ids[0] if score.span_ids else roots.get(score.trace_id or "")
+        if span:
+            bodies.append(annotation(score, span))
     url = base_url.rstrip("/") + "/v1/span_annotations"
     sent = 0
     with httpx.Client(timeout=TIMEOUT_S, headers=headers(api_key)) as client:

@@ -18,6 +18,7 @@ wrong, and nothing stored changes either way).
 import json
 import os
 import time
+from collections.abc import Sequence
 
 import click
 import httpx
@@ -31,6 +32,7 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 PHOENIX_PROJECT_ATTRIBUTE = "openinference.project.name"
@@ -55,6 +57,11 @@ def _scores(build: str) -> list[Score]:
     return scores
 
 
+def _run_roots(spans: Sequence[Span]) -> dict[str, str]:
+    """Trace id -> root span id: where a score naming no span is attached."""
+    return {s.trace_id: s.span_id for s in spans if s.parent_span_id is None}
+
+
 def _wait_for_spans(url: str, project: str, expected: set[str], api_key: str | None) -> None:
     deadline = time.monotonic() + SPANS_WAIT_S
     while True:
@@ -73,9 +80,10 @@ def _wait_for_spans(url: str, project: str, expected: set[str], api_key: str | N
 def _phoenix(build: str, scores: list[Score], url: str, project: str, traces: bool) -> dict:
     api_key = os.environ.get("PHOENIX_API_KEY")
     result: dict[str, object] = {"target": "phoenix", "project": project}
+    spans = TraceStore(current_home().store).read_spans(build)
+    roots = _run_roots(spans)
     try:
         if traces:
-            spans = TraceStore(current_home().store).read_spans(build)
             auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
             result["spans"] = send_traces(
                 spans,
@@ -84,7 +92,7 @@ def _phoenix(build: str, scores: list[Score], url: str, project: str, traces: bo
                 extra_resource={PHOENIX_PROJECT_ATTRIBUTE: project},
             )
             _wait_for_spans(url, project, {s.span_id for s in spans}, api_key)
-        report = export_annotations(scores, url, api_key=api_key)
+        report = export_annotations(scores, url, api_key=api_key, run_roots=roots)
     except (PhoenixError, httpx.HTTPError) as exc:
         raise EndpointError(str(exc)) from None
     result.update(annotations=report.annotations, without_span=report.without_span)
@@ -126,8 +134,7 @@ def scores(
     result: dict[str, object] = {"build": build, "scores": len(rows)}
     if otlp_endpoint:
         try:
-            spans = TraceStore(current_home().store).read_spans(build)
-            roots = {s.trace_id: s.span_id for s in spans if s.parent_span_id is None}
+            roots = _run_roots(TraceStore(current_home().store).read_spans(build))
             report = export_scores(rows, otlp_endpoint, protocol=protocol, run_roots=roots)
         except ValueError as exc:
             raise InputError(str(exc)) from None
