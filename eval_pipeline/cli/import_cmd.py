@@ -120,6 +120,8 @@ def import_(
             result = openai_evals_in.import_files(
                 files,
                 datasets=DatasetStore(home.datasets),
+                store=store,
+                policy=policy,
                 name=name,
                 version=version,
                 build=build,
