@@ -1,57 +1,22 @@
 """A real Phoenix server for the tests: its own virtual environment, started on loopback.
 
-``arize-phoenix`` lives in ``.venv-phoenix`` (pins: ``requirements-phoenix.lock``), apart from
-the project's environment so its pins never touch ours. ``make phoenix-venv`` (part of ``make
-test``) builds it; when it is missing the fixture builds it the same way (a few minutes; the
-venv is kept and reused while the lock is unchanged) and skips, with the reason, only if that
-install fails. The server runs with telemetry and external resources off, a fresh working
+``arize-phoenix`` lives in ``.venv-phoenix`` (``side_venv``). The server runs with telemetry and external resources off, a fresh working
 folder (SQLite) and free ports, and is stopped by its own process id.
 """
 
-import hashlib
 import os
 import socket
 import subprocess
-
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-VENV = ROOT / ".venv-phoenix"
-LOCK = ROOT / "requirements-phoenix.lock"
-STAMP = VENV / ".installed"
+from eval_pipeline_tests.backends.side_venv import ensure_venv
+
 START_TIMEOUT_S = 180.0
-
-
-def _lock_hash() -> str:
-    return hashlib.sha256(LOCK.read_bytes()).hexdigest()
-
-
-def ensure_venv() -> Path:
-    """The Phoenix executable, installing the venv from the lock when it is not current."""
-    phoenix = VENV / "bin" / "phoenix"
-    if phoenix.exists() and STAMP.exists() and STAMP.read_text() == _lock_hash():
-        return phoenix
-    python = os.environ.get("PHOENIX_PYTHON", "python3.11")
-    try:
-        if not (VENV / "bin" / "python").exists():
-            subprocess.run([python, "-m", "venv", str(VENV)], check=True, capture_output=True)
-        subprocess.run(
-            [str(VENV / "bin" / "pip"), "install", "-q", "-r", str(LOCK)],
-            check=True,
-            capture_output=True,
-            timeout=1800,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        pytest.skip(f"cannot create the Phoenix venv ({VENV}): {exc} {detail[-300:]!r}")
-    STAMP.write_text(_lock_hash())
-    return phoenix
 
 
 def _free_port() -> int:
@@ -63,7 +28,7 @@ def _free_port() -> int:
 @contextmanager
 def phoenix_server(workdir: Path) -> Iterator[str]:
     """A running Phoenix server's base URL (stopped on exit)."""
-    phoenix = ensure_venv()
+    phoenix = ensure_venv("phoenix") / "phoenix"
     port, grpc_port = _free_port(), _free_port()
     env = {
         "PATH": os.environ.get("PATH", ""),
