@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
 from eval_pipeline.scoring.score import Score, ScoreStatus
@@ -55,19 +55,20 @@ class EventError(ValueError):
         self.field = field
 
 
-def _any(value: Any) -> AnyValue:
+def _set(target: AnyValue, value: Any) -> None:
+    """Write a value into an ``AnyValue`` in place (field by field: no message copies)."""
     if isinstance(value, bool):
-        return AnyValue(bool_value=value)
-    if isinstance(value, int):
-        return AnyValue(int_value=value)
-    if isinstance(value, float):
-        return AnyValue(double_value=value)
-    if isinstance(value, list | tuple):
-        out = AnyValue()
-        out.array_value.SetInParent()  # an empty list stays a list
-        out.array_value.values.extend(_any(v) for v in value)
-        return out
-    return AnyValue(string_value=str(value))
+        target.bool_value = value
+    elif isinstance(value, int):
+        target.int_value = value
+    elif isinstance(value, float):
+        target.double_value = value
+    elif isinstance(value, list | tuple):
+        target.array_value.SetInParent()  # an empty list stays a list
+        for item in value:
+            _set(target.array_value.values.add(), item)
+    else:
+        target.string_value = str(value)
 
 
 def _value(value: AnyValue) -> Any:
@@ -82,10 +83,20 @@ def _value(value: AnyValue) -> Any:
 def record_from_score(
     score: Score, time_unix_nano: int, *, run_root: str | None = None
 ) -> LogRecord:
-    """The evaluation event of one score row (see the module docstring for the mapping).
+    """The evaluation event of one score row (``fill_record`` into a new record)."""
+    record = LogRecord()
+    fill_record(record, score, time_unix_nano, run_root=run_root)
+    return record
+
+
+def fill_record(
+    record: LogRecord, score: Score, time_unix_nano: int, *, run_root: str | None = None
+) -> None:
+    """Write the evaluation event of one score row into ``record`` (see the module docstring).
 
     A row that names no span (a run-level metric) is parented to ``run_root``, the root span
     of its run, when known; ``eval_pipeline.score.span_ids`` keeps what the row itself named.
+    Filled in place, so a request's records are built where they live (no copies).
     """
     pairs: dict[str, Any] = {
         EVALUATION_NAME: score.metric_id,
@@ -112,19 +123,21 @@ def record_from_score(
             pairs[key] = json.dumps(mapping, sort_keys=True, default=str)
     if score.scorer_args:
         pairs[SCORER_ARGS] = json.dumps(score.scorer_args, sort_keys=True)
-    record = LogRecord(
-        time_unix_nano=time_unix_nano,
-        observed_time_unix_nano=time_unix_nano,
-        severity_number=SEVERITY_INFO,  # type: ignore[arg-type]
-        event_name=EVENT_NAME,
-        attributes=[KeyValue(key=k, value=_any(v)) for k, v in pairs.items() if v is not None],
-    )
+    record.time_unix_nano = time_unix_nano
+    record.observed_time_unix_nano = time_unix_nano
+    record.severity_number = SEVERITY_INFO  # type: ignore[assignment]
+    record.event_name = EVENT_NAME
+    attributes = record.attributes
+    for key, value in pairs.items():
+        if value is not None:
+            kv = attributes.add()
+            kv.key = key
+            _set(kv.value, value)
     if score.trace_id:
         record.trace_id = bytes.fromhex(score.trace_id)
     parent = score.span_ids[0] if score.span_ids else run_root
     if parent:
         record.span_id = bytes.fromhex(parent)
-    return record
 
 
 def is_evaluation_event(record: LogRecord) -> bool:

@@ -6,17 +6,14 @@ that handler. Every ``gen_ai.evaluation.result`` record becomes a score row
 (``evaluation_event.score_from_record``: ours come back exactly, another tool's with the standard
 fields only, as ``imported:otel``) and the rows are stored before the handler returns, so an
 acknowledged event is kept. A record that is not an evaluation event, or one whose attributes
-cannot be a score, is rejected alone with a message naming the record and the attribute
-(OTLP ``partial_success``: the others are stored).
+cannot be a score, is rejected alone with a message naming the record and the attribute; the
+others are stored (``EventsRejected``, a ``ValueError``: the receiver's 400 for bad data).
 """
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-    ExportLogsServiceRequest,
-    ExportLogsServiceResponse,
-)
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
 from eval_pipeline.backends.evaluation_event import (
     EVENT_NAME,
@@ -60,29 +57,36 @@ def scores_from_request(request: ExportLogsServiceRequest, *, source: str) -> Lo
     return outcome
 
 
+class EventsRejected(ValueError):
+    """Some records of a logs request were not evaluation events we can store (bad input).
+
+    Raised after the good events are stored; the receiver answers it as a 400 naming them.
+    """
+
+
 class EvaluationEventHandler:
     """``on_logs`` for the receiver: store a request's evaluation events as imported scores.
 
     Events naming no build (``eval_pipeline.build.id``) are stored under ``default_build``
-    (``production``, as live spans are).
+    (``production``, as live spans are). A request with records that cannot be stored has the
+    good ones stored and raises ``EventsRejected`` naming the others (the first few; the count
+    covers them all), which the receiver turns into a 400 with that message.
     """
 
     def __init__(self, store_root: Path, *, default_build: str = "production") -> None:
         self.scores = ScoreStore(store_root)
         self.default_build = default_build
 
-    def __call__(self, request: ExportLogsServiceRequest) -> ExportLogsServiceResponse:
-        """Store the request's evaluation events; the response counts the rejected records."""
+    def __call__(self, request: ExportLogsServiceRequest) -> None:
+        """Store the request's evaluation events; raises ``EventsRejected`` for bad records."""
         outcome = scores_from_request(request, source="logs request")
-        rejected = len(outcome.errors)
         try:
             store_imported_scores(self.scores, outcome.scores, default_build=self.default_build)
         except ValueError as exc:  # a build name no partition can hold: nothing was written
-            outcome.errors.append(f"logs request: {exc}")
-            rejected += len(outcome.scores)
-            outcome.scores = []
-        response = ExportLogsServiceResponse()
+            raise EventsRejected(f"logs request: {exc}") from None
         if outcome.errors:
-            response.partial_success.rejected_log_records = rejected
-            response.partial_success.error_message = "; ".join(outcome.errors[:SHOWN_ERRORS])
-        return response
+            shown = "; ".join(outcome.errors[:SHOWN_ERRORS])
+            raise EventsRejected(
+                f"{len(outcome.errors)} log record(s) rejected, "
+                f"{len(outcome.scores)} evaluation event(s) stored: {shown}"
+            )

@@ -26,10 +26,9 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 )
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2_grpc import LogsServiceStub
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
-from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs, ScopeLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
-from eval_pipeline.backends.evaluation_event import record_from_score
+from eval_pipeline.backends.evaluation_event import fill_record
 from eval_pipeline.scoring.score import Score
 
 BATCH = 1000
@@ -83,15 +82,15 @@ def requests_for(
     scope = InstrumentationScope(name=SCOPE, version=_package_version())
     now = time.time_ns()
     for start in range(0, len(scores), batch):
-        records = [
-            record_from_score(s, now, run_root=roots.get(s.trace_id or ""))
-            for s in scores[start : start + batch]
-        ]
-        yield ExportLogsServiceRequest(
-            resource_logs=[
-                ResourceLogs(resource=resource, scope_logs=[ScopeLogs(scope=scope, log_records=records)])
-            ]
-        )
+        request = ExportLogsServiceRequest()
+        resource_logs = request.resource_logs.add()
+        resource_logs.resource.CopyFrom(resource)
+        scope_logs = resource_logs.scope_logs.add()
+        scope_logs.scope.CopyFrom(scope)
+        records = scope_logs.log_records
+        for score in scores[start : start + batch]:
+            fill_record(records.add(), score, now, run_root=roots.get(score.trace_id or ""))
+        yield request
 
 
 def logs_url(endpoint: str) -> str:

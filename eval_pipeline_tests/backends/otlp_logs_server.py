@@ -2,8 +2,9 @@
 
 Stands in for the product receiver's logs endpoint until it lands: ``POST /v1/logs``
 (protobuf) on a stdlib HTTP server and the gRPC ``LogsService`` on a grpcio server, both on
-loopback, both handing the decoded ``ExportLogsServiceRequest`` to the handler and answering its
-``ExportLogsServiceResponse``. Every request body that arrived is kept (``received``) so a test
+loopback, both handing the decoded ``ExportLogsServiceRequest`` to the handler, answering an
+empty ``ExportLogsServiceResponse``, and a ``ValueError`` from it as bad data (HTTP 400, gRPC
+``INVALID_ARGUMENT``), as the receiver does. Every request body that arrived is kept (``received``) so a test
 can decode it with the OTLP protobuf classes.
 """
 
@@ -22,7 +23,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceResponse,
 )
 
-Handler = Callable[[ExportLogsServiceRequest], ExportLogsServiceResponse]
+Handler = Callable[[ExportLogsServiceRequest], None]
 
 
 @dataclass
@@ -40,7 +41,8 @@ def logs_endpoint(on_logs: Handler) -> Iterator[LogsEndpoint]:
     def handle(body: bytes) -> ExportLogsServiceResponse:
         with lock:
             received.append(body)
-            return on_logs(ExportLogsServiceRequest.FromString(body))
+            on_logs(ExportLogsServiceRequest.FromString(body))
+            return ExportLogsServiceResponse()
 
     class Http(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -49,7 +51,15 @@ def logs_endpoint(on_logs: Handler) -> Iterator[LogsEndpoint]:
                 self.send_response(404)
                 self.end_headers()
                 return
-            payload = handle(body).SerializeToString()
+            try:
+                payload = handle(body).SerializeToString()
+            except ValueError as exc:
+                message = f"logs rejected: {exc}".encode()
+                self.send_response(400)
+                self.send_header("Content-Length", str(len(message)))
+                self.end_headers()
+                self.wfile.write(message)
+                return
             self.send_response(200)
             self.send_header("Content-Type", "application/x-protobuf")
             self.send_header("Content-Length", str(len(payload)))
@@ -61,7 +71,10 @@ def logs_endpoint(on_logs: Handler) -> Iterator[LogsEndpoint]:
 
     class Logs(logs_service_pb2_grpc.LogsServiceServicer):
         def Export(self, request: ExportLogsServiceRequest, context: Any) -> Any:
-            return handle(request.SerializeToString())
+            try:
+                return handle(request.SerializeToString())
+            except ValueError as exc:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"logs rejected: {exc}")
 
     http = ThreadingHTTPServer(("127.0.0.1", 0), Http)
     thread = threading.Thread(target=http.serve_forever, daemon=True)

@@ -6,7 +6,7 @@ label, explanation) tied to the scored trace and span, with the evaluator's id a
 arrives, decoded with the OTLP protobuf classes, is that; the logs handler (``on_logs``) stores
 the events as score rows equal to the exported ones (the round trip). A build with no scores and
 a malformed endpoint are bad input (exit 2); an endpoint that is down is exit 3; an event the
-handler cannot read is rejected alone (``partial_success``) and the others are stored.
+handler cannot read is rejected by name (the receiver's 400) and the others are stored.
 """
 
 from pathlib import Path
@@ -24,7 +24,7 @@ from eval_pipeline.backends.evaluation_event import (
     SCORER_ID,
     SCORER_VERSION,
 )
-from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
+from eval_pipeline.backends.otel_events_in import EvaluationEventHandler, EventsRejected
 from eval_pipeline.backends.otel_events_out import requests_for
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
@@ -105,10 +105,10 @@ def test_missing_values_stay_missing_and_a_bad_event_is_rejected_alone(tmp_path:
     for kv in bad.attributes:
         if kv.key == EVALUATION_NAME:
             kv.value.string_value = ""
-    response = EvaluationEventHandler(tmp_path)(request)
-    assert response.partial_success.rejected_log_records == 1
-    assert "log_records[3]" in response.partial_success.error_message
-    assert EVALUATION_NAME in response.partial_success.error_message
+    with pytest.raises(EventsRejected) as rejected:
+        EvaluationEventHandler(tmp_path)(request)
+    assert "1 log record(s) rejected, 3 evaluation event(s) stored" in str(rejected.value)
+    assert f"log_records[3]: {EVALUATION_NAME}: is required" in str(rejected.value)
     assert sorted(ScoreStore(tmp_path).read("b"), key=repr) == sorted(rows, key=repr)
 
 
