@@ -144,7 +144,9 @@ def is_evaluation_event(record: LogRecord) -> bool:
     """True for a ``gen_ai.evaluation.result`` record (by event name, or its name attribute)."""
     if record.event_name:
         return record.event_name == EVENT_NAME
-    return any(kv.key == "event.name" and _value(kv.value) == EVENT_NAME for kv in record.attributes)
+    return any(
+        kv.key == "event.name" and _value(kv.value) == EVENT_NAME for kv in record.attributes
+    )
 
 
 def _json(attributes: Mapping[str, Any], key: str) -> Any:

@@ -94,9 +94,7 @@ def recorded_score(
                 scorer_version=int(ours.get("scorer_version") or 1),
                 reason=str(explanation or ""),
                 trace_id=ours.get("trace_id") or run.trace_id,
-                span_ids=tuple(
-                    ours["span_ids"] if "span_ids" in ours else [run.span_id] if run.span_id else []
-                ),
+                span_ids=tuple(ours.get("span_ids", [run.span_id] if run.span_id else [])),
                 build=build or ours.get("build") or run.build,
                 item_id=ours.get("item_id", run.item_id),
                 run_index=ours.get("run_index", run.run_index),

@@ -68,7 +68,9 @@ def _auth() -> tuple[str, str]:
     return public, secret
 
 
-def export_langfuse(scores: Sequence[Score], spans: Sequence[Span], base_url: str) -> dict[str, Any]:
+def export_langfuse(
+    scores: Sequence[Score], spans: Sequence[Span], base_url: str
+) -> dict[str, Any]:
     """Send ``spans`` (if any) over OTLP, then every score row; what was sent."""
     public, secret = _auth()
     base = base_url.rstrip("/")

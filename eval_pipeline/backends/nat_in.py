@@ -43,8 +43,14 @@ from eval_pipeline.traces.redact.redactor import RedactionPolicy
 SCORER_PREFIX = f"{IMPORTED_PREFIX}nat:"
 NAT_KIND = "nat.span.kind"
 DIALECT = "nat"
-_KINDS = {"WORKFLOW": "AGENT", "LLM": "LLM", "TOOL": "TOOL", "RETRIEVER": "RETRIEVER",
-          "EMBEDDER": "EMBEDDING", "AGENT": "AGENT"}
+_KINDS = {
+    "WORKFLOW": "AGENT",
+    "LLM": "LLM",
+    "TOOL": "TOOL",
+    "RETRIEVER": "RETRIEVER",
+    "EMBEDDER": "EMBEDDING",
+    "AGENT": "AGENT",
+}
 
 
 def openinference_span(span: Span) -> Span:
@@ -89,14 +95,19 @@ def _read(path: Path) -> list[tuple[str, str, Any]]:
         lines = raw.decode("utf-8", errors="strict").splitlines() if raw[:1] in b"{[" else None
         if lines is None:
             return [(str(path), "protobuf", raw)]
-        return [(f"{path}:{n}", "otlp-line", line) for n, line in enumerate(lines, 1) if line.strip()]
+        return [
+            (f"{path}:{n}", "otlp-line", line) for n, line in enumerate(lines, 1) if line.strip()
+        ]
     return [(str(path), _kind_of(document), document)]
 
 
 def _steps_turns(entry: dict[str, Any]) -> list[Turn]:
     """A ``nat eval`` entry's question and steps as conversation turns (with tool calls)."""
-    turns = [Turn(raw={"role": "user", "content": str(entry.get("question"))}, time_ns=1,
-                  model_call=False)]
+    turns = [
+        Turn(
+            raw={"role": "user", "content": str(entry.get("question"))}, time_ns=1, model_call=False
+        )
+    ]
     pending: list[dict[str, Any]] = []
     for index, step in enumerate(entry.get("intermediate_steps") or []):
         payload = step.get("payload") if isinstance(step, dict) else None
@@ -106,15 +117,36 @@ def _steps_turns(entry: dict[str, Any]) -> list[Turn]:
         when = int(float(payload.get("event_timestamp") or 0) * 1e9) or index + 2
         if payload.get("event_type") == "TOOL_END":
             call_id = str(payload.get("UUID") or f"tool-{index}")
-            pending.append({"id": call_id, "type": "function", "function": {
-                "name": payload.get("name"), "arguments": json.dumps(data.get("input"))}})
-            turns.append(Turn(raw={"role": "tool", "tool_call_id": call_id,
-                                   "content": json.dumps(data.get("output"))}, time_ns=when))
+            pending.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {
+                        "name": payload.get("name"),
+                        "arguments": json.dumps(data.get("input")),
+                    },
+                }
+            )
+            turns.append(
+                Turn(
+                    raw={
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "content": json.dumps(data.get("output")),
+                    },
+                    time_ns=when,
+                )
+            )
         elif payload.get("event_type") == "LLM_END":
             usage = ((payload.get("usage_info") or {}).get("token_usage")) or {}
-            turns.append(Turn(raw={"role": "assistant", "content": str(data.get("output") or "")},
-                              time_ns=when, input_tokens=usage.get("prompt_tokens"),
-                              output_tokens=usage.get("completion_tokens")))
+            turns.append(
+                Turn(
+                    raw={"role": "assistant", "content": str(data.get("output") or "")},
+                    time_ns=when,
+                    input_tokens=usage.get("prompt_tokens"),
+                    output_tokens=usage.get("completion_tokens"),
+                )
+            )
     # A tool's request is the model turn before it: NAT records it as the model's text output.
     for turn_index, turn in enumerate(turns):
         if turn.raw.get("role") == "tool":
@@ -136,18 +168,41 @@ def _evaluator_scores(
             continue
         item_id, value, problem = str(item["id"]), item.get("score"), item.get("error")
         root = runs.get(item_id)
-        common = {"metric_id": name, "scorer_id": f"{SCORER_PREFIX}{name}", "scorer_version": 1,
-                  "trace_id": root.trace_id if root else None,
-                  "span_ids": (root.span_id,) if root else (), "build": build,
-                  "item_id": item_id, "run_index": 0,
-                  "evidence": {"reasoning": item.get("reasoning"), "source": source}}
+        common: dict[str, Any] = {
+            "metric_id": name,
+            "scorer_id": f"{SCORER_PREFIX}{name}",
+            "scorer_version": 1,
+            "trace_id": root.trace_id if root else None,
+            "span_ids": (root.span_id,) if root else (),
+            "build": build,
+            "item_id": item_id,
+            "run_index": 0,
+            "evidence": {"reasoning": item.get("reasoning"), "source": source},
+        }
         if problem:
-            scores.append(Score(value=None, status=ScoreStatus.ERROR, reason=str(problem), **common))
-        elif isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
-            errors.append(DecodeError(source, f"{where}.score", f"must be a number in [0, 1], got {value!r:.40}"))
+            scores.append(
+                Score(value=None, status=ScoreStatus.ERROR, reason=str(problem), **common)
+            )
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or math.isnan(value)
+            or not 0 <= value <= 1
+        ):
+            errors.append(
+                DecodeError(
+                    source, f"{where}.score", f"must be a number in [0, 1], got {value!r:.40}"
+                )
+            )
         else:
-            scores.append(Score(value=float(value), status=ScoreStatus.SCORED,
-                                reason=f"scored by nat eval evaluator {name}", **common))
+            scores.append(
+                Score(
+                    value=float(value),
+                    status=ScoreStatus.SCORED,
+                    reason=f"scored by nat eval evaluator {name}",
+                    **common,
+                )
+            )
     return scores, errors
 
 
@@ -167,27 +222,40 @@ def import_files(
         for source, kind, content in _read(path):
             if kind in ("otlp", "otlp-line"):
                 body = content if isinstance(content, str) else json.dumps(content)
-                decoded.append(decode_otlp(body.encode(), content_type="application/json", source=source))
+                decoded.append(
+                    decode_otlp(body.encode(), content_type="application/json", source=source)
+                )
             elif kind == "protobuf":
-                decoded.append(decode_otlp(content, content_type="application/x-protobuf", source=source))
+                decoded.append(
+                    decode_otlp(content, content_type="application/x-protobuf", source=source)
+                )
             elif kind == "workflow_output":
                 workflow.extend((source, e) for e in content)
             elif kind == "evaluator":
                 evaluators.append((source, path.name.removesuffix("_output.json"), content))
             else:
-                errors.append(DecodeError(source, "$", "not a NAT span export or nat eval output file"))
+                errors.append(
+                    DecodeError(source, "$", "not a NAT span export or nat eval output file")
+                )
     spans = [openinference_span(s) for d in decoded for s in d.spans]
     item_of_question = {str(e.get("question")): str(e.get("id")) for _, e in workflow}
     roots = [s for s in spans if s.parent_span_id is None]
     runs: dict[str, Span] = {}
-    batches: list[DecodeResult] = [DecodeResult(errors=[e for d in decoded for e in d.errors] + errors)]
+    batches: list[DecodeResult] = [
+        DecodeResult(errors=[e for d in decoded for e in d.errors] + errors)
+    ]
     by_trace: dict[str, str] = {}
     for root in roots:
         service = root.resource.get("service.name") or "workflow"
         question = str(root.attributes.get("input.value"))
-        item = item_of_question.get(question) or str(root.attributes.get("nat.workflow.run_id") or root.trace_id)
-        context = {eval_context.BUILD_ID: build or f"nat:{service}", eval_context.ITEM_ID: item,
-                   eval_context.RUN_INDEX: 0}
+        item = item_of_question.get(question) or str(
+            root.attributes.get("nat.workflow.run_id") or root.trace_id
+        )
+        context = {
+            eval_context.BUILD_ID: build or f"nat:{service}",
+            eval_context.ITEM_ID: item,
+            eval_context.RUN_INDEX: 0,
+        }
         runs[item] = replace(root, attributes={**root.attributes, **context})
         by_trace[root.trace_id] = item
     spans = [runs[by_trace[s.trace_id]] if s.parent_span_id is None else s for s in spans]
@@ -197,18 +265,22 @@ def import_files(
         if str(entry.get("id")) in runs:
             continue  # its trace came in as spans
         item = str(entry.get("id"))
-        run = conversation_spans(key=f"nat:{source}:{item}:{build_of_files}", agent_name="nat_workflow",
-                                 model=None, turns=_steps_turns(entry),
-                                 context=EvalContext(build_id=build_of_files, item_id=item, run_index=0),
-                                 dialect=DIALECT)
+        run = conversation_spans(
+            key=f"nat:{source}:{item}:{build_of_files}",
+            agent_name="nat_workflow",
+            model=None,
+            turns=_steps_turns(entry),
+            context=EvalContext(build_id=build_of_files, item_id=item, run_index=0),
+            dialect=DIALECT,
+        )
         runs[item] = run[0]
         batches.append(DecodeResult(spans=run))
     scores: list[Score] = []
     for source, name, document in evaluators:
         rows, problems = _evaluator_scores(name, document, runs, build_of_files, source)
         for row in rows:
-            root = runs.get(row.item_id or "")
-            own = root.attributes.get(eval_context.BUILD_ID) if root else None
+            scored = runs.get(row.item_id or "")
+            own = scored.attributes.get(eval_context.BUILD_ID) if scored else None
             scores.append(replace(row, build=str(own or row.build)))
         batches.append(DecodeResult(errors=problems))
     return ImportReport(ingest(batches, store=store, build=build, policy=policy), scores)

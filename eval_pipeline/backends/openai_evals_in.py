@@ -101,7 +101,7 @@ def dataset_item(item: dict[str, Any], position: int, source: str) -> DatasetIte
 
 def _turns(sample: dict[str, Any], where: str) -> list[Turn]:
     messages = [*(sample.get("input") or []), *(sample.get("output") or [])]
-    usage = sample.get("usage") if isinstance(sample.get("usage"), dict) else {}
+    usage: dict[str, Any] = sample["usage"] if isinstance(sample.get("usage"), dict) else {}
     turns = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or "role" not in message:
@@ -122,8 +122,8 @@ def _turns(sample: dict[str, Any], where: str) -> list[Turn]:
 def _scores(
     output: dict[str, Any], root: Any, context: EvalContext, where: str
 ) -> tuple[list[Score], list[tuple[str, str]]]:
-    sample = output.get("sample") if isinstance(output.get("sample"), dict) else {}
-    error = sample.get("error") if isinstance(sample.get("error"), dict) else {}
+    sample: dict[str, Any] = output["sample"] if isinstance(output.get("sample"), dict) else {}
+    error: dict[str, Any] = sample["error"] if isinstance(sample.get("error"), dict) else {}
     failed = bool(error.get("code") or error.get("message")) or output.get("status") == "error"
     rows, problems = [], []
     for index, result in enumerate(output.get("results") or []):
@@ -135,7 +135,7 @@ def _scores(
         if not failed and not isinstance(passed, bool):
             problems.append((f"{field}.passed", f"must be true or false, got {passed!r:.40}"))
             continue
-        common = {
+        common: dict[str, Any] = {
             "metric_id": result["name"],
             "scorer_id": SCORER_ID,
             "scorer_version": 1,
@@ -155,7 +155,9 @@ def _scores(
         }
         if failed:
             reason = f"sample errored: {error.get('code') or ''} {error.get('message') or ''}"
-            rows.append(Score(value=None, status=ScoreStatus.ERROR, reason=reason.strip(), **common))
+            rows.append(
+                Score(value=None, status=ScoreStatus.ERROR, reason=reason.strip(), **common)
+            )
         else:
             verdict = "passed" if passed else "failed"
             rows.append(
@@ -191,12 +193,12 @@ def import_files(
     runs = {r.get("id"): r for _, r in records if r.get("object") == "eval.run"}
     outputs = [(s, r) for s, r in records if r.get("object") == "eval.run.output_item"]
     plain = [(s, r.get("item", r)) for s, r in records if r.get("object") is None]
-    sources = plain or [
-        (s, o.get("datasource_item") or {}) for s, o in outputs
-    ]
+    sources = plain or [(s, o.get("datasource_item") or {}) for s, o in outputs]
     items: dict[str, DatasetItem] = {}
     for position, (source, item) in enumerate(sources):
-        index = position if plain else int(outputs[position][1].get("datasource_item_id") or position)
+        index = (
+            position if plain else int(outputs[position][1].get("datasource_item_id") or position)
+        )
         try:
             parsed = dataset_item(item, index, source)
         except FieldError as exc:
@@ -227,7 +229,9 @@ def import_files(
         run = runs.get(output.get("run_id")) or {}
         build_id = build or f"openai-evals:{run.get('name') or output.get('run_id')}"
         position = output.get("datasource_item_id")
-        item_id = by_position.get(position) or _item_id(output.get("datasource_item") or {}, position)
+        item_id = by_position.get(position) or _item_id(
+            output.get("datasource_item") or {}, position
+        )
         context = EvalContext(
             build_id=build_id,
             dataset=dataset.name,
@@ -235,7 +239,7 @@ def import_files(
             item_id=item_id,
             run_index=run_ids.index(str(output.get("run_id"))) if build else 0,
         )
-        sample = output.get("sample") if isinstance(output.get("sample"), dict) else {}
+        sample: dict[str, Any] = output["sample"] if isinstance(output.get("sample"), dict) else {}
         try:
             spans = conversation_spans(
                 key=f"openai-evals:{output.get('id')}:{build_id}",
@@ -252,9 +256,7 @@ def import_files(
         rows, problems = _scores(output, spans[0], context, "output_item")
         scores.extend(rows)
         batches.append(
-            DecodeResult(
-                spans=spans, errors=[DecodeError(source, f, m) for f, m in problems]
-            )
+            DecodeResult(spans=spans, errors=[DecodeError(source, f, m) for f, m in problems])
         )
     report = ImportReport(ingest(batches, store=store, build=build, policy=policy), scores)
     return EvalsImport(report=report, dataset=dataset.ref, items=len(dataset.items))

@@ -98,7 +98,11 @@ def logs_url(endpoint: str) -> str:
     parts = urlsplit(endpoint)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"--otlp-endpoint: not an http(s) URL: {endpoint!r}")
-    return endpoint if parts.path.rstrip("/").endswith("/v1/logs") else endpoint.rstrip("/") + "/v1/logs"
+    return (
+        endpoint
+        if parts.path.rstrip("/").endswith("/v1/logs")
+        else endpoint.rstrip("/") + "/v1/logs"
+    )
 
 
 def grpc_target(endpoint: str) -> str:

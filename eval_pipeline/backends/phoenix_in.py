@@ -97,7 +97,7 @@ def _attribute(value: Any) -> Any:
 def _context(span: dict[str, Any]) -> dict[str, Any]:
     pairs = span.get("attributes") or []
     return {
-        kv.get("key"): _attribute(kv.get("value"))
+        str(kv.get("key")): _attribute(kv.get("value"))
         for kv in pairs
         if isinstance(kv, dict) and str(kv.get("key", "")).startswith(eval_context.NAMESPACE)
     }
@@ -164,7 +164,9 @@ def _as_sent(span: dict[str, Any]) -> dict[str, Any]:
         pairs = [kv for kv in pairs if not str(kv.get("key", "")).startswith(PHOENIX_DERIVED)]
     folded = [kv for kv in pairs if str(kv.get("key", "")).startswith(f"{REPLACED}.")]
     if folded:
-        entries = [{"key": kv["key"][len(REPLACED) + 1 :], "value": kv.get("value")} for kv in folded]
+        entries = [
+            {"key": kv["key"][len(REPLACED) + 1 :], "value": kv.get("value")} for kv in folded
+        ]
         pairs = [kv for kv in pairs if kv not in folded]
         pairs.append({"key": REPLACED, "value": {"kvlist_value": {"values": entries}}})
     span["attributes"] = pairs
@@ -207,9 +209,7 @@ def read_annotations(
     return found
 
 
-def annotation_score(
-    raw: dict[str, Any], runs: dict[str, RunIdentity], build: str | None
-) -> Score:
+def annotation_score(raw: dict[str, Any], runs: dict[str, RunIdentity], build: str | None) -> Score:
     """The score row of one Phoenix span annotation (raises ``ScoreFieldError``)."""
     result = raw.get("result") or {}
     if not isinstance(result, dict):

@@ -71,7 +71,9 @@ def _endpoint() -> Iterator[tuple[str, str]]:
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
-            ExportLogsServiceRequest.FromString(self.rfile.read(int(self.headers["Content-Length"])))
+            ExportLogsServiceRequest.FromString(
+                self.rfile.read(int(self.headers["Content-Length"]))
+            )
             self.send_response(200)
             self.send_header("Content-Type", "application/x-protobuf")
             self.send_header("Content-Length", str(len(reply)))

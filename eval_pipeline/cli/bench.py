@@ -137,7 +137,9 @@ def bench_gate_files(rows: int, output_dir: Path, fmt: str) -> None:
 
 
 @bench.command("export")
-@click.option("--scores", "n_scores", type=click.IntRange(min=100), default=50000, show_default=True)
+@click.option(
+    "--scores", "n_scores", type=click.IntRange(min=100), default=50000, show_default=True
+)
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_export(n_scores: int, repeats: int, fmt: str) -> None:

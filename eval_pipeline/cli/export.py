@@ -111,7 +111,9 @@ def export() -> None:
 @click.option("--phoenix", "phoenix_url", default=None, help="Phoenix server base URL.")
 @click.option("--project", default="default", show_default=True, help="Phoenix project.")
 @click.option("--langfuse", "langfuse_url", default=None, help="Langfuse server base URL.")
-@click.option("--with-traces", is_flag=True, help="Send the build's spans first (Phoenix, Langfuse).")
+@click.option(
+    "--with-traces", is_flag=True, help="Send the build's spans first (Phoenix, Langfuse)."
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def scores(
     build: str,
@@ -162,7 +164,9 @@ def scores(
     else:
         click.echo(", ".join(f"{k}: {v}" for k, v in result.items() if k != "messages"))
     if result.get("rejected"):
-        raise EndpointError(f"the endpoint rejected {result['rejected']} event(s): {result['messages']}")
+        raise EndpointError(
+            f"the endpoint rejected {result['rejected']} event(s): {result['messages']}"
+        )
 
 
 COMMANDS: list[click.Command] = [export]

@@ -1,4 +1,4 @@
-"""CLI: ``import --from phoenix|langfuse|nat|openai-evals`` (see the package docstring for exit codes).
+"""CLI: ``import --from phoenix|langfuse|nat|openai-evals`` (exit codes: the package docstring).
 
 - ``--from phoenix --url URL [--project P]``: a Phoenix project's spans and span annotations
   (``backends.phoenix_in``; ``PHOENIX_API_KEY`` when the server has authentication on);
@@ -109,7 +109,9 @@ def import_(
             raise EndpointError(str(exc)) from None
         _finish(report)
     elif source == "langfuse":
-        _finish(langfuse_in.import_files(_paths(paths, source), store=store, build=build, policy=policy))
+        _finish(
+            langfuse_in.import_files(_paths(paths, source), store=store, build=build, policy=policy)
+        )
     elif source == "nat":
         _finish(nat_in.import_files(_paths(paths, source), store=store, build=build, policy=policy))
     else:

@@ -20,21 +20,21 @@ from pathlib import Path
 os.environ.setdefault("NAT_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
-from nat.builder.builder import Builder, EvalBuilder  # noqa: E402
-from nat.builder.context import Context  # noqa: E402
-from nat.builder.evaluator import EvaluatorInfo  # noqa: E402
-from nat.builder.function_info import FunctionInfo  # noqa: E402
-from nat.cli.register_workflow import register_evaluator, register_function  # noqa: E402
-from nat.data_models.evaluator import EvaluatorBaseConfig  # noqa: E402
-from nat.data_models.function import FunctionBaseConfig  # noqa: E402
-from nat.data_models.intermediate_step import (  # noqa: E402
+from nat.builder.builder import Builder, EvalBuilder
+from nat.builder.context import Context
+from nat.builder.evaluator import EvaluatorInfo
+from nat.builder.function_info import FunctionInfo
+from nat.cli.register_workflow import register_evaluator, register_function
+from nat.data_models.evaluator import EvaluatorBaseConfig
+from nat.data_models.function import FunctionBaseConfig
+from nat.data_models.intermediate_step import (
     IntermediateStepPayload,
     IntermediateStepType,
     StreamEventData,
     UsageInfo,
 )
-from nat.data_models.token_usage import TokenUsageBaseModel  # noqa: E402
-from nat.plugins.eval.data_models.evaluator_io import EvalOutput, EvalOutputItem  # noqa: E402
+from nat.data_models.token_usage import TokenUsageBaseModel
+from nat.plugins.eval.data_models.evaluator_io import EvalOutput, EvalOutputItem
 
 ORDERS = {"W1001": "delivered on 2026-11-18", "W1002": "shipped, arriving 2026-12-03"}
 MODEL = "scripted-support-model"
@@ -60,7 +60,9 @@ async def lookup_order(config: LookupOrderConfig, builder: Builder):
     yield FunctionInfo.from_fn(_lookup, description="Look up an order's delivery status.")
 
 
-def _model_step(manager, kind: IntermediateStepType, uuid: str, data: StreamEventData, tokens: tuple) -> None:
+def _model_step(
+    manager, kind: IntermediateStepType, uuid: str, data: StreamEventData, tokens: tuple
+) -> None:
     usage = UsageInfo(
         token_usage=TokenUsageBaseModel(
             prompt_tokens=tokens[0], completion_tokens=tokens[1], total_tokens=sum(tokens)
@@ -69,7 +71,10 @@ def _model_step(manager, kind: IntermediateStepType, uuid: str, data: StreamEven
     )
     manager.push_intermediate_step(
         IntermediateStepPayload(
-            event_type=kind, name=MODEL, UUID=uuid, data=data,
+            event_type=kind,
+            name=MODEL,
+            UUID=uuid,
+            data=data,
             usage_info=usage if kind == IntermediateStepType.LLM_END else None,
         )
     )
@@ -84,20 +89,48 @@ async def scripted_support_agent(config: ScriptedAgentConfig, builder: Builder):
         order = next((w for w in words if w[:1] == "W" and w[1:].isdigit()), "")
         call = {"name": config.tool, "arguments": {"order_id": order}}
         manager = Context.get().intermediate_step_manager  # one manager: it pairs START with END
-        _model_step(manager, IntermediateStepType.LLM_START, "llm-1", StreamEventData(input=question), (0, 0))
-        _model_step(manager, IntermediateStepType.LLM_END, "llm-1",
-                    StreamEventData(input=question, output=json.dumps({"tool_call": call})), (42, 9))
-        manager.push_intermediate_step(IntermediateStepPayload(
-            event_type=IntermediateStepType.TOOL_START, name=config.tool, UUID="tool-1",
-            data=StreamEventData(input=call["arguments"])))
+        _model_step(
+            manager,
+            IntermediateStepType.LLM_START,
+            "llm-1",
+            StreamEventData(input=question),
+            (0, 0),
+        )
+        _model_step(
+            manager,
+            IntermediateStepType.LLM_END,
+            "llm-1",
+            StreamEventData(input=question, output=json.dumps({"tool_call": call})),
+            (42, 9),
+        )
+        manager.push_intermediate_step(
+            IntermediateStepPayload(
+                event_type=IntermediateStepType.TOOL_START,
+                name=config.tool,
+                UUID="tool-1",
+                data=StreamEventData(input=call["arguments"]),
+            )
+        )
         status = await tool.acall_invoke(order_id=order)
-        manager.push_intermediate_step(IntermediateStepPayload(
-            event_type=IntermediateStepType.TOOL_END, name=config.tool, UUID="tool-1",
-            data=StreamEventData(input=call["arguments"], output=status)))
+        manager.push_intermediate_step(
+            IntermediateStepPayload(
+                event_type=IntermediateStepType.TOOL_END,
+                name=config.tool,
+                UUID="tool-1",
+                data=StreamEventData(input=call["arguments"], output=status),
+            )
+        )
         answer = f"Order {order} is {status}."
-        _model_step(manager, IntermediateStepType.LLM_START, "llm-2", StreamEventData(input=status), (0, 0))
-        _model_step(manager, IntermediateStepType.LLM_END, "llm-2",
-                    StreamEventData(input=status, output=answer), (61, 12))
+        _model_step(
+            manager, IntermediateStepType.LLM_START, "llm-2", StreamEventData(input=status), (0, 0)
+        )
+        _model_step(
+            manager,
+            IntermediateStepType.LLM_END,
+            "llm-2",
+            StreamEventData(input=status, output=answer),
+            (61, 12),
+        )
         return answer
 
     yield FunctionInfo.from_fn(_respond, description="Answer order questions.")
@@ -114,7 +147,9 @@ async def exact_answer(config: ExactAnswerConfig, builder: EvalBuilder):
             )
             for item in eval_input.eval_input_items
         ]
-        return EvalOutput(average_score=sum(i.score for i in items) / len(items), eval_output_items=items)
+        return EvalOutput(
+            average_score=sum(i.score for i in items) / len(items), eval_output_items=items
+        )
 
     yield EvaluatorInfo(config=config, evaluate_fn=_evaluate, description="exact answer match")
 
@@ -124,12 +159,22 @@ def main(out_dir: Path, collector: str) -> None:
     from nat.plugins.eval.runtime.evaluate import EvaluationRun
 
     dataset = out_dir / "dataset.json"
-    dataset.write_text(json.dumps([
-        {"id": "order-w1001", "question": "Where is order W1001?",
-         "answer": "Order W1001 is delivered on 2026-11-18."},
-        {"id": "order-w1002", "question": "Where is order W1002?",
-         "answer": "Order W1002 is shipped."},
-    ]))
+    dataset.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "order-w1001",
+                    "question": "Where is order W1001?",
+                    "answer": "Order W1001 is delivered on 2026-11-18.",
+                },
+                {
+                    "id": "order-w1002",
+                    "question": "Where is order W1002?",
+                    "answer": "Order W1002 is shipped.",
+                },
+            ]
+        )
+    )
     config = out_dir / "config.yml"
     config.write_text(f"""
 general:

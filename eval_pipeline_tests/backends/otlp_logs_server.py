@@ -4,8 +4,8 @@ Stands in for the product receiver's logs endpoint until it lands: ``POST /v1/lo
 (protobuf) on a stdlib HTTP server and the gRPC ``LogsService`` on a grpcio server, both on
 loopback, both handing the decoded ``ExportLogsServiceRequest`` to the handler, answering an
 empty ``ExportLogsServiceResponse``, and a ``ValueError`` from it as bad data (HTTP 400, gRPC
-``INVALID_ARGUMENT``), as the receiver does. Every request body that arrived is kept (``received``) so a test
-can decode it with the OTLP protobuf classes.
+``INVALID_ARGUMENT``), as the receiver does. Every request body that arrived is kept
+(``received``) so a test can decode it with the OTLP protobuf classes.
 """
 
 import threading

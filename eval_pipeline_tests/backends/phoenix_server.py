@@ -1,7 +1,8 @@
 """A real Phoenix server for the tests: its own virtual environment, started on loopback.
 
-``arize-phoenix`` lives in ``.venv-phoenix`` (``side_venv``). The server runs with telemetry and external resources off, a fresh working
-folder (SQLite) and free ports, and is stopped by its own process id.
+``arize-phoenix`` lives in ``.venv-phoenix`` (``side_venv``). The server runs with telemetry and
+external resources off, a fresh working folder (SQLite) and free ports, and is stopped by its
+own process id.
 """
 
 import os
@@ -48,7 +49,9 @@ def phoenix_server(workdir: Path) -> Iterator[str]:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"Phoenix exited: {(workdir / 'phoenix.log').read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"Phoenix exited: {(workdir / 'phoenix.log').read_text()[-2000:]}"
+                )
             try:
                 if httpx.get(f"{url}/v1/projects", timeout=2).status_code == 200:
                     break
@@ -66,6 +69,3 @@ def phoenix_server(workdir: Path) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
-
-
-

@@ -46,8 +46,15 @@ def scored_build(tmp_path: Path, monkeypatch: object) -> str:
     baseline = sample_agent_builds()[0]
     runner = CliRunner()
     for args in (
-        ["builds", "register", baseline.build, "--suite", "backends"]
-        + ["--runner", runner_spec(baseline)],
+        [
+            "builds",
+            "register",
+            baseline.build,
+            "--suite",
+            "backends",
+            "--runner",
+            runner_spec(baseline),
+        ],
         ["run", "--suite", "backends", "--build", baseline.build],
         ["score", "--suite", "backends", "--build", baseline.build],
     ):

@@ -47,7 +47,19 @@ def test_the_fixture_follows_the_published_schema() -> None:
 
 
 def test_a_trace_export_becomes_runs_and_scores() -> None:
-    result = CliRunner().invoke(cli, ["import", "--from", "langfuse", str(EXPORT), "--build", "lf", "--redaction-policy", "keep-tools"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "import",
+            "--from",
+            "langfuse",
+            str(EXPORT),
+            "--build",
+            "lf",
+            "--redaction-policy",
+            "keep-tools",
+        ],
+    )
     assert result.exit_code == 2, result.output
     assert f"{EXPORT}: payload: field traces[1].scores[0].value" in result.output
     assert "must be in [0, 1]" in result.output
@@ -139,7 +151,9 @@ def test_scores_out_in_the_published_shape_and_back(
     create = _validator("CreateScoreRequest")
     for body in seen.scores:
         create.validate(body)
-    assert {a for a in seen.auth} == {"Basic " + base64.b64encode(b"pk-lf-test:sk-lf-test").decode()}
+    assert {a for a in seen.auth} == {
+        "Basic " + base64.b64encode(b"pk-lf-test:sk-lf-test").decode()
+    }
     sent_spans = {
         span.span_id.hex()
         for body in seen.traces
@@ -156,8 +170,14 @@ def test_scores_out_in_the_published_shape_and_back(
         read_back.validate(score)
         by_trace.setdefault(body["traceId"], []).append(score)
     traces = [
-        {"id": trace, "timestamp": "2026-12-01T00:00:00Z", "htmlPath": "/", "totalCost": 0,
-         "observations": [], "scores": scores}
+        {
+            "id": trace,
+            "timestamp": "2026-12-01T00:00:00Z",
+            "htmlPath": "/",
+            "totalCost": 0,
+            "observations": [],
+            "scores": scores,
+        }
         for trace, scores in by_trace.items()
     ]
     export_file = tmp_path / "langfuse_export.json"

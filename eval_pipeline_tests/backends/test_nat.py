@@ -52,8 +52,17 @@ def nat_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     try:
         env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "NAT_TELEMETRY_ENABLED": "false"}
         done = subprocess.run(
-            [str(python), str(WORKFLOW), str(out), f"http://127.0.0.1:{server.server_port}/v1/traces"],
-            env=env, capture_output=True, text=True, timeout=600, cwd=out,
+            [
+                str(python),
+                str(WORKFLOW),
+                str(out),
+                f"http://127.0.0.1:{server.server_port}/v1/traces",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=out,
         )
         assert done.returncode == 0, done.stderr[-3000:]
     finally:
@@ -74,11 +83,23 @@ def _run_view(build: str) -> dict[str, Any]:
 def test_spans_and_eval_files_become_runs_and_scores(nat_run: Path) -> None:
     spans = sorted(str(p) for p in nat_run.glob("spans-*.pb"))
     assert spans
-    evaluation = [str(nat_run / "eval" / "workflow_output.json"),
-                  str(nat_run / "eval" / "exact_answer_output.json")]
+    evaluation = [
+        str(nat_run / "eval" / "workflow_output.json"),
+        str(nat_run / "eval" / "exact_answer_output.json"),
+    ]
     result = CliRunner().invoke(
-        cli, ["import", "--from", "nat", *spans, *evaluation, "--build", "nat-support",
-              "--redaction-policy", "keep-tools"],
+        cli,
+        [
+            "import",
+            "--from",
+            "nat",
+            *spans,
+            *evaluation,
+            "--build",
+            "nat-support",
+            "--redaction-policy",
+            "keep-tools",
+        ],
     )
     assert result.exit_code == 0, result.output
     runs = _run_view("nat-support")
@@ -88,7 +109,8 @@ def test_spans_and_eval_files_become_runs_and_scores(nat_run: Path) -> None:
         ("lookup_order", {"order_id": "W1001"}, "delivered on 2026-11-18")
     ]
     assert [(m.model, m.input_tokens, m.output_tokens) for m in run.model_calls] == [
-        ("scripted-support-model", 42, 9), ("scripted-support-model", 61, 12)
+        ("scripted-support-model", 42, 9),
+        ("scripted-support-model", 61, 12),
     ]
     assert run.final_answer == "Order W1001 is delivered on 2026-11-18."
     scores = {s.item_id: s for s in ScoreStore(current_home().store).read("nat-support")}

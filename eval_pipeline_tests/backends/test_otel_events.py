@@ -59,8 +59,18 @@ def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
         target = endpoint.http_url if protocol == "http" else endpoint.grpc_target
         result = CliRunner().invoke(
             cli,
-            ["export", "scores", "--build", build, "--otlp-endpoint", target]
-            + ["--protocol", protocol, "--format", "json"],
+            [
+                "export",
+                "scores",
+                "--build",
+                build,
+                "--otlp-endpoint",
+                target,
+                "--protocol",
+                protocol,
+                "--format",
+                "json",
+            ],
         )
         assert result.exit_code == 0, result.output
         records = [
@@ -90,12 +100,43 @@ def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
 
 def test_missing_values_stay_missing_and_a_bad_event_is_rejected_alone(tmp_path: Path) -> None:
     rows = [
-        Score("faithfulness", None, "unscored", "faithfulness", 2, reason="no context",
-              trace_id="ab" * 16, span_ids=("cd" * 8,), build="b", item_id="i1", run_index=0),
-        Score("task_success", None, "error", "imported:tau2", 1, reason="judge timed out",
-              trace_id="ab" * 16, span_ids=("cd" * 8,), build="b", item_id="i1", run_index=0),
-        Score("handoff_quality", None, "not_applicable", "handoff_quality", 1,
-              reason="no hand-off expected", build="b", item_id="i1", run_index=0),
+        Score(
+            "faithfulness",
+            None,
+            "unscored",
+            "faithfulness",
+            2,
+            reason="no context",
+            trace_id="ab" * 16,
+            span_ids=("cd" * 8,),
+            build="b",
+            item_id="i1",
+            run_index=0,
+        ),
+        Score(
+            "task_success",
+            None,
+            "error",
+            "imported:tau2",
+            1,
+            reason="judge timed out",
+            trace_id="ab" * 16,
+            span_ids=("cd" * 8,),
+            build="b",
+            item_id="i1",
+            run_index=0,
+        ),
+        Score(
+            "handoff_quality",
+            None,
+            "not_applicable",
+            "handoff_quality",
+            1,
+            reason="no hand-off expected",
+            build="b",
+            item_id="i1",
+            run_index=0,
+        ),
     ]
     request = next(iter(requests_for(rows)))
     sent = request.resource_logs[0].scope_logs[0].log_records
@@ -114,11 +155,15 @@ def test_missing_values_stay_missing_and_a_bad_event_is_rejected_alone(tmp_path:
 
 def test_bad_input_and_a_down_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
-    none = runner.invoke(cli, ["export", "scores", "--build", "nope", "--otlp-endpoint", "http://127.0.0.1:9"])
+    none = runner.invoke(
+        cli, ["export", "scores", "--build", "nope", "--otlp-endpoint", "http://127.0.0.1:9"]
+    )
     assert none.exit_code == 2
     assert "--build: no scores stored for build 'nope'" in none.output
     build = scored_build(tmp_path, monkeypatch)
-    bad_url = runner.invoke(cli, ["export", "scores", "--build", build, "--otlp-endpoint", "ftp://x"])
+    bad_url = runner.invoke(
+        cli, ["export", "scores", "--build", build, "--otlp-endpoint", "ftp://x"]
+    )
     assert bad_url.exit_code == 2
     assert "--otlp-endpoint" in bad_url.output
     down = runner.invoke(

@@ -9,8 +9,8 @@ is outside [0, 1] is one error naming it (exit 2) and every other score is still
 
 from pathlib import Path
 
-import pytest
 import httpx
+import pytest
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
@@ -43,14 +43,34 @@ def test_export_then_import_gives_the_same_runs_and_scores(
     runner = CliRunner()
     exported = runner.invoke(
         cli,
-        ["export", "scores", "--build", build, "--phoenix", phoenix, "--project", "rt"]
-        + ["--with-traces"],
+        [
+            "export",
+            "scores",
+            "--build",
+            build,
+            "--phoenix",
+            phoenix,
+            "--project",
+            "rt",
+            "--with-traces",
+        ],
     )
     assert exported.exit_code == 0, exported.output
     imported = runner.invoke(
         cli,
-        ["import", "--from", "phoenix", "--url", phoenix, "--project", "rt"]
-        + ["--build", "from-phoenix", "--redaction-policy", "keep-tools"],
+        [
+            "import",
+            "--from",
+            "phoenix",
+            "--url",
+            phoenix,
+            "--project",
+            "rt",
+            "--build",
+            "from-phoenix",
+            "--redaction-policy",
+            "keep-tools",
+        ],
     )
     assert imported.exit_code == 0, imported.output
 
@@ -72,8 +92,17 @@ def test_a_bad_annotation_is_named_and_the_rest_is_stored(
     runner = CliRunner()
     exported = runner.invoke(
         cli,
-        ["export", "scores", "--build", build, "--phoenix", phoenix, "--project", "bad"]
-        + ["--with-traces"],
+        [
+            "export",
+            "scores",
+            "--build",
+            build,
+            "--phoenix",
+            phoenix,
+            "--project",
+            "bad",
+            "--with-traces",
+        ],
     )
     assert exported.exit_code == 0, exported.output
     root = next(
@@ -91,8 +120,19 @@ def test_a_bad_annotation_is_named_and_the_rest_is_stored(
     assert reply.status_code == 200, reply.text
     imported = runner.invoke(
         cli,
-        ["import", "--from", "phoenix", "--url", phoenix, "--project", "bad"]
-        + ["--build", "from-bad", "--redaction-policy", "keep-tools"],
+        [
+            "import",
+            "--from",
+            "phoenix",
+            "--url",
+            phoenix,
+            "--project",
+            "bad",
+            "--build",
+            "from-bad",
+            "--redaction-policy",
+            "keep-tools",
+        ],
     )
     assert imported.exit_code == 2
     assert f"span {root}: field annotation" in imported.output
@@ -101,6 +141,8 @@ def test_a_bad_annotation_is_named_and_the_rest_is_stored(
     assert len(stored) == len(ScoreStore(current_home().store).read(build))
     assert TraceStore(current_home().store).read_spans("from-bad")
 
-    missing = runner.invoke(cli, ["import", "--from", "phoenix", "--url", phoenix, "--project", "nope"])
+    missing = runner.invoke(
+        cli, ["import", "--from", "phoenix", "--url", phoenix, "--project", "nope"]
+    )
     assert missing.exit_code == 2
     assert "--project: Phoenix has no project 'nope'" in missing.output
