@@ -196,6 +196,9 @@ def score_from_record(record: LogRecord, *, default_scorer: str) -> Score:
     if not isinstance(span_ids, list):
         span_ids = [record.span_id.hex()] if record.span_id else []
     run_index = _int(attributes, RUN_INDEX, None)
+    evidence = _json(attributes, EVIDENCE)
+    if label is not None and label not in ScoreStatus.ALL:
+        evidence.setdefault("label", label)  # another tool's label, kept beside its score
     return Score(
         metric_id=name,
         value=float(value) if status == ScoreStatus.SCORED and value is not None else None,
@@ -210,7 +213,7 @@ def score_from_record(record: LogRecord, *, default_scorer: str) -> Score:
         run_index=run_index,
         judge_fingerprint=attributes.get(JUDGE_FINGERPRINT),
         judge_backend=attributes.get(JUDGE_BACKEND),
-        evidence=_json(attributes, EVIDENCE),
+        evidence=evidence,
         slices=_json(attributes, SLICES),
         scorer_args=_json(attributes, SCORER_ARGS),
         dataset=attributes.get(DATASET),

@@ -17,7 +17,10 @@ import os
 import sys
 from pathlib import Path
 
+# NAT's usage telemetry off three ways (its utils/telemetry/config.py), before NAT is imported.
 os.environ.setdefault("NAT_TELEMETRY_ENABLED", "false")
+os.environ.setdefault("NAT_TELEMETRY_ENDPOINT", "")
+os.environ.setdefault("NAT_TELEMETRY_DRY_RUN", "true")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
 from nat.builder.builder import Builder, EvalBuilder

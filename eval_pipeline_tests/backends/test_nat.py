@@ -50,7 +50,13 @@ def nat_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "NAT_TELEMETRY_ENABLED": "false"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(out),
+            "NAT_TELEMETRY_ENABLED": "false",
+            "NAT_TELEMETRY_ENDPOINT": "",
+            "NAT_TELEMETRY_DRY_RUN": "true",
+        }
         done = subprocess.run(
             [
                 str(python),

@@ -172,3 +172,21 @@ def test_bad_input_and_a_down_endpoint(tmp_path: Path, monkeypatch: pytest.Monke
     assert down.exit_code == 3
     assert "127.0.0.1:9" in down.output
     assert ScoreStore(current_home().store).read(build)
+
+
+def test_another_tools_events_keep_the_standard_fields_only(tmp_path: Path) -> None:
+    request = ExportLogsServiceRequest()
+    records = request.resource_logs.add().scope_logs.add().log_records
+    for name, value, label in (("relevance", 0.75, "relevant"), ("tone", None, "polite")):
+        record = records.add(event_name=EVENT_NAME, trace_id=b"\x01" * 16, span_id=b"\x02" * 8)
+        record.attributes.add(key=EVALUATION_NAME).value.string_value = name
+        record.attributes.add(key=SCORE_LABEL).value.string_value = label
+        if value is not None:
+            record.attributes.add(key=SCORE_VALUE).value.double_value = value
+    EvaluationEventHandler(tmp_path)(request)
+    rows = {s.metric_id: s for s in ScoreStore(tmp_path).read("production")}
+    assert (rows["relevance"].status, rows["relevance"].value) == ("scored", 0.75)
+    assert rows["relevance"].scorer_id == "imported:otel"
+    assert rows["relevance"].evidence == {"label": "relevant"}
+    assert rows["relevance"].span_ids == ("02" * 8,)
+    assert (rows["tone"].status, rows["tone"].reason) == ("unscored", "label: polite")
