@@ -80,15 +80,6 @@ def _value(value: AnyValue) -> Any:
     return None if kind is None else getattr(value, kind)
 
 
-def record_from_score(
-    score: Score, time_unix_nano: int, *, run_root: str | None = None
-) -> LogRecord:
-    """The evaluation event of one score row (``fill_record`` into a new record)."""
-    record = LogRecord()
-    fill_record(record, score, time_unix_nano, run_root=run_root)
-    return record
-
-
 def fill_record(
     record: LogRecord, score: Score, time_unix_nano: int, *, run_root: str | None = None
 ) -> None:

@@ -1,7 +1,7 @@
 """Scores out as ``gen_ai.evaluation.result`` log events over OTLP, HTTP or gRPC, to any endpoint.
 
 ``eval-pipeline export scores --build B --otlp-endpoint URL [--protocol http|grpc]``. Each score
-row becomes one event (``evaluation_event.record_from_score``), tied to the scored trace and span;
+row becomes one event (``evaluation_event.fill_record``), tied to the scored trace and span;
 events go out in requests of ``BATCH`` records under one resource (``service.name`` =
 ``eval-pipeline``) and one scope (this module, with the package version). An endpoint that
 answers ``partial_success`` has its rejected count and message reported; a transport failure
