@@ -14,5 +14,6 @@ end and direction; every trace that comes in goes through the one ingest functio
   traces, observations and scores.
 - ``nat_in``: NeMo Agent Toolkit span exports and ``nat eval`` output files.
 - ``openai_evals_in``: OpenAI Evals exports (items, runs, grader results) -> datasets and scores.
-- ``imported_scores``: where every imported score is stored.
+- ``imported_scores``: where every imported score is stored (and how a recorded one is read).
+- ``export_files``: the records of an export file (JSON, an API page, or JSON Lines).
 """

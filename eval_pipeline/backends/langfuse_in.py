@@ -19,11 +19,12 @@ Scores (``Score``: ``name``, ``value``/``stringValue``, ``dataType``, ``comment`
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline.backends.export_files import records
 from eval_pipeline.backends.imported_scores import (
     IMPORTED_PREFIX,
     RunIdentity,
@@ -150,23 +151,23 @@ def _observation_span(
     )
 
 
-def trace_spans(trace: dict[str, Any], run: RunIdentity, where: str) -> list[Span]:
+def trace_spans(trace: dict[str, Any], run: RunIdentity) -> list[Span]:
     """The spans of one Langfuse trace (raises ``FieldError`` naming the bad field)."""
-    trace_id = _hex_id(trace.get("id"), 32, f"{where}.id")
+    trace_id = _hex_id(trace.get("id"), 32, "id")
     root_id = hashlib.sha256(f"langfuse-root:{trace['id']}".encode()).hexdigest()[:16]
     observations = trace.get("observations") or []
     if not isinstance(observations, list):
-        raise FieldError(f"{where}.observations", "must be a list")
+        raise FieldError("observations", "must be a list")
     ids: dict[str, str] = {}
     for index, obs in enumerate(observations):
         if not isinstance(obs, dict) or not isinstance(obs.get("id"), str):
-            raise FieldError(f"{where}.observations[{index}]", "must be an object with an id")
-        ids[obs["id"]] = _hex_id(obs["id"], 16, f"{where}.observations[{index}].id")
+            raise FieldError(f"observations[{index}]", "must be an object with an id")
+        ids[obs["id"]] = _hex_id(obs["id"], 16, f"observations[{index}].id")
     spans = [
-        _observation_span(obs, trace_id, root_id, ids, f"{where}.observations[{i}]")
+        _observation_span(obs, trace_id, root_id, ids, f"observations[{i}]")
         for i, obs in enumerate(observations)
     ]
-    start = _ns(trace.get("timestamp"), f"{where}.timestamp")
+    start = _ns(trace.get("timestamp"), "timestamp")
     end = max([start, *(s.end_time_unix_nano for s in spans)])
     attributes: dict[str, Any] = {
         k: v for k, v in _metadata(trace).items() if k.startswith(eval_context.NAMESPACE)
@@ -238,28 +239,6 @@ def trace_scores(
     return scores, problems
 
 
-def documents(path: Path) -> Iterator[tuple[str, Any, str | None]]:
-    """(source, document, problem) of a JSON file, or of each line of a JSON Lines file."""
-    text = path.read_text(encoding="utf-8")
-    try:
-        yield str(path), json.loads(text), None
-        return
-    except json.JSONDecodeError:
-        pass
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield f"{path}:{number}", json.loads(line), None
-            except json.JSONDecodeError as exc:
-                yield f"{path}:{number}", None, f"not JSON: {exc}"
-
-
-def _traces(document: Any) -> list[Any]:
-    if isinstance(document, dict) and isinstance(document.get("data"), list):
-        return list(document["data"])
-    return document if isinstance(document, list) else [document]
-
-
 def import_files(
     paths: Sequence[Path],
     *,
@@ -272,32 +251,28 @@ def import_files(
     scores: list[Score] = []
     for path in paths:
         try:
-            found = list(documents(path))
+            found = list(records(path))
         except (OSError, UnicodeError) as exc:
             batches.append(DecodeResult(errors=[DecodeError(str(path), "$", f"unreadable: {exc}")]))
             continue
-        for source, document, problem in found:
-            if problem is not None:
-                batches.append(DecodeResult(errors=[DecodeError(source, "$", problem)]))
+        spans: list[Span] = []
+        errors: list[DecodeError] = []
+        for source, trace, problem in found:
+            if problem is not None or not isinstance(trace, dict) or "id" not in trace:
+                errors.append(DecodeError(source, "$", problem or "must be a trace with an id"))
                 continue
-            spans, errors = [], []
-            for index, trace in enumerate(_traces(document)):
-                where = f"traces[{index}]"
-                if not isinstance(trace, dict) or "id" not in trace:
-                    errors.append(DecodeError(source, where, "must be a trace object with an id"))
-                    continue
-                run = _run(trace, build)
-                try:
-                    these = trace_spans(trace, run, where)
-                except FieldError as exc:
-                    errors.append(DecodeError(source, exc.field_name, exc.message))
-                    continue
-                spans.extend(these)
-                rows, problems = trace_scores(trace, run, these, build)
-                scores.extend(rows)
-                errors.extend(
-                    DecodeError(source, f"{where}.{field}", message, trace_id=these[0].trace_id)
-                    for field, message in problems
-                )
-            batches.append(DecodeResult(spans=spans, errors=errors))
+            run = _run(trace, build)
+            try:
+                these = trace_spans(trace, run)
+            except FieldError as exc:
+                errors.append(DecodeError(source, exc.field_name, exc.message))
+                continue
+            spans.extend(these)
+            rows, problems = trace_scores(trace, run, these, build)
+            scores.extend(rows)
+            errors.extend(
+                DecodeError(source, field, message, trace_id=these[0].trace_id)
+                for field, message in problems
+            )
+        batches.append(DecodeResult(spans=spans, errors=errors))
     return ImportReport(ingest(batches, store=store, build=build, policy=policy), scores)

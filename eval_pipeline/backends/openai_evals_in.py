@@ -21,12 +21,12 @@ pass rate OpenAI Evals reports; the grader's own score, which need not lie in [0
 the evidence). A sample that errored makes its graders' rows ``error`` with the API's message.
 """
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline.backends.export_files import records
 from eval_pipeline.backends.imported_scores import IMPORTED_PREFIX
 from eval_pipeline.datasets.artefact import Dataset, DatasetError, kind_of_name
 from eval_pipeline.datasets.item import DatasetItem
@@ -56,24 +56,6 @@ class EvalsImport:
     report: ImportReport
     dataset: str
     items: int
-
-
-def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
-    text = path.read_text(encoding="utf-8")
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    yield f"{path}:{number}", json.loads(line), None
-                except json.JSONDecodeError as exc:
-                    yield f"{path}:{number}", None, f"not JSON: {exc}"
-        return
-    if isinstance(document, dict) and isinstance(document.get("data"), list):
-        document = document["data"]
-    for index, record in enumerate(document if isinstance(document, list) else [document]):
-        yield f"{path}[{index}]", record, None
 
 
 def _item_id(item: dict[str, Any], position: int) -> str:
@@ -182,17 +164,17 @@ def import_files(
     policy: RedactionPolicy | None = None,
 ) -> EvalsImport:
     """Publish the export's items as ``name``@``version``, ingest its runs, read its grades."""
-    records: list[tuple[str, Any]] = []
+    found: list[tuple[str, Any]] = []
     errors: list[DecodeError] = []
     for path in paths:
-        for source, record, problem in _records(path):
+        for source, record, problem in records(path):
             if problem is not None or not isinstance(record, dict):
                 errors.append(DecodeError(source, "$", problem or "must be a JSON object"))
             else:
-                records.append((source, record))
-    runs = {r.get("id"): r for _, r in records if r.get("object") == "eval.run"}
-    outputs = [(s, r) for s, r in records if r.get("object") == "eval.run.output_item"]
-    plain = [(s, r.get("item", r)) for s, r in records if r.get("object") is None]
+                found.append((source, record))
+    runs = {r.get("id"): r for _, r in found if r.get("object") == "eval.run"}
+    outputs = [(s, r) for s, r in found if r.get("object") == "eval.run.output_item"]
+    plain = [(s, r.get("item", r)) for s, r in found if r.get("object") is None]
     sources = plain or [(s, o.get("datasource_item") or {}) for s, o in outputs]
     items: dict[str, DatasetItem] = {}
     for position, (source, item) in enumerate(sources):

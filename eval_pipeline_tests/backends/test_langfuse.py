@@ -61,7 +61,7 @@ def test_a_trace_export_becomes_runs_and_scores() -> None:
         ],
     )
     assert result.exit_code == 2, result.output
-    assert f"{EXPORT}: payload: field traces[1].scores[0].value" in result.output
+    assert f"{EXPORT}[1]: payload: field scores[0].value" in result.output
     assert "must be in [0, 1]" in result.output
 
     runs = {r.eval_context.item_id: r for r in TraceStore(current_home().store).runs("lf")}
