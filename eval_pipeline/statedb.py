@@ -9,7 +9,8 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Connection, Engine, Insert, MetaData, Table, create_engine, event, insert
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import DBAPIError
 
 METADATA = MetaData()
@@ -67,3 +68,13 @@ def dispose_all() -> None:
         for engine in _ENGINES.values():
             engine.dispose()
         _ENGINES.clear()
+
+
+def insert_new(connection: Connection, table: Table) -> Insert:
+    """An insert that skips rows whose unique key is stored already (retries add nothing).
+
+    ``rowcount`` of a one-row execute tells whether the row was new.
+    """
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return insert(table).prefix_with("OR IGNORE")

@@ -14,6 +14,7 @@ import traceback
 import click
 
 from eval_pipeline.cli import (
+    alerts,
     bench,
     build_registry,
     builds,
@@ -21,6 +22,7 @@ from eval_pipeline.cli import (
     datasets,
     demo,
     export,
+    detect,
     gate,
     import_cmd,
     ingest,
@@ -51,6 +53,8 @@ for module in (
     serve,
     export,
     import_cmd,
+    detect,
+    alerts,
     bench,
 ):
     for command in module.COMMANDS:

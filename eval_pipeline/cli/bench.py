@@ -150,3 +150,39 @@ def bench_export(n_scores: int, repeats: int, fmt: str) -> None:
 
 
 COMMANDS: list[click.Command] = [bench]
+
+
+@bench.command("serve")
+@click.option("--requests", type=click.IntRange(min=4), default=60, show_default=True)
+@click.option("--spans-per-request", type=click.IntRange(min=8), default=2000, show_default=True)
+@click.option("--connections", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--alert-rate", type=click.IntRange(min=100), default=5000, show_default=True)
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=1),
+    default=60.0,
+    show_default=True,
+    help="Seconds of sustained load for the alert latency.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_serve(
+    requests: int,
+    spans_per_request: int,
+    connections: int,
+    alert_rate: int,
+    duration: float,
+    fmt: str,
+) -> None:
+    """Persisted spans/s through `serve` vs the plain walk; alert latency ack -> webhook."""
+    from eval_pipeline.benchmarks.serve import run
+
+    _emit(
+        run(
+            requests=requests,
+            spans_per_request=spans_per_request,
+            connections=connections,
+            alert_rate=alert_rate,
+            duration_s=duration,
+        ),
+        fmt,
+    )

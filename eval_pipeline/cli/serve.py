@@ -1,4 +1,7 @@
-"""CLI: ``serve``, the OTLP/HTTP receiver (``POST /v1/traces``) on the embedded home."""
+"""CLI: ``serve``, the OTLP receiver (HTTP 4318, gRPC 4317) and the real-time plane."""
+
+import sys
+from pathlib import Path
 
 import click
 
@@ -7,31 +10,149 @@ from eval_pipeline.home import current_home
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=4318, show_default=True, help="OTLP/HTTP's default port.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Bind address.")
+@click.option("--port", default=4318, show_default=True, help="OTLP/HTTP port.")
+@click.option("--grpc-port", default=4317, show_default=True, help="OTLP/gRPC port.")
+@click.option("--no-grpc", is_flag=True, help="Serve OTLP/HTTP only.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Bearer tokens, one a line: 'TOKEN [production|evaluation]' (needed off loopback; "
+    "or $EVAL_PIPELINE_RECEIVER_TOKEN).",
+)
+@click.option(
+    "--stream",
+    "stream_url",
+    default=None,
+    help="Span stream: nats://HOST:PORT for NATS JetStream (default: the embedded log).",
+)
+@click.option(
+    "--alert-webhook", default=None, help="POST each alert here (runs the detector workers)."
+)
+@click.option(
+    "--detect/--no-detect",
+    default=None,
+    help="Run the detector workers in-process (default: when --alert-webhook is given); "
+    "alerts go to the state database and as JSON lines to stdout.",
+)
+@click.option(
+    "--detector-config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Detector settings (patterns, forbidden tools, budgets, quiet period).",
+)
+@click.option("--detector-workers", default=1, show_default=True)
 @click.option(
     "--redaction-policy",
     "policy_path",
     default=None,
     help="Redaction policy file, or a shipped one: default, keep-tools.",
 )
-def serve(host: str, port: int, policy_path: str | None) -> None:
-    """Receive OTLP traces (protobuf or JSON) and store them before acknowledging.
+@click.option("--ssl-certfile", type=click.Path(exists=True, path_type=Path), default=None)
+@click.option("--ssl-keyfile", type=click.Path(exists=True, path_type=Path), default=None)
+@click.option("--ingest-workers", default=2, show_default=True, help="Write path processes.")
+@click.option(
+    "--ingest-threads", is_flag=True, help="Ingest on threads of this process, not processes."
+)
+@click.option("--ingest-queue", default=8, show_default=True, help="Requests that may wait.")
+@click.option("--max-body-mb", default=32, show_default=True, help="Largest body on the wire.")
+@click.option("--header-timeout", default=10.0, show_default=True, help="Seconds for headers.")
+@click.option("--body-timeout", default=30.0, show_default=True, help="Seconds for a body.")
+def serve(
+    host: str,
+    port: int,
+    grpc_port: int,
+    no_grpc: bool,
+    token_file: Path | None,
+    stream_url: str | None,
+    alert_webhook: str | None,
+    detect: bool | None,
+    detector_config: Path | None,
+    detector_workers: int,
+    policy_path: str | None,
+    ssl_certfile: Path | None,
+    ssl_keyfile: Path | None,
+    ingest_workers: int,
+    ingest_threads: bool,
+    ingest_queue: int,
+    max_body_mb: int,
+    header_timeout: float,
+    body_timeout: float,
+) -> None:
+    """Receive OTLP traces, store them durably, publish them to the stream, then acknowledge.
 
-    Live traffic without a build in its eval context is stored under the `production` build,
-    partitioned by UTC day, where the `production_sample` asset samples it.
+    Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
+    the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
-    import uvicorn
-
-    from eval_pipeline.realtime.receiver import make_app
+    from eval_pipeline.alerts.plane import RealtimePlane
+    from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.detectors.config import load_detector_config
+    from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
+    from eval_pipeline.realtime.http_body import BodyLimits
+    from eval_pipeline.realtime.server import Endpoints, Receiver
+    from eval_pipeline.realtime.write_path import WritePath, Writer, WriterSpec
+    from eval_pipeline.stream import StreamUnavailable, open_stream
     from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
+    from eval_pipeline.traces.store.trace_store import TraceStore
 
     try:
         policy = load_policy(policy_path)
     except PolicyError as exc:
         raise InputError(f"--redaction-policy: {exc}") from None
-    app = make_app(current_home().ensure().store, policy=policy)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    try:
+        authenticator = Authenticator(load_tokens(token_file), host=host)
+    except TokenError as exc:
+        raise InputError(f"--token-file: {exc}") from None
+    home = current_home().ensure()
+    try:
+        stream = open_stream(home, stream_url)
+    except (ValueError, StreamUnavailable) as exc:
+        raise InputError(f"--stream: {exc}") from None
+    writer: Writer | WriterSpec = WriterSpec(home.root, stream_url, policy_path)
+    if ingest_threads:
+        writer = Writer(
+            TraceStore(home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=stream,
+            policy=policy,
+        )
+    write_path = WritePath(writer, workers=ingest_workers, queue=ingest_queue)
+    limits = BodyLimits(
+        max_body_bytes=max_body_mb * 1024 * 1024,
+        max_decompressed_bytes=2 * max_body_mb * 1024 * 1024,
+        body_timeout_s=body_timeout,
+    )
+    endpoints = Endpoints(host, port, None if no_grpc else grpc_port, ssl_certfile, ssl_keyfile)
+    plane = None
+    if detect or (detect is None and alert_webhook):
+        try:
+            config = load_detector_config(detector_config)
+            plane = RealtimePlane.start(
+                home,
+                stream=stream,
+                workers=detector_workers,
+                webhook=alert_webhook,
+                json_lines=sys.stdout,
+                config=config,
+            )
+        except ValueError as exc:
+            stream.close()
+            raise InputError(f"--alert-webhook/--detector-config: {exc}") from None
+    receiver = Receiver(
+        write_path, authenticator, endpoints, limits=limits, header_timeout_s=header_timeout
+    )
+    click.echo(
+        f"OTLP/HTTP on {receiver.http_url}"
+        + ("" if receiver.grpc_port is None else f", OTLP/gRPC on port {receiver.grpc_port}"),
+        err=True,
+    )
+    try:
+        receiver.run()
+    finally:
+        if plane is not None:
+            plane.stop()
+        stream.close()
 
 
 COMMANDS: list[click.Command] = [serve]

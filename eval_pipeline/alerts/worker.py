@@ -1,0 +1,201 @@
+"""The detector worker: consumes the span stream, runs the detectors, raises alerts.
+
+Per fetched batch: span events go through the span-scope detectors and into the plane's
+trace buffer, their alerts are stored, then the spans are acknowledged (at least once: a
+worker that dies before the acknowledgement gets them redelivered, and the alert ids make the
+second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
+period (late spans still arrive), then the trace is assembled from the buffer and judged by
+the trace-scope detectors, its alerts stored, and only then acknowledged.
+
+New alerts go to the JSON-lines sink at once and to the webhook through the store's outbox
+(``AlertDelivery``): a delivery thread claims undelivered alerts, posts them and marks them
+delivered, so each alert reaches the webhook once, also across worker restarts.
+
+N workers of one plane (threads here, or processes, or hosts) share the durable consumer.
+``DetectorWorker.start`` runs one on a thread (in-process use, tests, ``serve``);
+``eval-pipeline detectors run`` runs N in a process.
+"""
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from eval_pipeline.alerts.alert import Alert
+from eval_pipeline.alerts.sinks import AlertSink, WebhookSink
+from eval_pipeline.alerts.store import AlertStore
+from eval_pipeline.alerts.trace_buffer import TraceBuffer
+from eval_pipeline.detectors.config import DetectorConfig
+from eval_pipeline.detectors.flag import Detector
+from eval_pipeline.detectors.registry import default_detectors, detect_span, detect_trace
+from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
+from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
+from eval_pipeline.traces.runs.assemble import assemble_runs
+
+
+@dataclass
+class WorkerStats:
+    """What a worker has done so far (read by tests and ``bench serve``)."""
+
+    spans: int = 0
+    traces: int = 0
+    alerts: int = 0
+    redelivered: int = 0
+
+
+class AlertDelivery:
+    """The webhook outbox's sender: one thread posting undelivered alerts from the store."""
+
+    def __init__(self, store: AlertStore, webhook: WebhookSink, *, sweep_s: float = 1.0) -> None:
+        self.store = store
+        self.webhook = webhook
+        self.sweep_s = sweep_s
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="alert-delivery", daemon=True)
+
+    def start(self) -> "AlertDelivery":
+        """Start the delivery thread."""
+        self._thread.start()
+        return self
+
+    def notify(self) -> None:
+        """New alerts are stored: deliver now rather than at the next sweep."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.sweep_s)
+            self._wake.clear()
+            self.deliver_pending()
+
+    def deliver_pending(self) -> int:
+        """Post every claimable undelivered alert; how many the webhook accepted."""
+        delivered = 0
+        while claimed := self.store.claim_undelivered():
+            accepted = [a.alert_id for a in claimed if self.webhook.send(a)]
+            self.store.mark_delivered(accepted)
+            self.store.release([a.alert_id for a in claimed if a.alert_id not in accepted])
+            delivered += len(accepted)
+            if len(accepted) < len(claimed):
+                break  # the webhook is failing: wait for the next sweep
+        return delivered
+
+    def stop(self) -> None:
+        """Stop after the current delivery."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+        self.webhook.close()
+
+
+@dataclass
+class _Held:
+    delivery: Delivery
+    due: float
+
+
+@dataclass
+class DetectorWorker:
+    """One consumer of ``plane`` running ``detectors`` and recording alerts in ``store``."""
+
+    stream: SpanStream
+    store: AlertStore
+    buffer: TraceBuffer
+    detectors: Sequence[Detector] = field(default_factory=default_detectors)
+    sinks: Sequence[AlertSink] = ()
+    delivery: AlertDelivery | None = None
+    plane: str = REALTIME_PLANE
+    quiet_period_s: float = DetectorConfig().quiet_period_s
+    ack_wait_s: float = 30.0
+    batch: int = 256
+    stats: WorkerStats = field(default_factory=WorkerStats)
+
+    def __post_init__(self) -> None:
+        self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
+        self._held: dict[tuple[str, str], _Held] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def step(self, timeout_s: float = 0.5) -> int:
+        """Fetch and process one batch, then judge the traces now due; deliveries processed."""
+        wait = min(timeout_s, max(0.0, self._next_due() - time.monotonic()))
+        deliveries = self._consumer.fetch(self.batch, timeout_s=max(wait, 0.01))
+        self.stats.redelivered += sum(1 for d in deliveries if d.deliveries > 1)
+        spans = [d for d in deliveries if isinstance(d.event, SpanEvent)]
+        if spans:
+            self._on_spans(spans)
+        now = time.monotonic()
+        for delivery in deliveries:
+            event = delivery.event
+            if isinstance(event, TraceCompleted):
+                self._held[(event.build, event.trace_id)] = _Held(
+                    delivery, now + self.quiet_period_s
+                )
+        self._judge_due(time.monotonic())
+        return len(deliveries)
+
+    def _next_due(self) -> float:
+        return min((held.due for held in self._held.values()), default=float("inf"))
+
+    def _on_spans(self, deliveries: Sequence[Delivery]) -> None:
+        events = [d.event for d in deliveries if isinstance(d.event, SpanEvent)]
+        self.buffer.add(events)
+        alerts = [
+            Alert.from_flag(flag, event.build)
+            for event in events
+            for flag in detect_span(event.span, self.detectors)
+        ]
+        self._raise(alerts)
+        self._consumer.ack(deliveries)
+        self.stats.spans += len(events)
+
+    def _judge_due(self, now: float) -> None:
+        due = [key for key, held in self._held.items() if held.due <= now]
+        for key in due:
+            held = self._held.pop(key)
+            event = held.delivery.event
+            assert isinstance(event, TraceCompleted)
+            runs = assemble_runs(self.buffer.spans(event.trace_id))
+            alerts = [
+                Alert.from_flag(flag, event.build)
+                for run in runs
+                for flag in detect_trace(run, self.detectors)
+            ]
+            self._raise(alerts)
+            self.buffer.forget(event.trace_id)
+            self._consumer.ack([held.delivery])
+            self.stats.traces += 1
+
+    def _raise(self, alerts: Sequence[Alert]) -> None:
+        new = self.store.record(alerts)
+        if not new:
+            return
+        self.stats.alerts += len(new)
+        for sink in self.sinks:
+            for alert in new:
+                sink.send(alert)
+        if self.delivery is not None:
+            self.delivery.notify()
+
+    def run(self) -> None:
+        """Process batches until ``stop``; a stream outage is waited out, not fatal."""
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except StreamUnavailable:
+                self._stop.wait(0.5)
+
+    def start(self) -> "DetectorWorker":
+        """Run on a daemon thread (``stop`` ends it)."""
+        self._thread = threading.Thread(target=self.run, name=f"detector-{self.plane}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop after the current batch; held completions stay unacknowledged (redelivered)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self._consumer.close()

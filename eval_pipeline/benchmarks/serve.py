@@ -1,0 +1,286 @@
+"""Benchmark: the receiver's persisted spans/s, and alert latency from ack to webhook.
+
+Throughput: ``eval-pipeline serve`` runs as a process of its own (embedded stream, the
+default); 4 client connections post OTLP/HTTP protobuf requests of ``bench ingest``'s
+payload (fresh trace ids per request) as fast as they are acknowledged, and every
+acknowledgement means stored (fsynced) and published. The reference, measured in the same run
+on the same payload, is ``bench ingest``'s plain protobuf parse walked into Python objects and
+written to Parquet (``ingest.reference``), in this process: ``ratio`` =
+``persisted_spans_per_s / reference_spans_per_s``. Goal: at least 0.5.
+
+Alert latency: ``serve --alert-webhook`` with its detector worker; requests are paced to a
+sustained ``alert_rate`` spans/s for ``duration_s``, with 1% of the tool calls failed. Each
+failed call's latency is from the acknowledgement of its request to the receipt of its
+``tool_error`` alert at a webhook in this process: ``alert_p50_s``, ``alert_p99_s``. Goal:
+p99 under 1 s.
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Status
+
+from eval_pipeline.benchmarks.ingest import make_payload, reference
+
+PROTOBUF = {"content-type": "application/x-protobuf"}
+FAILED_TOOL_SHARE = 0.01
+
+
+def payloads(
+    spans_per_request: int, count: int, failed_share: float = 0.0, first: int = 1
+) -> list[bytes]:
+    """``count`` requests of ``make_payload``, each with its own trace ids (from ``first``).
+
+    ``failed_share`` of the ``execute_tool`` spans (evenly spread) get an error status.
+    """
+    template = ExportTraceServiceRequest.FromString(make_payload(spans_per_request))
+    for resource in template.resource_spans:
+        for scope in resource.scope_spans:
+            # Each trace of the payload ends with a chat requesting a tool no span runs (an
+            # incomplete trace, one alert each): without it, alerts are the failed calls'.
+            last = {span.trace_id: index for index, span in enumerate(scope.spans)}
+            kept = [span for i, span in enumerate(scope.spans) if last[span.trace_id] != i]
+            del scope.spans[:]
+            scope.spans.extend(kept)
+    every = round(1 / failed_share) if failed_share else 0
+    bodies = []
+    tool_index = 0
+    for number in range(count):
+        request = ExportTraceServiceRequest()
+        request.CopyFrom(template)
+        prefix = (first + number).to_bytes(8, "big")
+        for resource in request.resource_spans:
+            for scope in resource.scope_spans:
+                for span in scope.spans:
+                    span.trace_id = prefix + span.trace_id[8:]
+                    if every and span.name.startswith("execute_tool"):
+                        tool_index += 1
+                        if tool_index % every == 0:
+                            span.status.code = Status.STATUS_CODE_ERROR
+                            span.status.message = "upstream timeout"
+        bodies.append(request.SerializeToString())
+    return bodies
+
+
+def spans_in(body: bytes) -> int:
+    """How many spans a request holds."""
+    request = ExportTraceServiceRequest.FromString(body)
+    return sum(len(scope.spans) for r in request.resource_spans for scope in r.scope_spans)
+
+
+def failed_traces(body: bytes) -> set[str]:
+    """Hex ids of the traces in ``body`` holding a failed tool call."""
+    request = ExportTraceServiceRequest.FromString(body)
+    return {
+        span.trace_id.hex()
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+        if span.status.code == Status.STATUS_CODE_ERROR
+    }
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(home: Path, *extra: str) -> Iterator[str]:
+    """``eval-pipeline serve`` on a free loopback port over ``home``; its base URL."""
+    port = _free_port()
+    env = os.environ | {"EVAL_PIPELINE_HOME": str(home)}
+    command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
+    command += ["--port", str(port), "--no-grpc", *extra]
+    with (home.parent / f"serve-{port}.log").open("wb") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(f"{base}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the receiver did not start") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def _post_all(base: str, bodies: list[bytes], client: httpx.Client | None = None) -> None:
+    """Post each body until it is acknowledged (retrying 429 and 503, as exporters do)."""
+    if client is None:
+        with httpx.Client(timeout=120) as own:
+            _post_all(base, bodies, own)
+        return
+    for body in bodies:
+        while True:
+            reply = client.post(f"{base}/v1/traces", content=body, headers=PROTOBUF)
+            if reply.status_code == 200:
+                break
+            if reply.status_code not in (429, 503):
+                raise RuntimeError(f"receiver answered {reply.status_code}: {reply.text}")
+            time.sleep(0.05)
+
+
+def persisted_rate(home: Path, bodies: list[bytes], connections: int) -> float:
+    """Acknowledged spans/s with ``connections`` clients posting ``bodies`` (after warm-up)."""
+    with serving(home) as base:
+        _post_all(base, bodies[:connections])  # warm: imports, first parts, ledger tables
+        rest = bodies[connections:]
+        shares = [rest[i::connections] for i in range(connections)]
+        start = time.perf_counter()
+        with ThreadPoolExecutor(connections) as pool:
+            list(pool.map(lambda share: _post_all(base, share), shares))
+        elapsed = time.perf_counter() - start
+    return len(rest) * spans_in(bodies[0]) / elapsed
+
+
+def reference_rate(body: bytes, repeats: int, folder: Path) -> float:
+    """``bench ingest``'s plain protobuf -> Parquet walk on one request: median spans/s."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        reference(body, folder)
+        times.append(time.perf_counter() - start)
+    return spans_in(body) / statistics.median(times)
+
+
+class _Webhook:
+    """A webhook on loopback noting when each trace's first ``tool_error`` alert arrived."""
+
+    def __init__(self) -> None:
+        self.received: dict[str, float] = {}
+        self.alerts = 0
+        received = self.received
+        counter = self
+
+        class Hook(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                alert = orjson.loads(self.rfile.read(int(self.headers["content-length"])))
+                now = time.perf_counter()
+                counter.alerts += 1
+                if str(alert.get("detector", "")).startswith("tool_error"):
+                    received.setdefault(alert["trace_id"], now)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/alerts"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def alert_latency(
+    home: Path, rate: int, duration_s: float, spans_per_request: int, connections: int
+) -> dict[str, Any]:
+    """Paced load at ``rate`` spans/s; latencies from ack to webhook receipt (seconds)."""
+    bodies = payloads(spans_per_request, 1, FAILED_TOOL_SHARE)
+    per_second = max(1, round(rate / spans_in(bodies[0])))
+    count = max(1, round(per_second * duration_s))
+    bodies = payloads(spans_per_request, count, FAILED_TOOL_SHARE)
+    webhook = _Webhook()
+    acknowledged: dict[str, float] = {}
+    with serving(home, "--alert-webhook", webhook.url) as base:
+        _post_all(base, payloads(spans_per_request, 1, first=10**6))  # warm, ids not reused
+        interval = 1 / per_second
+        start = time.perf_counter()
+        late = [0]
+
+        def send(lane: int) -> None:
+            with httpx.Client(timeout=120) as client:
+                for number in range(lane, len(bodies), connections):
+                    wait = start + number * interval - time.perf_counter()
+                    if wait > 0:
+                        time.sleep(wait)
+                    else:
+                        late[0] += 1
+                    _post_all(base, [bodies[number]], client)
+                    now = time.perf_counter()
+                    for trace_id in failed_traces(bodies[number]):
+                        acknowledged[trace_id] = now
+
+        with ThreadPoolExecutor(connections) as pool:
+            list(pool.map(send, range(connections)))
+        sent_s = time.perf_counter() - start
+        deadline = time.perf_counter() + 30
+        while len(webhook.received) < len(acknowledged) and time.perf_counter() < deadline:
+            time.sleep(0.1)
+    webhook.server.shutdown()
+    latencies = sorted(
+        max(0.0, webhook.received[t] - acked)
+        for t, acked in acknowledged.items()
+        if t in webhook.received
+    )
+    quantile = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
+    return {
+        "alert_p50_s": round(statistics.median(latencies), 3) if latencies else None,
+        "alert_p99_s": round(quantile[98], 3) if latencies else None,
+        "alert_sustained_spans_per_s": round(count * spans_in(bodies[0]) / sent_s, 1),
+        "alert_requests_late": late[0],
+        "alert_failed_tool_calls": len(acknowledged),
+        "alert_tool_errors_received": len(latencies),
+        "alert_webhook_posts": webhook.alerts,
+    }
+
+
+def run(
+    *,
+    requests: int = 60,
+    spans_per_request: int = 2000,
+    connections: int = 4,
+    alert_rate: int = 5000,
+    duration_s: float = 60.0,
+    alert_spans_per_request: int = 500,
+    repeats: int = 5,
+) -> dict[str, Any]:
+    """Both measurements on fresh homes (module docstring); JSON-safe."""
+    bodies = payloads(spans_per_request, requests + connections)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        reference_before = reference_rate(bodies[0], repeats, root)
+        persisted = persisted_rate(root / "home", bodies, connections)
+        reference_after = reference_rate(bodies[0], repeats, root)
+        reference_spans = statistics.median([reference_before, reference_after])
+        latency = alert_latency(
+            root / "alerts-home", alert_rate, duration_s, alert_spans_per_request, connections
+        )
+    return {
+        "benchmark": "serve",
+        "persisted_spans_per_s": round(persisted, 1),
+        "reference_spans_per_s": round(reference_spans, 1),
+        "ratio": round(persisted / reference_spans, 3),
+        "goal_ratio": 0.5,
+        "connections": connections,
+        "spans_per_request": spans_in(bodies[0]),
+        "requests": requests,
+        "alert_rate_spans_per_s": alert_rate,
+        "alert_duration_s": duration_s,
+        **latency,
+        "goal_alert_p99_s": 1.0,
+        "receiver": "eval-pipeline serve (own process, embedded stream, durable acknowledgement)",
+        "reference": "in-process plain protobuf parse -> Python dicts -> Parquet (bench ingest)",
+    }

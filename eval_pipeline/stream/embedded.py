@@ -1,0 +1,233 @@
+"""The embedded span stream: an append-only log in the home's SQL state database.
+
+No service is needed: the log is a table of the state database (SQLite by default,
+PostgreSQL in production, through ``statedb``). Publishing inserts the messages under a unique
+(stream, message id) key in one committed transaction, so a retry adds nothing. A durable
+consumer is a cursor (the last sequence handed out) and a table of claimed, unacknowledged
+deliveries with a deadline; ``fetch`` claims expired deliveries first (redelivery, at least
+once) and then new messages, in one transaction that first writes the consumer's cursor row,
+which serialises the workers of one plane (SQLite's write lock, a row lock on PostgreSQL).
+
+Sequence numbers must commit in order or a cursor could pass a sequence that commits later:
+PostgreSQL publishers take the log's table lock (SQLite writers are serial anyway).
+"""
+
+import time
+from collections.abc import Sequence
+
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    UniqueConstraint,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
+
+from eval_pipeline.statedb import METADATA, engine_for, insert_new
+from eval_pipeline.stream.events import DEFAULT_PREFIX, OutgoingMessage, decode, encode_rows
+from eval_pipeline.stream.protocol import Delivery
+from eval_pipeline.traces.store.span_table import Row
+
+LOG = Table(
+    "stream_log",
+    METADATA,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("stream", String(100), nullable=False),
+    Column("msg_id", String(700), nullable=False),
+    Column("subject", String(500), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("build", String(200), nullable=False),
+    Column("day", String(64), nullable=False),
+    Column("trace_id", String(128), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("published_at", Float, nullable=False),
+    UniqueConstraint("stream", "msg_id", name="stream_log_once"),
+)
+
+CURSORS = Table(
+    "stream_cursors",
+    METADATA,
+    Column("stream", String(100), primary_key=True),
+    Column("consumer", String(200), primary_key=True),
+    Column("last_seq", Integer, nullable=False),
+)
+
+PENDING = Table(
+    "stream_pending",
+    METADATA,
+    Column("stream", String(100), primary_key=True),
+    Column("consumer", String(200), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("deadline", Float, nullable=False),
+    Column("deliveries", Integer, nullable=False),
+)
+
+_POLL_S = 0.02
+
+
+class EmbeddedStream:
+    """``SpanStream`` over the state database at ``state_url``; ``prefix`` names the stream."""
+
+    def __init__(self, state_url: str, prefix: str = DEFAULT_PREFIX) -> None:
+        self.engine: Engine = engine_for(state_url)
+        self.prefix = prefix
+
+    def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
+        """Append the rows' messages in one transaction (see ``SpanStream.publish_rows``)."""
+        self.publish(encode_rows(self.prefix, rows, builds, day))
+
+    def publish(self, messages: Sequence[OutgoingMessage]) -> None:
+        """Append encoded messages, skipping ids already in the log."""
+        if not messages:
+            return
+        now = time.time()
+        values = [
+            {
+                "stream": self.prefix,
+                "msg_id": m.msg_id,
+                "subject": m.subject,
+                "kind": m.kind,
+                "build": m.build,
+                "day": m.day,
+                "trace_id": m.trace_id,
+                "payload": m.payload,
+                "published_at": now,
+            }
+            for m in messages
+        ]
+        with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(text(f"LOCK TABLE {LOG.name} IN EXCLUSIVE MODE"))
+            connection.execute(insert_new(connection, LOG), values)
+
+    def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "EmbeddedConsumer":
+        """A handle on the durable consumer ``plane`` (its cursor starts at the log's start)."""
+        return EmbeddedConsumer(self, plane, ack_wait_s)
+
+    def message_count(self) -> int:
+        """Messages in the log of this stream (tests and ``bench``)."""
+        with self.engine.connect() as connection:
+            query = select(func.count()).select_from(LOG).where(LOG.c.stream == self.prefix)
+            return int(connection.execute(query).scalar_one())
+
+    def close(self) -> None:
+        """Nothing to release: engines are shared per URL (``statedb``)."""
+
+
+class EmbeddedConsumer:
+    """One worker's handle on a durable consumer of the log."""
+
+    def __init__(self, stream: EmbeddedStream, plane: str, ack_wait_s: float) -> None:
+        self.stream = stream
+        self.plane = plane
+        self.ack_wait_s = ack_wait_s
+        key = {"stream": stream.prefix, "consumer": plane}
+        with stream.engine.begin() as connection:
+            exists = connection.execute(
+                select(CURSORS.c.last_seq).where(
+                    CURSORS.c.stream == stream.prefix, CURSORS.c.consumer == plane
+                )
+            ).first()
+            if exists is None:
+                connection.execute(insert_new(connection, CURSORS), [{**key, "last_seq": 0}])
+
+    def fetch(self, max_messages: int = 256, timeout_s: float = 1.0) -> list[Delivery]:
+        """Claimed deliveries (expired ones first); polls the log until ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            deliveries = self._claim(max_messages)
+            if deliveries or time.monotonic() >= deadline:
+                return deliveries
+            time.sleep(_POLL_S)
+
+    def _claim(self, limit: int) -> list[Delivery]:
+        prefix, plane = self.stream.prefix, self.plane
+        mine = (PENDING.c.stream == prefix) & (PENDING.c.consumer == plane)
+        cursor_row = (CURSORS.c.stream == prefix) & (CURSORS.c.consumer == plane)
+        now = time.time()
+        with self.stream.engine.begin() as connection:
+            # Writing the cursor row first takes the lock that serialises this plane's workers.
+            connection.execute(
+                update(CURSORS).where(cursor_row).values(last_seq=CURSORS.c.last_seq)
+            )
+            last_seq = connection.execute(select(CURSORS.c.last_seq).where(cursor_row)).scalar_one()
+            expired = connection.execute(
+                select(PENDING.c.seq, PENDING.c.deliveries)
+                .where(mine, PENDING.c.deadline < now)
+                .order_by(PENDING.c.seq)
+                .limit(limit)
+            ).all()
+            redeliver = {seq: count + 1 for seq, count in expired}
+            fresh = (
+                connection.execute(
+                    select(LOG.c.seq)
+                    .where(LOG.c.stream == prefix, LOG.c.seq > last_seq)
+                    .order_by(LOG.c.seq)
+                    .limit(limit - len(redeliver))
+                ).all()
+                if limit > len(redeliver)
+                else []
+            )
+            new_seqs = [seq for (seq,) in fresh]
+            if not redeliver and not new_seqs:
+                return []
+            until = now + self.ack_wait_s
+            for seq, count in redeliver.items():
+                connection.execute(
+                    update(PENDING)
+                    .where(mine, PENDING.c.seq == seq)
+                    .values(deadline=until, deliveries=count)
+                )
+            if new_seqs:
+                connection.execute(
+                    insert(PENDING),
+                    [
+                        {
+                            "stream": prefix,
+                            "consumer": plane,
+                            "seq": s,
+                            "deadline": until,
+                            "deliveries": 1,
+                        }
+                        for s in new_seqs
+                    ],
+                )
+                connection.execute(update(CURSORS).where(cursor_row).values(last_seq=new_seqs[-1]))
+            counts = {**{s: 1 for s in new_seqs}, **redeliver}
+            rows = connection.execute(
+                select(LOG.c.seq, LOG.c.payload, LOG.c.published_at)
+                .where(LOG.c.stream == prefix, LOG.c.seq.in_(sorted(counts)))
+                .order_by(LOG.c.seq)
+            ).all()
+        events = decode([payload for _, payload, _ in rows])
+        return [
+            Delivery(event, seq, counts[seq], published_at)
+            for (seq, _, published_at), event in zip(rows, events, strict=True)
+        ]
+
+    def ack(self, deliveries: Sequence[Delivery]) -> None:
+        """Delete the deliveries' claims: they are done."""
+        seqs = [d.token for d in deliveries]
+        if not seqs:
+            return
+        with self.stream.engine.begin() as connection:
+            for start in range(0, len(seqs), 500):
+                connection.execute(
+                    delete(PENDING).where(
+                        PENDING.c.stream == self.stream.prefix,
+                        PENDING.c.consumer == self.plane,
+                        PENDING.c.seq.in_(seqs[start : start + 500]),
+                    )
+                )
+
+    def close(self) -> None:
+        """Nothing held: claims expire on their own."""

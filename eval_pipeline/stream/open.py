@@ -1,0 +1,34 @@
+"""The one place a span stream is chosen: embedded by default, NATS JetStream by URL."""
+
+from pathlib import Path
+
+from eval_pipeline.home import Home
+from eval_pipeline.stream.events import DEFAULT_PREFIX
+from eval_pipeline.stream.protocol import SpanStream
+
+
+def open_stream(
+    home: Path | Home, url: str | None = None, *, prefix: str = DEFAULT_PREFIX
+) -> SpanStream:
+    """The span stream of ``home``.
+
+    Args:
+        home: The embedded home (a ``Home`` or its root folder); the embedded log lives in its
+            SQL state database (``Home.state_url``).
+        url: None for the embedded log; ``nats://host:port`` for NATS JetStream.
+        prefix: Subject prefix and stream name (tests use a unique one each).
+
+    Raises:
+        ValueError: ``url`` is neither None nor a ``nats://`` URL.
+        StreamUnavailable: the NATS server cannot be reached.
+    """
+    if url is None:
+        from eval_pipeline.stream.embedded import EmbeddedStream
+
+        state = home if isinstance(home, Home) else Home(Path(home))
+        return EmbeddedStream(state.state_url, prefix)
+    if url.startswith(("nats://", "tls://")):
+        from eval_pipeline.stream.jetstream import JetStreamStream
+
+        return JetStreamStream(url, prefix)
+    raise ValueError(f"stream URL must be nats://host:port (or none for embedded), got {url!r}")

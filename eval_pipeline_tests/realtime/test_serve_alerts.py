@@ -1,0 +1,76 @@
+"""``serve --alert-webhook``: a failed tool call reaches the webhook once, even sent twice.
+
+Contract: ``eval-pipeline serve --alert-webhook URL`` (a process of its own, the embedded
+stream) stores a trace with a failed tool call, publishes it, and the in-process detector
+worker raises one ``tool_error`` alert; the same request sent again (an exporter's retry)
+raises nothing new, so the webhook receives the alert exactly once; the alert is in the state
+database that ``alerts list`` reads.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from eval_pipeline.cli import cli
+from eval_pipeline_tests.alerts.webhook import Webhook
+from eval_pipeline_tests.realtime.nats_process import free_port
+from eval_pipeline_tests.realtime.receivers import traces_request
+
+CLI = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
+
+
+@pytest.fixture
+def webhook() -> Iterator[Webhook]:
+    """A webhook on loopback recording every alert posted to it."""
+    hook = Webhook()
+    yield hook
+    hook.close()
+
+
+def test_a_failed_tool_call_reaches_the_webhook_once_when_sent_twice(
+    webhook: Webhook, tmp_path: Path
+) -> None:
+    hook_url, received = webhook.url, webhook.received
+    port = free_port()
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    log = (tmp_path / "serve.log").open("wb")
+    command = [*CLI, "serve", "--port", str(port), "--no-grpc", "--alert-webhook", hook_url]
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        body = traces_request(0, 1, tool_error=True)
+        for _ in range(2):
+            reply = httpx.post(
+                f"http://127.0.0.1:{port}/v1/traces",
+                content=body,
+                headers={"content-type": "application/x-protobuf"},
+                timeout=30,
+            )
+            assert reply.status_code == 200
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not received:
+            time.sleep(0.1)
+        time.sleep(5)  # past the quiet period: a duplicate would have arrived by now
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    tool_errors = [alert for alert in received if alert["detector"].startswith("tool_error")]
+    assert len(tool_errors) == 1, (tmp_path / "serve.log").read_text()
+    assert len({alert["alert_id"] for alert in received}) == len(received)
+    listed = CliRunner().invoke(cli, ["alerts", "list", "--format", "json"])
+    assert listed.exit_code == 0, listed.output
+    assert tool_errors[0]["alert_id"] in {alert["alert_id"] for alert in json.loads(listed.output)}
