@@ -1,7 +1,8 @@
 """Scores out as ``gen_ai.evaluation.result`` log events over OTLP, and back in as scores.
 
 Contract: ``export scores --otlp-endpoint`` sends one event per score row, over HTTP and over
-gRPC, each carrying the GenAI evaluation attributes (name, score value only for scored rows,
+gRPC, to the product's own receiver (its logs endpoint, ``EvaluationEventHandler`` as its
+``on_logs``), each carrying the GenAI evaluation attributes (name, score value only for scored rows,
 label, explanation) tied to the scored trace and span, with the evaluator's id and version; what
 arrives, decoded with the OTLP protobuf classes, is that; the logs handler (``on_logs``) stores
 the events as score rows equal to the exported ones (the round trip). A build with no scores and
@@ -11,6 +12,7 @@ handler cannot read is rejected by name (the receiver's 400) and the others are 
 
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -31,8 +33,8 @@ from eval_pipeline.home import current_home
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
-from eval_pipeline_tests.backends.otlp_logs_server import logs_endpoint
 from eval_pipeline_tests.backends.scored_build import scored_build
+from eval_pipeline_tests.realtime.receivers import running_receiver, url
 
 
 def _attributes(record: object) -> dict[str, object]:
@@ -55,8 +57,15 @@ def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
         if s.parent_span_id is None
     }
     receiver_store = tmp_path / "receiver_store"
-    with logs_endpoint(EvaluationEventHandler(receiver_store)) as endpoint:
-        target = endpoint.http_url if protocol == "http" else endpoint.grpc_target
+    handler = EvaluationEventHandler(receiver_store)
+    arrived: list[bytes] = []
+
+    def on_logs(request: ExportLogsServiceRequest) -> None:
+        arrived.append(request.SerializeToString())  # what the receiver decoded, as it came
+        handler(request)
+
+    with running_receiver(grpc=True, on_logs=on_logs) as receiver:
+        target = url(receiver, "") if protocol == "http" else f"127.0.0.1:{receiver.grpc_port}"
         result = CliRunner().invoke(
             cli,
             [
@@ -73,13 +82,13 @@ def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
             ],
         )
         assert result.exit_code == 0, result.output
-        records = [
-            record
-            for body in endpoint.received
-            for resource in ExportLogsServiceRequest.FromString(body).resource_logs
-            for scope in resource.scope_logs
-            for record in scope.log_records
-        ]
+    records = [
+        record
+        for body in arrived
+        for resource in ExportLogsServiceRequest.FromString(body).resource_logs
+        for scope in resource.scope_logs
+        for record in scope.log_records
+    ]
     assert len(records) == len(exported)
     by_key = {(s.trace_id, s.metric_id): s for s in exported}
     for record in records:
@@ -190,3 +199,27 @@ def test_another_tools_events_keep_the_standard_fields_only(tmp_path: Path) -> N
     assert rows["relevance"].evidence == {"label": "relevant"}
     assert rows["relevance"].span_ids == ("02" * 8,)
     assert (rows["tone"].status, rows["tone"].reason) == ("unscored", "label: polite")
+
+
+def test_the_receiver_refuses_a_bad_event_by_name_and_keeps_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = scored_build(tmp_path, monkeypatch)
+    exported = ScoreStore(current_home().store).read(build)
+    request = next(iter(requests_for(exported)))
+    records = request.resource_logs[0].scope_logs[0].log_records
+    bad = records.add()
+    bad.CopyFrom(records[0])
+    for kv in bad.attributes:
+        if kv.key == EVALUATION_NAME:
+            kv.value.string_value = ""
+    received = tmp_path / "receiver_scores"
+    with running_receiver(on_logs=EvaluationEventHandler(received)) as receiver:
+        reply = httpx.post(
+            url(receiver, "/v1/logs"),
+            content=request.SerializeToString(),
+            headers={"Content-Type": "application/x-protobuf"},
+        )
+    assert reply.status_code == 400
+    assert f"log_records[{len(exported)}]: {EVALUATION_NAME}: is required" in reply.text
+    assert len(ScoreStore(received).read(build)) == len(exported)
