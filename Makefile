@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test test-all lint ui bench screenshots clean
+.PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-all lint ui bench screenshots clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,10 +23,21 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "note: chromium not installed (not root): the browser test will be skipped"; fi; }
 
+# The real back ends the tests run (Phoenix server, NeMo Agent Toolkit), each in a venv of its own
+# from its own frozen lock, so their pins never touch .venv. Rebuilt only when the lock changes.
+.venv-%/.installed: requirements-%.lock
+	test -x .venv-$*/bin/python || $(PY) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install -q -r $<
+	sha256sum $< | cut -d' ' -f1 | tr -d '\n' > $@
+
+phoenix-venv: .venv-phoenix/.installed
+nat-venv: .venv-nat/.installed
+side-venvs: phoenix-venv nat-venv
+
 demo: setup
 	$(BIN)/eval-pipeline demo
 
-test: setup system-deps
+test: setup system-deps side-venvs
 	$(BIN)/python -m pytest
 
 test-all: setup
@@ -50,4 +61,4 @@ screenshots: setup system-deps
 	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py
 
 clean:
-	rm -rf $(VENV) .eval_pipeline
+	rm -rf $(VENV) .venv-phoenix .venv-nat .eval_pipeline

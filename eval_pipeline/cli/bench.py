@@ -136,6 +136,19 @@ def bench_gate_files(rows: int, output_dir: Path, fmt: str) -> None:
     _emit(write_scale_inputs(rows, output_dir), fmt)
 
 
+@bench.command("export")
+@click.option(
+    "--scores", "n_scores", type=click.IntRange(min=100), default=50000, show_default=True
+)
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_export(n_scores: int, repeats: int, fmt: str) -> None:
+    """Evaluation events/s exported over OTLP HTTP and gRPC vs sending pre-serialised bodies."""
+    from eval_pipeline.benchmarks.export import run
+
+    _emit(run(n_scores=n_scores, repeats=repeats), fmt)
+
+
 COMMANDS: list[click.Command] = [bench]
 
 
