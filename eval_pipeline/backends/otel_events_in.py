@@ -10,6 +10,7 @@ cannot be a score, is rejected alone with a message naming the record and the at
 others are stored (``EventsRejected``, a ``ValueError``: the receiver's 400 for bad data).
 """
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from eval_pipeline.backends.evaluation_event import (
     score_from_record,
 )
 from eval_pipeline.backends.imported_scores import IMPORTED_PREFIX, store_imported_scores
+from eval_pipeline.realtime.auth import Grant
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 
@@ -73,13 +75,27 @@ class EvaluationEventHandler:
     covers them all), which the receiver turns into a 400 with that message.
     """
 
-    def __init__(self, store_root: Path, *, default_build: str = "production") -> None:
+    def __init__(
+        self,
+        store_root: Path,
+        *,
+        default_build: str = "production",
+        pinned: Callable[[], Collection[str]] = frozenset,
+    ) -> None:
         self.scores = ScoreStore(store_root)
         self.default_build = default_build
+        self.pinned = pinned
 
-    def __call__(self, request: ExportLogsServiceRequest) -> None:
-        """Store the request's evaluation events; raises ``EventsRejected`` for bad records."""
+    def __call__(self, request: ExportLogsServiceRequest, grant: Grant | None = None) -> None:
+        """Store the request's evaluation events; raises ``EventsRejected`` for bad records.
+
+        With a ``grant`` (the receiver's sender), an event naming a build other than
+        ``default_build`` is stored only when the token may write evaluation builds, and never
+        into a pinned baseline (as for spans): otherwise it is rejected, naming the build.
+        """
         outcome = scores_from_request(request, source="logs request")
+        if grant is not None:
+            outcome = self._guarded(outcome, grant)
         try:
             store_imported_scores(self.scores, outcome.scores, default_build=self.default_build)
         except ValueError as exc:  # a build name no partition can hold: nothing was written
@@ -90,3 +106,19 @@ class EvaluationEventHandler:
                 f"{len(outcome.errors)} log record(s) rejected, "
                 f"{len(outcome.scores)} evaluation event(s) stored: {shown}"
             )
+
+    def _guarded(self, outcome: LogsOutcome, grant: Grant) -> LogsOutcome:
+        """The outcome without the events this sender may not write (each named as an error)."""
+        pinned = frozenset(self.pinned())
+        kept = LogsOutcome(errors=list(outcome.errors))
+        for score in outcome.scores:
+            build = score.build or self.default_build
+            if build != self.default_build and not grant.writes_evaluation_builds:
+                reason = "the token may not write evaluation builds"
+            elif build in pinned:
+                reason = "it is a pinned baseline"
+            else:
+                kept.scores.append(score)
+                continue
+            kept.errors.append(f"score for build {build!r} refused ({reason})")
+        return kept

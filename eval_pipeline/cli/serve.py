@@ -82,10 +82,14 @@ def serve(
 ) -> None:
     """Receive OTLP traces, store them durably, publish them to the stream, then acknowledge.
 
+    OTLP logs (`/v1/logs`, the gRPC LogsService) take `gen_ai.evaluation.result` events: they
+    are stored as imported scores (what `export scores --otlp-endpoint` sends).
+
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
     from eval_pipeline.alerts.plane import RealtimePlane
+    from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
     from eval_pipeline.builds import BuildRegistry
     from eval_pipeline.detectors.config import load_detector_config
     from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
@@ -140,7 +144,14 @@ def serve(
             stream.close()
             raise InputError(f"--alert-webhook/--detector-config: {exc}") from None
     receiver = Receiver(
-        write_path, authenticator, endpoints, limits=limits, header_timeout_s=header_timeout
+        write_path,
+        authenticator,
+        endpoints,
+        limits=limits,
+        header_timeout_s=header_timeout,
+        on_logs=EvaluationEventHandler(
+            home.store, pinned=lambda: BuildRegistry(home.state_url).baselines().values()
+        ),
     )
     click.echo(
         f"OTLP/HTTP on {receiver.http_url}"

@@ -75,9 +75,9 @@ class _Services:
         try:
             if self._on_logs is None:
                 raise Refusal(404, "this receiver stores no logs (no logs handler)")
-            _grant(self._authenticator, context)
+            grant = _grant(self._authenticator, context)
             handler = self._on_logs
-            self._write_path.submit(lambda: handler(request)).result()
+            self._write_path.submit(lambda: handler(request, grant)).result()
         except Refusal as refusal:
             _abort(context, refusal)
         except ValueError as exc:

@@ -46,8 +46,9 @@ from eval_pipeline.traces.redact.redactor import RedactionPolicy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 LOG = logging.getLogger(__name__)
-LogsHandler = Callable[[ExportLogsServiceRequest], None]
-"""Takes decoded OTLP logs (e.g. ``gen_ai.evaluation.result`` events); ValueError: bad data."""
+LogsHandler = Callable[[ExportLogsServiceRequest, Grant], None]
+"""Takes decoded OTLP logs (e.g. ``gen_ai.evaluation.result`` events) and the sender's grant
+(what its token may write); raises ValueError for bad data."""
 PROTOBUF = "application/x-protobuf"
 
 
@@ -133,10 +134,10 @@ def make_http_app(
         try:
             if on_logs is None:
                 raise Refusal(404, "this receiver stores no logs (no logs handler)")
-            _, body, json_encoded = await admitted(request)
+            grant, body, json_encoded = await admitted(request)
             decoded = decode_logs(body, json_encoded)
             handler = on_logs
-            await asyncio.wrap_future(write_path.submit(lambda: handler(decoded)))
+            await asyncio.wrap_future(write_path.submit(lambda: handler(decoded, grant)))
         except Refusal as refusal:
             return _refuse(refusal, json_encoded)
         except ValueError as exc:

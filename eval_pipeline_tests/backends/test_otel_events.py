@@ -30,6 +30,7 @@ from eval_pipeline.backends.otel_events_in import EvaluationEventHandler, Events
 from eval_pipeline.backends.otel_events_out import requests_for
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
+from eval_pipeline.realtime.auth import Grant
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
@@ -60,9 +61,9 @@ def test_scores_go_out_as_evaluation_events_and_come_back_the_same(
     handler = EvaluationEventHandler(receiver_store)
     arrived: list[bytes] = []
 
-    def on_logs(request: ExportLogsServiceRequest) -> None:
+    def on_logs(request: ExportLogsServiceRequest, grant: Grant) -> None:
         arrived.append(request.SerializeToString())  # what the receiver decoded, as it came
-        handler(request)
+        handler(request, grant)
 
     with running_receiver(grpc=True, on_logs=on_logs) as receiver:
         target = url(receiver, "") if protocol == "http" else f"127.0.0.1:{receiver.grpc_port}"

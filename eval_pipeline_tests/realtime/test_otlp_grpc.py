@@ -57,7 +57,9 @@ def test_grpc_codes_bad_data_saturation_and_logs() -> None:
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     received: list[ExportLogsServiceRequest] = []
     with (
-        running_receiver(grpc=True, workers=1, queue=0, on_logs=received.append) as receiver,
+        running_receiver(
+            grpc=True, workers=1, queue=0, on_logs=lambda request, _grant: received.append(request)
+        ) as receiver,
         grpc.insecure_channel(f"127.0.0.1:{receiver.grpc_port}") as channel,
     ):
         export = channel.unary_unary(f"/{TRACE_SERVICE}/Export")

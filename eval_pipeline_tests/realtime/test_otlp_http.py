@@ -142,7 +142,7 @@ def test_logs_go_to_the_handler_and_are_404_without_one() -> None:
         missing = httpx.post(url(receiver, "/v1/logs"), content=body, headers=PROTOBUF)
         assert missing.status_code == 404 and _status(missing).code == 12  # UNIMPLEMENTED
     received: list[ExportLogsServiceRequest] = []
-    with running_receiver(on_logs=received.append) as receiver:
+    with running_receiver(on_logs=lambda request, _grant: received.append(request)) as receiver:
         reply = httpx.post(url(receiver, "/v1/logs"), content=body, headers=PROTOBUF)
         assert reply.status_code == 200
     (request,) = received
