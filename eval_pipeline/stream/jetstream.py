@@ -186,7 +186,7 @@ class JetStreamConsumer:
     def fetch(self, max_messages: int = 256, timeout_s: float = 1.0) -> list[Delivery]:
         """Up to ``max_messages`` deliveries, waiting up to ``timeout_s`` for the first."""
         try:
-            # Generous slack: on a loaded host the loop thread can lag well behind the pull's expiry.
+            # Generous slack: on a loaded host the loop can lag well behind the pull's expiry.
             messages = self.stream.run(self._fetch(max_messages, timeout_s), timeout_s + 15)
         except (OSError, NatsError, TimeoutError) as exc:
             raise StreamUnavailable(f"fetch for {self.plane!r}: {exc!r}") from exc
