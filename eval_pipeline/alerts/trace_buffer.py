@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 
 from eval_pipeline.statedb import METADATA, engine_for, insert_new
-from eval_pipeline.stream.events import SpanArrived, decode
+from eval_pipeline.stream.events import SpanEvent, decode
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.model import Span
 
@@ -63,7 +63,7 @@ class TraceBuffer:
                 "payload": d.payload,
             }
             for d in deliveries
-            if isinstance(d.event, SpanArrived)
+            if isinstance(d.event, SpanEvent)
         ]
         if rows:
             connection.execute(insert_new(connection, BUFFER), rows)
@@ -81,7 +81,7 @@ class TraceBuffer:
                 payloads += [payload for (payload,) in connection.execute(query)]
         found: dict[str, list[Span]] = {}
         for event in decode(payloads):
-            if isinstance(event, SpanArrived):
+            if isinstance(event, SpanEvent):
                 found.setdefault(event.span.trace_id, []).append(event.span)
         return found
 

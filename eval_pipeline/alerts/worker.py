@@ -29,7 +29,7 @@ from eval_pipeline.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.detectors.config import DetectorConfig
 from eval_pipeline.detectors.flag import Detector
 from eval_pipeline.detectors.registry import default_detectors, detect_span, detect_trace
-from eval_pipeline.stream.events import SpanArrived, StreamUnavailable, TraceCompleted
+from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
 from eval_pipeline.traces.runs.assemble import assemble_runs
 
@@ -128,7 +128,7 @@ class DetectorWorker:
         wait = min(timeout_s, max(0.0, self._next_due() - time.monotonic()))
         deliveries = self._consumer.fetch(self.batch, timeout_s=max(wait, 0.01))
         self.stats.redelivered += sum(1 for d in deliveries if d.deliveries > 1)
-        spans = [d for d in deliveries if isinstance(d.event, SpanArrived)]
+        spans = [d for d in deliveries if isinstance(d.event, SpanEvent)]
         if spans:
             self._on_spans(spans)
         now = time.monotonic()
@@ -148,7 +148,7 @@ class DetectorWorker:
         alerts = [
             Alert.from_flag(flag, d.event.build)
             for d in deliveries
-            if isinstance(d.event, SpanArrived)
+            if isinstance(d.event, SpanEvent)
             for flag in detect_span(d.event.span, self.detectors)
         ]
         with self.store.engine.begin() as connection:

@@ -4,7 +4,7 @@
 database by default, NATS JetStream for a ``nats://`` URL, with the same behaviour.
 """
 
-from eval_pipeline.stream.events import SpanArrived, StreamUnavailable, TraceCompleted
+from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.stream.open import open_stream
 from eval_pipeline.stream.protocol import (
     BATCH_PLANE,
@@ -18,7 +18,7 @@ __all__ = [
     "BATCH_PLANE",
     "REALTIME_PLANE",
     "Delivery",
-    "SpanArrived",
+    "SpanEvent",
     "SpanStream",
     "StreamConsumer",
     "StreamUnavailable",

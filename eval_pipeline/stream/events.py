@@ -1,6 +1,6 @@
 """What travels on the span stream: span events and trace-completed events, as bytes.
 
-One message per stored span (``SpanArrived``) and one per root span that ended
+One message per stored span (``SpanEvent``) and one per root span that ended
 (``TraceCompleted``). Both back ends (the embedded SQL log and NATS JetStream) carry the same
 payloads under the same subjects and message ids, so a consumer cannot tell them apart:
 
@@ -25,7 +25,8 @@ from typing import Any
 
 import orjson
 
-from eval_pipeline.traces.model import Span, SpanEvent
+from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.model import SpanEvent as RecordedEvent  # an OTel span event
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.span_table import (
@@ -47,7 +48,7 @@ class StreamUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
-class SpanArrived:
+class SpanEvent:
     """One stored (redacted) span of ``build``, stored on UTC ``day``."""
 
     build: str
@@ -66,7 +67,7 @@ class TraceCompleted:
     root_end_unix_nano: int
 
 
-StreamEvent = SpanArrived | TraceCompleted
+StreamEvent = SpanEvent | TraceCompleted
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def _span(values: list[Any]) -> Span:
         json.loads(outputs) if isinstance(outputs, str) else outputs
     )
     state["events"] = tuple(
-        SpanEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in state["events"]
+        RecordedEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in state["events"]
     )
     return span_from_state(state)
 
@@ -182,7 +183,7 @@ def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
     for payload in map(orjson.loads, payloads):
         kind = payload["kind"]
         if kind == SPAN_KIND:
-            events.append(SpanArrived(payload["build"], payload["day"], _span(payload["row"])))
+            events.append(SpanEvent(payload["build"], payload["day"], _span(payload["row"])))
         elif kind == TRACE_KIND:
             events.append(
                 TraceCompleted(

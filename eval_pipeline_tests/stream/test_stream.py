@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 
 from eval_pipeline.statedb import dispose_all
 from eval_pipeline.stream import (
-    SpanArrived,
+    SpanEvent,
     SpanStream,
     StreamUnavailable,
     TraceCompleted,
@@ -89,7 +89,7 @@ def test_published_rows_arrive_as_equal_spans_with_one_completion_per_root(
     rows = agent_trace_rows("a1" * 16, tool_error=True) + agent_trace_rows("b2" * 16)
     stream.publish_rows(rows, builds=["prod.v1"] * 3 + ["prod"] * 3, day=DAY)
     events = [d.event for d in drain(stream, "realtime-detectors")]
-    spans = [e for e in events if isinstance(e, SpanArrived)]
+    spans = [e for e in events if isinstance(e, SpanEvent)]
     assert [e.span for e in spans] == [row_span(r) for r in rows]
     assert {(e.build, e.day) for e in spans} == {("prod.v1", DAY), ("prod", DAY)}
     completed = [e for e in events if isinstance(e, TraceCompleted)]
@@ -147,7 +147,7 @@ def test_an_unreachable_nats_server_is_stream_unavailable(isolated_home: Path) -
         open_stream(isolated_home, "nats://127.0.0.1:1", prefix="unreachable")
 
 
-def _key(event: SpanArrived | TraceCompleted) -> str:
-    if isinstance(event, SpanArrived):
+def _key(event: SpanEvent | TraceCompleted) -> str:
+    if isinstance(event, SpanEvent):
         return f"{event.span.trace_id}/{event.span.span_id}"
     return f"{event.trace_id}/completed"
