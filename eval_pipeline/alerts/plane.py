@@ -47,7 +47,7 @@ class RealtimePlane:
         config: DetectorConfig | None = None,
         plane: str = REALTIME_PLANE,
         ack_wait_s: float = 30.0,
-        batch: int = 256,
+        batch: int = 1000,
     ) -> "RealtimePlane":
         """Open the stream (unless given), start ``workers`` workers and the webhook sender.
 
@@ -100,6 +100,7 @@ class RealtimePlane:
             total.traces += worker.stats.traces
             total.alerts += worker.stats.alerts
             total.redelivered += worker.stats.redelivered
+            total.failures += worker.stats.failures
         return total
 
     def stop(self) -> None:

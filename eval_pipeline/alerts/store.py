@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Engine, Float, Index, String, Table, Text, select, update
+from sqlalchemy import Column, Connection, Engine, Float, Index, String, Table, Text, select, update
 
 from eval_pipeline.alerts.alert import Alert
 from eval_pipeline.statedb import METADATA, engine_for, insert_new
@@ -71,25 +71,32 @@ class AlertStore:
     def __init__(self, state_url: str) -> None:
         self.engine: Engine = engine_for(state_url)
 
-    def record(self, alerts: Sequence[Alert], *, deliver: bool = True) -> list[Alert]:
+    def record(
+        self,
+        alerts: Sequence[Alert],
+        *,
+        deliver: bool = True,
+        connection: Connection | None = None,
+    ) -> list[Alert]:
         """Store the alerts not stored yet; return those (the ones to send).
 
         ``deliver=False`` (a replay of a stored build) records them as owing no webhook call.
+        With ``connection``, in the caller's transaction (the new ones are new once it commits).
         """
         if not alerts:
             return []
-        unique = list({a.alert_id: a for a in alerts}.values())
+        if connection is None:
+            with self.engine.begin() as own:
+                return self.record(alerts, deliver=deliver, connection=own)
         delivered = None if deliver else time.time()
-        with self.engine.begin() as connection:
-            statement = insert_new(connection, ALERTS)
-            return [
-                alert
-                for alert in unique
-                if connection.execute(
-                    statement, [{**_row(alert), "delivered_at": delivered}]
-                ).rowcount
-                == 1
-            ]
+        statement = insert_new(connection, ALERTS)
+        unique = {a.alert_id: a for a in alerts}.values()
+        return [
+            alert
+            for alert in unique
+            if connection.execute(statement, [{**_row(alert), "delivered_at": delivered}]).rowcount
+            == 1
+        ]
 
     def list_alerts(
         self, *, since: datetime | None = None, build: str | None = None

@@ -7,12 +7,24 @@ forgotten; spans of traces whose root never came are dropped after ``retention_s
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Column, Engine, Float, Index, LargeBinary, String, Table, delete, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    Index,
+    LargeBinary,
+    String,
+    Table,
+    delete,
+    select,
+)
 
 from eval_pipeline.statedb import METADATA, engine_for, insert_new
-from eval_pipeline.stream.events import SpanEvent, decode, span_payloads
+from eval_pipeline.stream.events import SpanEvent, decode
+from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.model import Span
 
 BUFFER = Table(
@@ -25,6 +37,7 @@ BUFFER = Table(
     Column("payload", LargeBinary, nullable=False),
     Index("detector_trace_spans_age", "received_at"),
 )
+_CHUNK = 500
 
 
 class TraceBuffer:
@@ -35,42 +48,56 @@ class TraceBuffer:
         self.plane = plane
         self.retention_s = retention_s
 
-    def add(self, events: Sequence[SpanEvent]) -> None:
-        """Buffer spans (a span buffered before is kept once)."""
-        if not events:
-            return
+    def add(self, deliveries: Sequence[Delivery], connection: Connection) -> None:
+        """Buffer delivered span events, as published (a span buffered before is kept once).
+
+        In the caller's transaction (the worker stores the spans' alerts in the same one).
+        """
         now = time.time()
         rows = [
             {
                 "plane": self.plane,
-                "trace_id": e.span.trace_id,
-                "span_id": e.span.span_id,
+                "trace_id": d.event.span.trace_id,
+                "span_id": d.event.span.span_id,
                 "received_at": now,
-                "payload": payload,
+                "payload": d.payload,
             }
-            for e, payload in zip(events, span_payloads(events), strict=True)
+            for d in deliveries
+            if isinstance(d.event, SpanEvent)
         ]
-        with self.engine.begin() as connection:
+        if rows:
             connection.execute(insert_new(connection, BUFFER), rows)
 
-    def spans(self, trace_id: str) -> list[Span]:
-        """The buffered spans of a trace."""
-        query = select(BUFFER.c.payload).where(
-            BUFFER.c.plane == self.plane, BUFFER.c.trace_id == trace_id
-        )
+    def spans(self, trace_ids: Iterable[str]) -> dict[str, list[Span]]:
+        """The buffered spans of each of these traces."""
+        wanted = sorted(set(trace_ids))
+        payloads: list[bytes] = []
         with self.engine.connect() as connection:
-            payloads = [payload for (payload,) in connection.execute(query)]
-        return [e.span for e in decode(payloads) if isinstance(e, SpanEvent)]
+            for start in range(0, len(wanted), _CHUNK):
+                query = select(BUFFER.c.payload).where(
+                    BUFFER.c.plane == self.plane,
+                    BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
+                )
+                payloads += [payload for (payload,) in connection.execute(query)]
+        found: dict[str, list[Span]] = {}
+        for event in decode(payloads):
+            if isinstance(event, SpanEvent):
+                found.setdefault(event.span.trace_id, []).append(event.span)
+        return found
 
-    def forget(self, trace_id: str) -> None:
-        """Drop a judged trace's spans, and any span older than ``retention_s``."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                delete(BUFFER).where(BUFFER.c.plane == self.plane, BUFFER.c.trace_id == trace_id)
-            )
+    def forget(self, trace_ids: Iterable[str], connection: Connection) -> None:
+        """Drop judged traces' spans, and any older than ``retention_s`` (caller's transaction)."""
+        wanted = sorted(set(trace_ids))
+        for start in range(0, len(wanted), _CHUNK):
             connection.execute(
                 delete(BUFFER).where(
                     BUFFER.c.plane == self.plane,
-                    BUFFER.c.received_at < time.time() - self.retention_s,
+                    BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
                 )
             )
+        connection.execute(
+            delete(BUFFER).where(
+                BUFFER.c.plane == self.plane,
+                BUFFER.c.received_at < time.time() - self.retention_s,
+            )
+        )

@@ -16,6 +16,7 @@ N workers of one plane (threads here, or processes, or hosts) share the durable 
 ``eval-pipeline detectors run`` runs N in a process.
 """
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -32,6 +33,8 @@ from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompl
 from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
 from eval_pipeline.traces.runs.assemble import assemble_runs
 
+_LOG = logging.getLogger(__name__)
+
 
 @dataclass
 class WorkerStats:
@@ -41,6 +44,7 @@ class WorkerStats:
     traces: int = 0
     alerts: int = 0
     redelivered: int = 0
+    failures: int = 0
 
 
 class AlertDelivery:
@@ -93,6 +97,7 @@ class AlertDelivery:
 @dataclass
 class _Held:
     delivery: Delivery
+    event: TraceCompleted
     due: float
 
 
@@ -109,7 +114,7 @@ class DetectorWorker:
     plane: str = REALTIME_PLANE
     quiet_period_s: float = DetectorConfig().quiet_period_s
     ack_wait_s: float = 30.0
-    batch: int = 256
+    batch: int = 1000
     stats: WorkerStats = field(default_factory=WorkerStats)
 
     def __post_init__(self) -> None:
@@ -131,7 +136,7 @@ class DetectorWorker:
             event = delivery.event
             if isinstance(event, TraceCompleted):
                 self._held[(event.build, event.trace_id)] = _Held(
-                    delivery, now + self.quiet_period_s
+                    delivery, event, now + self.quiet_period_s
                 )
         self._judge_due(time.monotonic())
         return len(deliveries)
@@ -140,36 +145,40 @@ class DetectorWorker:
         return min((held.due for held in self._held.values()), default=float("inf"))
 
     def _on_spans(self, deliveries: Sequence[Delivery]) -> None:
-        events = [d.event for d in deliveries if isinstance(d.event, SpanEvent)]
-        self.buffer.add(events)
         alerts = [
-            Alert.from_flag(flag, event.build)
-            for event in events
-            for flag in detect_span(event.span, self.detectors)
+            Alert.from_flag(flag, d.event.build)
+            for d in deliveries
+            if isinstance(d.event, SpanEvent)
+            for flag in detect_span(d.event.span, self.detectors)
         ]
-        self._raise(alerts)
+        with self.store.engine.begin() as connection:
+            self.buffer.add(deliveries, connection)
+            new = self.store.record(alerts, connection=connection)
+        self._send(new)
         self._consumer.ack(deliveries)
-        self.stats.spans += len(events)
+        self.stats.spans += len(deliveries)
 
     def _judge_due(self, now: float) -> None:
-        due = [key for key, held in self._held.items() if held.due <= now]
-        for key in due:
-            held = self._held.pop(key)
-            event = held.delivery.event
-            assert isinstance(event, TraceCompleted)
-            runs = assemble_runs(self.buffer.spans(event.trace_id))
-            alerts = [
-                Alert.from_flag(flag, event.build)
-                for run in runs
-                for flag in detect_trace(run, self.detectors)
-            ]
-            self._raise(alerts)
-            self.buffer.forget(event.trace_id)
-            self._consumer.ack([held.delivery])
-            self.stats.traces += 1
+        due = [self._held.pop(key) for key, held in list(self._held.items()) if held.due <= now]
+        if not due:
+            return
+        completed = [held.event for held in due]
+        spans = self.buffer.spans(e.trace_id for e in completed)
+        alerts = [
+            Alert.from_flag(flag, event.build)
+            for event in completed
+            for run in assemble_runs(spans.get(event.trace_id, []))
+            for flag in detect_trace(run, self.detectors)
+        ]
+        with self.store.engine.begin() as connection:
+            new = self.store.record(alerts, connection=connection)
+            self.buffer.forget((e.trace_id for e in completed), connection)
+        self._send(new)
+        self._consumer.ack([held.delivery for held in due])
+        self.stats.traces += len(due)
 
-    def _raise(self, alerts: Sequence[Alert]) -> None:
-        new = self.store.record(alerts)
+    def _send(self, new: Sequence[Alert]) -> None:
+        """Hand newly stored alerts to the sinks and wake the webhook sender."""
         if not new:
             return
         self.stats.alerts += len(new)
@@ -180,11 +189,19 @@ class DetectorWorker:
             self.delivery.notify()
 
     def run(self) -> None:
-        """Process batches until ``stop``; a stream outage is waited out, not fatal."""
+        """Process batches until ``stop``; a stream outage or a failed batch is not fatal.
+
+        A batch that failed is not acknowledged, so its events come back after the ack wait
+        (the state database briefly locked, a detector tripping on a span): logged, retried.
+        """
         while not self._stop.is_set():
             try:
                 self.step()
             except StreamUnavailable:
+                self._stop.wait(0.5)
+            except Exception:
+                _LOG.exception("detector worker %s: batch failed; retrying", self.plane)
+                self.stats.failures += 1
                 self._stop.wait(0.5)
 
     def start(self) -> "DetectorWorker":

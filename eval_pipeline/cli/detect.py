@@ -99,7 +99,7 @@ def detectors() -> None:
 @click.option("--prefix", default="evalpipe", show_default=True, help="Subject prefix / stream.")
 @click.option("--webhook", default=None, help="POST each new alert here (retried with backoff).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option("--batch", default=256, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--batch", default=1000, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--ack-wait", "ack_wait_s", default=30.0, show_default=True, type=float)
 @click.option("--json-lines/--no-json-lines", default=True, help="New alerts on stdout.")
 @_CONFIG

@@ -10,29 +10,31 @@ payloads under the same subjects and message ids, so a consumer cannot tell them
   publishing the same rows again is deduplicated by id (JetStream's ``Nats-Msg-Id``, the log's
   unique key).
 
-A span is carried as its span-store columns (``span_table.rows_table``: scalars, and JSON text
-for structured fields), so it decodes back to an equal ``Span`` (``decode``).
+A span is carried as its store row (``span_table.Row``, ``ROW_FIELDS`` order) in JSON, messages
+and events as objects, so it decodes back to the ``Span`` the store reads (``decode``; tuples
+inside attributes come back as lists, as from the store). orjson writes NaN as null: a NaN
+attribute arrives as None, which no detector reads.
 """
 
+import dataclasses
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import pyarrow as pa
 
 from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.model import SpanEvent as RecordedEvent  # an OTel span event
+from eval_pipeline.traces.normalise.messages import messages_from_json
+from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.span_table import (
     PARENT_SPAN_ID,
     ROW_FIELDS,
-    SCHEMA,
     SPAN_ID,
     TRACE_ID,
     Row,
-    from_table,
-    rows_table,
-    span_row,
 )
 
 SPAN_KIND = "span"
@@ -99,24 +101,40 @@ def trace_subject(prefix: str, build: str, day: str) -> str:
     return f"{prefix}.traces.{subject_token(build)}.{subject_token(day)}"
 
 
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        # Integers beyond 64 bits, non-string keys: the standard encoder writes them.
+        return json.dumps(value, default=_plain, ensure_ascii=False).encode()
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    raise TypeError(f"cannot encode {type(value).__name__} on the span stream")
+
+
+def span_payload(row: Row, build: str, day: str) -> bytes:
+    """The payload of one span event."""
+    return _dumps({"kind": SPAN_KIND, "build": build, "day": day, "row": row})
+
+
 def encode_rows(
     prefix: str, rows: Sequence[Row], builds: Sequence[str], day: str
 ) -> list[OutgoingMessage]:
     """The messages for stored rows: one per span, then one per root span that ended."""
     if len(rows) != len(builds):
         raise ValueError(f"{len(rows)} rows but {len(builds)} builds")
-    if not rows:
-        return []
-    columns = rows_table(rows, builds, day).to_pylist()
     messages = []
     completed = []
-    for row, build, column_values in zip(rows, builds, columns, strict=True):
+    for row, build in zip(rows, builds, strict=True):
         trace_id, span_id = row[TRACE_ID], row[SPAN_ID]
         messages.append(
             OutgoingMessage(
                 span_subject(prefix, build, day),
                 f"{build}/{trace_id}/{span_id}",
-                orjson.dumps({"kind": SPAN_KIND, "span": column_values}),
+                span_payload(row, build, day),
                 SPAN_KIND,
                 build,
                 day,
@@ -146,29 +164,27 @@ def encode_rows(
     return messages + completed
 
 
-def span_payloads(events: Sequence[SpanEvent]) -> list[bytes]:
-    """Span events back to their payloads (``decode`` reads them): for consumers that keep them."""
-    if not events:
-        return []
-    rows = [span_row(e.span) for e in events]
-    columns = rows_table(rows, [e.build for e in events], None).to_pylist()
-    return [
-        orjson.dumps({"kind": SPAN_KIND, "span": {**values, "day": event.day}})
-        for values, event in zip(columns, events, strict=True)
-    ]
+def _span(values: list[Any]) -> Span:
+    state = dict(zip(ROW_FIELDS, values, strict=True))
+    state["input_messages"] = messages_from_json(state["input_messages"])
+    outputs = state["output_messages"]
+    state["output_messages"] = messages_from_json(
+        json.loads(outputs) if isinstance(outputs, str) else outputs
+    )
+    state["events"] = tuple(
+        RecordedEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in state["events"]
+    )
+    return span_from_state(state)
 
 
 def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
-    """The events of message payloads, in order (span payloads decoded as one table)."""
-    parsed: list[dict[str, Any]] = [orjson.loads(p) for p in payloads]
-    span_columns = [p["span"] for p in parsed if p["kind"] == SPAN_KIND]
-    spans = iter(from_table(pa.Table.from_pylist(span_columns, schema=SCHEMA)))
+    """The events of message payloads, in order."""
     events: list[StreamEvent] = []
-    for payload in parsed:
-        if payload["kind"] == SPAN_KIND:
-            columns = payload["span"]
-            events.append(SpanEvent(columns["build"], columns["day"], next(spans)))
-        elif payload["kind"] == TRACE_KIND:
+    for payload in map(orjson.loads, payloads):
+        kind = payload["kind"]
+        if kind == SPAN_KIND:
+            events.append(SpanEvent(payload["build"], payload["day"], _span(payload["row"])))
+        elif kind == TRACE_KIND:
             events.append(
                 TraceCompleted(
                     payload["build"],
@@ -179,5 +195,5 @@ def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
                 )
             )
         else:
-            raise ValueError(f"unknown stream event kind {payload['kind']!r}")
+            raise ValueError(f"unknown stream event kind {kind!r}")
     return events

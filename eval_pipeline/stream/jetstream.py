@@ -36,7 +36,6 @@ from eval_pipeline.traces.store.span_table import Row
 
 DUPLICATE_WINDOW_S = 600.0
 """How long JetStream remembers a message id (a receiver retry falls well inside)."""
-_PUBLISH_CHUNK = 1000
 
 
 def stream_name(prefix: str) -> str:
@@ -111,20 +110,23 @@ class JetStreamStream:
             raise StreamUnavailable(f"NATS JetStream at {self.url}: {exc!r}") from exc
 
     async def _publish(self, messages: Sequence[OutgoingMessage]) -> None:
-        for start in range(0, len(messages), _PUBLISH_CHUNK):
-            chunk = messages[start : start + _PUBLISH_CHUNK]
-            await asyncio.gather(
-                *(
-                    self._js.publish(
-                        m.subject,
-                        m.payload,
-                        timeout=self.publish_timeout_s,
-                        stream=self.name,
-                        headers={"Nats-Msg-Id": m.msg_id},
-                    )
-                    for m in chunk
-                )
+        # Pipelined: every message goes out before the first PubAck is awaited. No
+        # ``wait_stall``: its ``wait_for`` yields to the loop per message, so the flusher
+        # would write each message with its own syscall; ``run``'s timeout bounds a stall.
+        pending = [
+            await self._js.publish_async(
+                m.subject,
+                m.payload,
+                stream=self.name,
+                headers={"Nats-Msg-Id": m.msg_id},
             )
+            for m in messages
+        ]
+        try:
+            await asyncio.wait_for(asyncio.gather(*pending), self.publish_timeout_s)
+        finally:
+            for future in pending:
+                future.cancel()  # no-op for the acknowledged; frees the semaphore of the rest
 
     def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "JetStreamConsumer":
         """Bind to the durable pull consumer ``plane`` (created on first use)."""
@@ -184,21 +186,21 @@ class JetStreamConsumer:
     def fetch(self, max_messages: int = 256, timeout_s: float = 1.0) -> list[Delivery]:
         """Up to ``max_messages`` deliveries, waiting up to ``timeout_s`` for the first."""
         try:
-            messages = self.stream.run(self._fetch(max_messages, timeout_s), timeout_s + 5)
+            # Generous slack: on a loaded host the loop can lag well behind the pull's expiry.
+            messages = self.stream.run(self._fetch(max_messages, timeout_s), timeout_s + 15)
         except (OSError, NatsError, TimeoutError) as exc:
             raise StreamUnavailable(f"fetch for {self.plane!r}: {exc!r}") from exc
         if not messages:
             return []
         events = decode([m.data for m in messages])
-        return [
-            Delivery(
-                event,
-                message,
-                message.metadata.num_delivered or 1,
-                message.metadata.timestamp.timestamp() if message.metadata.timestamp else None,
+        deliveries = []
+        for message, event in zip(messages, events, strict=True):
+            metadata = message.metadata  # parsed from the reply subject on every access
+            published = metadata.timestamp.timestamp() if metadata.timestamp else None
+            deliveries.append(
+                Delivery(event, message, metadata.num_delivered or 1, published, message.data)
             )
-            for message, event in zip(messages, events, strict=True)
-        ]
+        return deliveries
 
     async def _fetch(self, max_messages: int, timeout_s: float) -> list[Any]:
         try:

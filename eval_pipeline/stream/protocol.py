@@ -24,13 +24,15 @@ class Delivery:
     """One delivered event; acknowledge it (``StreamConsumer.ack``) once it is processed.
 
     ``deliveries`` counts the times it was handed out (1 the first time); ``published_at`` is
-    the publish time (UTC epoch seconds) when the back end records it.
+    the publish time (UTC epoch seconds) when the back end records it; ``payload`` the
+    message as published (``events.decode`` reads it), for consumers that keep it.
     """
 
     event: StreamEvent
     token: Any
     deliveries: int = 1
     published_at: float | None = None
+    payload: bytes = b""
 
 
 class StreamConsumer(Protocol):
