@@ -6,9 +6,15 @@ parameter as omittable). ``check_arguments`` accepts a call's actual arguments w
 - every parameter the schema marks ``required`` is present, and every expected parameter is
   present unless ``""`` is acceptable for it;
 - no parameter is present that the schema (when given) or the expected call does not know;
-- each value has the declared type, allowing BFCL's coercions: an integer where the schema says
-  ``float``/``number``, a tuple where it says ``tuple``/``array``; a value of the acceptable
-  answers' own type (a "variable" in BFCL's words) is compared as such;
+- each value has the declared type exactly (a boolean is not an integer; ``any`` means a
+  string), allowing BFCL's coercions: an integer where the schema says ``float``/``number``,
+  a tuple where it says ``tuple``/``array``; a value of the acceptable answers' own type when
+  that differs from the declared one (a "variable" in BFCL's words) must equal one of them;
+- the elements of an array (or tuple) have the schema's ``items`` type exactly, with no
+  coercion (``[1, 2]`` is not an array of floats), or the element type of an acceptable list;
+  as in BFCL, elements are not type-checked when some acceptable value is not a list (``""``);
+- an empty string (after normalisation) or an empty array stands for the omitted parameter,
+  accepted where ``""`` is acceptable;
 - each value equals one acceptable value, where strings compare after BFCL's normalisation
   (case-folded; spaces and ``,./-_*^`` removed; single quotes as double), lists compare
   element-wise in order (as multisets when the schema marks the array ``uniqueItems`` or
@@ -41,6 +47,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "tuple": (list,),
     "dict": (dict,),
     "object": (dict,),
+    "any": (str,),
 }
 OMITTABLE = ""
 """The acceptable value that marks a parameter as omittable (BFCL's convention)."""
@@ -116,17 +123,55 @@ def check_arguments(
 def value_error(value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None) -> str | None:
     """Why ``value`` matches none of the ``acceptable`` values, or None when one matches."""
     candidates = [a for a in acceptable if not _is_omittable(a)]
+    stated = schema.get("type") if schema else None
+    if len(candidates) < len(acceptable) and _is_empty(value, stated):
+        return None
     if not candidates:
         return f"got {value!r} for a parameter that should be omitted"
-    declared = str((schema.get("type") if schema else None) or _inferred_type(candidates))
+    declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
+    variable = stated is not None and not _has_type(candidates[0], declared)
     if not _has_type(value, declared):
         if not any(_same_kind(value, c) for c in candidates):
             return f"expected type {declared}, got {type(value).__name__} ({value!r})"
-        declared = _inferred_type(candidates)
-    if any(_equal(value, c, declared, schema) for c in candidates):
+        variable = True
+    elif stated is not None and isinstance(value, list):
+        problem = _element_type_error(value, acceptable, schema)
+        if problem:
+            return problem
+    if variable:
+        # A variable's value is compared as it is, without the string normalisation.
+        if any(value == c for c in candidates):
+            return None
+    elif any(_equal(value, c, declared, schema) for c in candidates):
         return None
     return f"{value!r} is not one of {candidates!r}"
+
+
+def _element_type_error(
+    value: list[Any], acceptable: list[Any], schema: Mapping[str, Any] | None
+) -> str | None:
+    """Why the elements of an array do not have the schema's ``items`` type (None: they do)."""
+    item_type = str(((schema or {}).get("items") or {}).get("type") or "")
+    allowed = _TYPES.get(item_type)
+    if allowed is None or any(not isinstance(a, list | tuple) for a in acceptable):
+        return None
+    for option in acceptable:
+        sample = next((type(e) for e in option if not _is_omittable(e)), None)
+        if all(_exact_type(e, allowed) or type(e) is sample for e in value):
+            return None
+    return f"elements of {value!r} must be of type {item_type}"
+
+
+def _exact_type(value: Any, allowed: tuple[type, ...]) -> bool:
+    return type(value) in allowed or (type(value) is tuple and list in allowed)
+
+
+def _is_empty(value: Any, stated: Any) -> bool:
+    """An empty value of the declared type: BFCL reads it as the omitted parameter."""
+    if isinstance(value, str):
+        return stated in (None, "string", "any") and not normalise_string(value)
+    return isinstance(value, list | tuple) and not value and stated in (None, "array", "tuple")
 
 
 def _is_omittable(value: Any) -> bool:
@@ -148,7 +193,7 @@ def _inferred_type(candidates: list[Any]) -> str:
         return "array"
     if isinstance(sample, dict):
         return "dict"
-    return "any"
+    return "unknown"
 
 
 def _coerce(value: Any, declared: str) -> Any:
@@ -160,8 +205,6 @@ def _coerce(value: Any, declared: str) -> Any:
 
 
 def _has_type(value: Any, declared: str) -> bool:
-    if declared == "any":
-        return True
     allowed = _TYPES.get(declared)
     if allowed is None:
         return True
