@@ -81,19 +81,15 @@ GENERIC_COMPLETIONS = (
 )
 """Verbs of completion that claim the action their noun names ("refund issued")."""
 
-_NEGATION = re.compile(
-    r"\b(not|never|no|nothing|none|neither|nor|unable|cannot|can't|couldn't|wasn't|weren't|"
-    r"haven't|hasn't|didn't|won't|isn't|aren't|failed|yet to)\b|n't\b",
-    re.IGNORECASE,
-)
-_CONDITION = re.compile(
-    r"\b(if|once|when|whenever|after|before|until|unless|whether|as soon as)\b", re.IGNORECASE
-)
+_CONDITIONS = frozenset("if once when whenever after before until unless whether".split())
+"""Words opening a condition or an embedded question: what follows them is not a claim."""
 _FRESH = re.compile(r"\s+(?:just now|successfully|right away|for you)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CLAUSE_BREAKS = ",;:"
 _SUBJECT = r"\b(?:i|we)(?:'ve|'d)?(?:\s+(?:have|had|just|also|already|now|then|successfully|gone ahead and|went ahead and))*"
 _DETERMINER = r"(?:your|the|this|that|my|our|a|an)"
+_DETERMINED = re.compile(rf"\b{_DETERMINER}\s+(?:[\w$#-]+\s+){{0,2}}$", re.IGNORECASE)
+"""A determiner within the two words before an action noun ("your new booking")."""
 
 
 @dataclass(frozen=True)
@@ -108,68 +104,124 @@ class ActionClaim:
 
 @dataclass(frozen=True)
 class _Frames:
-    """The compiled claim patterns for one verb map."""
+    """The compiled claim patterns for one verb map, anchored on the participle or noun.
 
-    claims: re.Pattern[str]
-    joined: re.Pattern[str]
-    nouns: re.Pattern[str] | None
+    Each participle (or action noun) found in a sentence is checked against the frames in the
+    text just before it (patterns ending in ``$``) and just after it (matched from its end):
+    one scan for the words, then short anchored checks, instead of trying every frame at every
+    position of the answer.
+    """
+
+    generic: re.Pattern[str] | None
 
 
 def _alternatives(words: Sequence[str]) -> str:
     return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
+_BEFORE = re.compile(
+    rf"(?:{_SUBJECT}"
+    r"|\b(?:has|have|had|'s)(?:\s+(?:now|just|also|already))*\s+been"
+    r"(?:\s+(?:successfully|fully|now|just|already))*"
+    r"|\b(?:your|the|this|that|it|everything|all)\b[^,;:]{0,40}?\s(?:is|are)"
+    r"(?:\s+(?:now|all|officially|successfully|fully|already))*"
+    r"|\b(?:was|were)(?:\s+(?:just|now|successfully|already))+"
+    r"|\bsuccessfully)\s+$",
+    re.IGNORECASE,
+)
+"""Frames before a participle: "I've", "has been", "your order is now", "was just", ..."""
+_FRAME_ENDS = frozenset(
+    "i we i've we've i'd we'd have had just also already now then successfully and been fully "
+    "is are all officially was were".split()
+)
+"""The words a frame of ``_BEFORE`` can end with (a cheap test before the pattern)."""
+_AFTER_SUCCESS = re.compile(r"\s+successfully\b", re.IGNORECASE)
+_OPENING_OBJECT = re.compile(r"\s+(?:your|the|this|that|it|them|all)\b", re.IGNORECASE)
+_HEADLINE_HEAD = re.compile(r"^\s*(?:[\w#-]+\s+){1,3}$")
+_HEADLINE_TAIL = re.compile(r"(?:\s+(?:as requested|for you|now))*\s*[.!]?$", re.IGNORECASE)
+_JOINED_BEFORE = re.compile(r"\band\s+(?:also\s+)?$", re.IGNORECASE)
+_JOINED_AFTER = re.compile(r"\s+(?:your|the|a|an|it|them|you|\$)", re.IGNORECASE)
+_GENERIC_VERBS = (
+    "issued|processed|initiated|completed|submitted|placed|made|arranged|executed|"
+    "put through|finalised|finalized"
+)
+
+
 @lru_cache(maxsize=32)
 def _frames(word_list: tuple[str, ...], noun_list: tuple[str, ...]) -> _Frames:
-    w = _alternatives(word_list)
-    claims = re.compile(
-        rf"{_SUBJECT}\s+(?P<a>{w})\b"
-        rf"|\b(?:has|have|had|'s)(?:\s+(?:now|just|also|already))*\s+been"
-        rf"(?:\s+(?:successfully|fully|now|just|already))*\s+(?P<b>{w})\b"
-        rf"|\b(?:your|the|this|that|it|everything|all)\b[^,;:]{{0,40}}?\s(?:is|are)"
-        rf"(?:\s+(?:now|all|officially|successfully|fully|already))*\s+(?P<c>{w})\b"
-        rf"|\b(?:was|were)(?:\s+(?:just|now|successfully|already))+\s+(?P<d>{w})\b"
-        rf"|\bsuccessfully\s+(?P<e>{w})\b|\b(?P<f>{w})\s+successfully\b"
-        rf"|^\s*(?P<g>{w})\s+(?:your|the|this|that|it|them|all)\b"
-        rf"|^\s*(?:[\w#-]+\s+){{1,3}}?(?P<h>{w})(?:\s+(?:as requested|for you|now))*\s*[.!]?$",
-        re.IGNORECASE,
-    )
-    joined = re.compile(
-        rf"\band\s+(?:also\s+)?(?P<a>{w})\s+(?:your|the|a|an|it|them|you|\$)", re.IGNORECASE
-    )
     if not noun_list:
-        return _Frames(claims, joined, None)
-    n = _alternatives(noun_list)
-    nouns = re.compile(
-        rf"(?P<det>\b{_DETERMINER}\s+(?:[\w$#-]+\s+){{0,2}}?)?\b(?P<n1>{n})s?\b"
+        return _Frames(None)
+    generic = re.compile(
         rf"(?:\s+(?:of|for|to|on)\s+[^,;:!?]{{1,40}}?)?"
         rf"(?:\s+(?P<aux>has been|have been|'s been|has gone|has|have|is|are|was|were|went|got))?"
         rf"(?:\s+(?:now|just|successfully|fully|already|officially))*\s+(?P<g1>{GENERIC_COMPLETIONS})\b"
-        rf"|{_SUBJECT}\s+(?P<g2>issued|processed|initiated|completed|submitted|placed|made|"
-        rf"arranged|executed|put through|finalised|finalized)\s+(?:{_DETERMINER}\s+)?"
-        rf"(?:[\w$#-]+\s+){{0,3}}?(?P<n2>{n})\b",
+        rf"|(?P<verb_first>)",
         re.IGNORECASE,
     )
-    return _Frames(claims, joined, nouns)
+    return _Frames(generic)
 
 
-def _noun_claim(match: re.Match[str], sentence: str) -> bool:
-    """Whether a noun-frame match claims a done action (see the module docstring)."""
-    if match.group("n2"):
+_VERB_NOUN = re.compile(
+    rf"{_SUBJECT}\s+(?P<g2>{_GENERIC_VERBS})\s+(?:{_DETERMINER}\s+)?(?:[\w$#-]+\s+){{0,3}}?$",
+    re.IGNORECASE,
+)
+"""A subject and a generic verb before an action noun: "I've processed your refund"."""
+
+
+def _participle_claim(sentence: str, start: int, end: int, earlier: bool) -> bool:
+    """Whether the participle at ``sentence[start:end]`` sits in a claim frame."""
+    before = sentence[:start]
+    last = before[-16:].rsplit(None, 1)[-1].lower() if before.strip() else ""
+    if last in _FRAME_ENDS and _BEFORE.search(before[-80:]):
         return True
+    if _AFTER_SUCCESS.match(sentence, end):
+        return True
+    if not before.strip():
+        if _OPENING_OBJECT.match(sentence, end):
+            return True
+    elif _HEADLINE_HEAD.match(before) and _HEADLINE_TAIL.match(sentence, end):
+        return True
+    return earlier and bool(_JOINED_BEFORE.search(before) and _JOINED_AFTER.match(sentence, end))
+
+
+def _noun_claim(sentence: str, noun: re.Match[str], frames: _Frames) -> tuple[str, int] | None:
+    """The completion word and end of a claim made with an action noun, or None."""
+    before = sentence[: noun.start()]
+    verb_first = _VERB_NOUN.search(before[-80:])
+    if verb_first:
+        return verb_first.group("g2").lower(), noun.end()
+    assert frames.generic is not None
+    match = frames.generic.match(sentence, noun.end())
+    if match is None or not match.group("g1"):
+        return None
     aux = (match.group("aux") or "").lower()
     completion = match.group("g1").lower()
     if completion == "through" and aux not in ("went", "has gone"):
-        return False
+        return None
     if not aux:
         # Without a verb only a headline claims: "Refund issued successfully."
-        return not sentence[: match.start("n1")].strip(" \t\"'-—–")
+        fragment = not before.strip(" \t\"'-\u2014\u2013")
+        return (completion, match.end()) if fragment else None
     if aux in ("was", "were"):
         marked = re.search(r"\b(?:just|now|successfully|already)\b", match.group(0), re.I)
-        return bool(marked or _FRESH.match(sentence, match.end()))
-    if aux in ("is", "are"):
-        return bool(match.group("det"))
-    return True
+        fresh = marked or _FRESH.match(sentence, match.end())
+        return (completion, match.end()) if fresh else None
+    if aux in ("is", "are") and not _DETERMINED.search(before[-40:]):
+        return None
+    return completion, match.end()
+
+
+_TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")
+_NEGATIONS = frozenset(
+    "not never no nothing none neither nor unable cannot failed".split()
+)
+
+
+def _negated(clause: str) -> bool:
+    """A negation among the (lower-case) clause's words (``not``, ``n't``, ``no``, ``failed``...)."""
+    if "n't" in clause or "yet to" in clause:
+        return True
+    return not _NEGATIONS.isdisjoint(clause.replace(",", " ").split())
 
 
 def _clause_before(sentence: str, start: int) -> str:
@@ -177,41 +229,57 @@ def _clause_before(sentence: str, start: int) -> str:
     return sentence[cut + 1 : start]
 
 
+_Compiled = tuple[dict[str, str], dict[str, str], _Frames | None]
+_compiled_maps: dict[int, tuple[Mapping[str, Mapping[str, Sequence[str]]], _Compiled]] = {}
+
+
+def _compiled(verbs: Mapping[str, Mapping[str, Sequence[str]]]) -> _Compiled:
+    """Word and noun maps and frames of a verb map (remembered by the map's identity)."""
+    known = _compiled_maps.get(id(verbs))
+    if known is not None and known[0] is verbs:
+        return known[1]
+    word_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec["words"]}
+    noun_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec.get("nouns", ())}
+    frames = (
+        _frames(tuple(word_to_verb), tuple(noun_to_verb)) if word_to_verb or noun_to_verb else None
+    )
+    if len(_compiled_maps) >= 64:
+        _compiled_maps.clear()
+    _compiled_maps[id(verbs)] = (verbs, (word_to_verb, noun_to_verb, frames))
+    return word_to_verb, noun_to_verb, frames
+
+
 def find_claims(
     text: str, verbs: Mapping[str, Mapping[str, Sequence[str]]] = DEFAULT_ACTION_VERBS
 ) -> list[ActionClaim]:
     """Every claimed action in ``text``, in order (one per verb per sentence)."""
-    word_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec["words"]}
-    noun_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec.get("nouns", ())}
-    if not word_to_verb and not noun_to_verb:
+    word_to_verb, noun_to_verb, frames = _compiled(verbs)
+    if frames is None:
         return []
-    frames = _frames(tuple(word_to_verb), tuple(noun_to_verb))
     claims: list[ActionClaim] = []
     for sentence_match in _SENTENCE.finditer(text.replace("\u2019", "'")):
         sentence = sentence_match.group(0).strip()
         if not sentence or sentence.endswith("?"):
             continue
-        found: list[tuple[int, str, str]] = []
-        for match in frames.claims.finditer(sentence):
-            word = next(g for g in match.groups() if g).lower()
-            found.append((match.start(), match.end(), word_to_verb[word], word))
-        if frames.nouns is not None:
-            for match in frames.nouns.finditer(sentence):
-                if _noun_claim(match, sentence):
-                    noun = (match.group("n1") or match.group("n2")).lower()
-                    word = (match.group("g1") or match.group("g2")).lower()
-                    found.append((match.start(), match.end(), noun_to_verb[noun], f"{noun} {word}"))
-        if found:
-            for match in frames.joined.finditer(sentence):
-                if match.start() > min(start for start, _, _, _ in found):
-                    word = match.group("a").lower()
-                    found.append((match.start(), match.end(), word_to_verb[word], word))
+        found: list[tuple[int, int, str, str]] = []
+        for token in _TOKEN.finditer(sentence.lower()):
+            word = token.group(0)
+            if word in word_to_verb:
+                if _participle_claim(sentence, token.start(), token.end(), bool(found)):
+                    found.append((token.start(), token.end(), word_to_verb[word], word))
+                continue
+            noun = word if word in noun_to_verb else word[:-1] if word.endswith("s") else ""
+            if noun in noun_to_verb and frames.generic is not None:
+                claim = _noun_claim(sentence, token, frames)
+                if claim is not None:
+                    found.append((token.start(), claim[1], noun_to_verb[noun], f"{noun} {claim[0]}"))
         seen: set[str] = set()
         for start, end, verb, word in sorted(found):
-            before = _clause_before(sentence, start)
-            if verb in seen or _CONDITION.search(before):
+            before = _clause_before(sentence, start).lower()
+            words = before.replace(",", " ").split()
+            if verb in seen or not _CONDITIONS.isdisjoint(words) or "as soon as" in before:
                 continue
-            if _NEGATION.search(before + sentence[start:end]):
+            if _negated(before + sentence[start:end].lower()):
                 continue
             seen.add(verb)
             claims.append(ActionClaim(verb, word, sentence, tuple(verbs[verb]["tools"])))

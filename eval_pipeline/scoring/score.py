@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -84,13 +84,29 @@ class Score:
         slices: dict[str, str] | None = None,
     ) -> "Score":
         """A copy carrying the build / item / run / slice identity of the run it scored."""
-        return replace(
-            self,
-            build=build,
-            item_id=item_id,
-            run_index=run_index,
-            slices=dict(slices or self.slices),
+        return self.stamped(
+            build=build, item_id=item_id, run_index=run_index, slices=dict(slices or self.slices)
         )
+
+    def stamped(self, **fields: Any) -> "Score":
+        """A copy with identity fields replaced (build, item, run, slices, trace, arguments).
+
+        Unlike ``dataclasses.replace`` it does not re-validate the row: only fields that
+        carry no value or status change, so the copy is valid when the row is. It is on the
+        scoring hot path (every row of every run is stamped).
+        """
+        unknown = fields.keys() - _STAMPABLE
+        if unknown:
+            raise TypeError(f"stamped() cannot change {sorted(unknown)}: use dataclasses.replace")
+        copy = object.__new__(Score)
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__.update(fields)
+        return copy
+
+
+_STAMPABLE = frozenset(
+    {"build", "item_id", "run_index", "slices", "trace_id", "scorer_args", "dataset", "dataset_version"}
+)
 
 
 SCORE_COLUMNS = (

@@ -2,7 +2,7 @@
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.matching import align, trajectories
+from eval_pipeline.scoring.matching import NO_SCHEMAS, align, trajectories
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.model import AgentRun
 
@@ -43,7 +43,7 @@ class StepEfficiency(ScorerBase):
                 reason="no call executed, none required",
                 evidence={"executed": 0, "allowed": 0, "shortest": 0},
             )
-        allowed = min(_allowed(run, steps) for steps in options)
+        allowed = min(_allowed(run, steps, n) for n, steps in enumerate(options))
         value = min(1.0, allowed / executed)
         return self.scored(
             run,
@@ -55,8 +55,10 @@ class StepEfficiency(ScorerBase):
         )
 
 
-def _allowed(run: AgentRun, steps: tuple[ExpectedToolCall, ...]) -> int:
+def _allowed(run: AgentRun, steps: tuple[ExpectedToolCall, ...], index: int) -> int:
     """Required steps of ``steps`` plus the optional ones the run took."""
-    alignment = align(run.tool_calls, steps, {}, with_arguments=False)
+    alignment = align(
+        run.tool_calls, steps, NO_SCHEMAS, with_arguments=False, trajectory_index=index
+    )
     taken = sum(1 for step_index, _ in alignment.pairs if steps[step_index].optional)
     return alignment.required + taken
