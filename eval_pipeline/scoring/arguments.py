@@ -86,6 +86,8 @@ def check_arguments(
     actual: Any,
     expected: Mapping[str, Sequence[Any]],
     schema: Mapping[str, Any] | None = None,
+    *,
+    explain: bool = True,
 ) -> ArgumentCheck:
     """Check a call's arguments against the acceptable values (see the module docstring).
 
@@ -93,6 +95,8 @@ def check_arguments(
         actual: the call's arguments (a dict, or JSON text of one).
         expected: parameter -> list of acceptable values (``""`` = may be omitted).
         schema: the function's ``parameters`` object (``properties``, ``required``), if known.
+        explain: False to stop at the first problem without describing it (``INVALID``):
+            matching calls to steps needs only the verdict, and most pairs it tries fail.
 
     Returns:
         The check; ``errors`` name the parameter and what was wrong with it.
@@ -104,6 +108,8 @@ def check_arguments(
     required = (schema or {}).get("required") or ()
     if _identical_call(arguments, expected, properties, required):
         return _VALID
+    if not explain:
+        return _VALID if _acceptable(arguments, expected, schema, properties, required) else INVALID
     errors: list[str] = [
         f"missing required parameter {name!r}" for name in required if name not in arguments
     ]
@@ -123,6 +129,28 @@ def check_arguments(
 
 
 _VALID = ArgumentCheck(True)
+INVALID = ArgumentCheck(False, ("arguments not acceptable",))
+"""The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
+
+
+def _acceptable(
+    arguments: Mapping[str, Any],
+    expected: Mapping[str, Sequence[Any]],
+    schema: Mapping[str, Any] | None,
+    properties: Mapping[str, Any],
+    required: Sequence[str],
+) -> bool:
+    """``check_arguments``'s verdict alone, stopping at the first problem."""
+    if any(name not in arguments for name in required):
+        return False
+    for name, value in arguments.items():
+        if name not in expected or (schema is not None and properties and name not in properties):
+            return False
+        if value_error(value, list(expected[name]), properties.get(name), explain=False):
+            return False
+    return all(
+        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
+    )
 
 
 def _identical_call(
@@ -160,19 +188,26 @@ def _identical(value: Any, option: Any) -> bool:
     return bool(value == option) and not (isinstance(value, str) and value == OMITTABLE)
 
 
-def value_error(value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None) -> str | None:
-    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches."""
+def value_error(
+    value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None, *, explain: bool = True
+) -> str | None:
+    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches.
+
+    With ``explain=False`` the reason is ``"no"`` (cheaper: nothing is formatted).
+    """
     candidates = [a for a in acceptable if not _is_omittable(a)]
     stated = schema.get("type") if schema else None
     if len(candidates) < len(acceptable) and _is_empty(value, stated):
         return None
     if not candidates:
-        return f"got {value!r} for a parameter that should be omitted"
+        return f"got {value!r} for a parameter that should be omitted" if explain else "no"
     declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
     variable = stated is not None and not _has_type(candidates[0], declared)
     if not _has_type(value, declared):
         if not any(_same_kind(value, c) for c in candidates):
+            if not explain:
+                return "no"
             return f"expected type {declared}, got {type(value).__name__} ({value!r})"
         variable = True
     elif stated is not None and isinstance(value, list):
@@ -185,7 +220,7 @@ def value_error(value: Any, acceptable: list[Any], schema: Mapping[str, Any] | N
             return None
     elif any(_equal(value, c, declared, schema) for c in candidates):
         return None
-    return f"{value!r} is not one of {candidates!r}"
+    return f"{value!r} is not one of {candidates!r}" if explain else "no"
 
 
 def _element_type_error(
@@ -284,7 +319,7 @@ def _dict_equal(value: dict[str, Any], candidate: dict[str, Any], schema: Any) -
             return False
         options = candidate[key]
         options = list(options) if isinstance(options, list) else [options]
-        if value_error(item, options, props.get(key)) is not None:
+        if value_error(item, options, props.get(key), explain=False) is not None:
             return False
     return all(
         key in value or (isinstance(options, list) and OMITTABLE in options)

@@ -81,26 +81,29 @@ def _by_name(raw_schemas: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str,
     return out
 
 
-_checks: dict[tuple[int, int, int], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]] = {}
+_checks: dict[tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]] = {}
 
 
-def call_check(call: ToolCall, step: ExpectedToolCall, schemas: Schemas) -> ArgumentCheck:
+def call_check(
+    call: ToolCall, step: ExpectedToolCall, schemas: Schemas, *, explain: bool = True
+) -> ArgumentCheck:
     """Whether ``call`` satisfies ``step`` (name, then arguments when the step lists any).
 
-    The argument checks of the calls being scored are remembered by identity (the call, the
-    step and the schema objects, held by the memo so their ids stay theirs): the scorers of
-    one run (argument correctness, trajectory match, tool-call F1) check the same pairs.
+    ``explain=False`` gives the verdict without the errors (``check_arguments``). The checks
+    of the calls being scored are remembered by identity (the call, the step and the schema
+    objects, held by the memo so their ids stay theirs): the scorers of one run (argument
+    correctness, trajectory match, tool-call F1) check the same pairs.
     """
     if call.name != step.name:
         return ArgumentCheck(False, (f"name {call.name!r} is not {step.name!r}",))
     if not step.arguments:
         return ArgumentCheck(True)
     schema = schemas.get(step.name)
-    key = (id(call), id(step), id(schema))
+    key = (id(call), id(step), id(schema), explain)
     known = _checks.get(key)
     if known is not None and known[0] is call and known[1] is step and known[2] is schema:
         return known[3]
-    check = check_arguments(call.arguments, step.arguments, schema)
+    check = check_arguments(call.arguments, step.arguments, schema, explain=explain)
     if len(_checks) >= _MEMO_SIZE:
         _checks.clear()
     _checks[key] = (call, step, schema, check)
@@ -154,7 +157,7 @@ def _align(
         [
             index
             for index in by_name.get(step.name, ())
-            if not with_arguments or call_check(calls[index], step, schemas).valid
+            if not with_arguments or call_check(calls[index], step, schemas, explain=False).valid
         ]
         for step in steps
     ]
