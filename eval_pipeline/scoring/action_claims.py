@@ -292,6 +292,12 @@ def performs(tool_name: str, patterns: Sequence[str]) -> bool:
     Read-only tools never perform an action, whatever their name contains
     (``get_refund_policy`` does not refund).
     """
+    return _performs(tool_name, tuple(patterns))
+
+
+@lru_cache(maxsize=8192)
+def _performs(tool_name: str, patterns: tuple[str, ...]) -> bool:
+    # A pure function of two strings, asked for every (claim, call) pair of every run.
     lowered = tool_name.lower()
     if is_read_only(lowered):
         return False
