@@ -76,7 +76,10 @@ def _mutations(
     row: dict[str, Any], answer: list[dict[str, Any]], rng: random.Random
 ) -> list[tuple[str, list[Any]]]:
     base = _calls(answer)
-    variants: list[tuple[str, list[Any]]] = [("ground_truth", base), ("last_values", _calls(answer, True))]
+    variants: list[tuple[str, list[Any]]] = [
+        ("ground_truth", base),
+        ("last_values", _calls(answer, True)),
+    ]
     if len(base) > 1:
         variants.append(("reordered", list(reversed(base))))
         variants.append(("one_call_dropped", base[:-1]))
@@ -96,7 +99,9 @@ def _mutations(
                 if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
                     swaps.append(("array_numbers_as_strings", [str(v) for v in value]))
                 if all(isinstance(v, str) for v in value):
-                    swaps.append(("array_strings_respelled", [v.upper().replace(" ", "_") for v in value]))
+                    swaps.append(
+                        ("array_strings_respelled", [v.upper().replace(" ", "_") for v in value])
+                    )
                 if len(value) > 1:
                     swaps.append(("array_reordered", list(reversed(value))))
                 swaps.append(("array_element_dropped", value[:-1]))
@@ -153,12 +158,15 @@ def _mutations(
 
 
 def main(bfcl_root: str, shared: str, out: str, per_category: int | None = None) -> None:
+    """Judge every variant with the official checker and write the cases to ``out``."""
     judge = _official(bfcl_root)
     rng = random.Random(17)
     lines = []
     for category in CATEGORIES:
         questions = Path(shared, "questions", f"BFCL_v4_{category}.jsonl").read_text().splitlines()
-        answers = Path(shared, "possible_answer", f"BFCL_v4_{category}.jsonl").read_text().splitlines()
+        answers = (
+            Path(shared, "possible_answer", f"BFCL_v4_{category}.jsonl").read_text().splitlines()
+        )
         by_id = {json.loads(a)["id"]: json.loads(a)["ground_truth"] for a in answers}
         for line in questions[:per_category]:
             row = json.loads(line)
@@ -178,7 +186,7 @@ def main(bfcl_root: str, shared: str, out: str, per_category: int | None = None)
     with gzip.open(out, "wt", encoding="utf-8") as handle:
         handle.writelines(json.dumps(x, sort_keys=True) + "\n" for x in lines)
     valid = sum(x["valid"] for x in lines)
-    print(f"{len(lines)} cases ({valid} valid) -> {out}")
+    print(f"{len(lines)} cases ({valid} valid) -> {out}")  # noqa: T201
 
 
 if __name__ == "__main__":

@@ -57,7 +57,11 @@ DEFAULT_ACTION_VERBS: dict[str, dict[str, list[str]]] = {
         "nouns": ["transfer", "wire"],
         "tools": ["*transfer*", "*send_money*"],
     },
-    "pay": {"words": ["paid"], "nouns": ["payment"], "tools": ["*pay*", "*send_money*", "*transfer*"]},
+    "pay": {
+        "words": ["paid"],
+        "nouns": ["payment"],
+        "tools": ["*pay*", "*send_money*", "*transfer*"],
+    },
     "update": {
         "words": ["updated", "changed", "modified", "upgraded"],
         "tools": ["*update*", "*modify*", "*change*", "*edit*", "*set_*", "*upgrade*"],
@@ -81,12 +85,17 @@ GENERIC_COMPLETIONS = (
 )
 """Verbs of completion that claim the action their noun names ("refund issued")."""
 
-_CONDITIONS = frozenset("if once when whenever after before until unless whether".split())
+_CONDITIONS = frozenset(
+    ["if", "once", "when", "whenever", "after", "before", "until", "unless", "whether"]
+)
 """Words opening a condition or an embedded question: what follows them is not a claim."""
 _FRESH = re.compile(r"\s+(?:just now|successfully|right away|for you)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CLAUSE_BREAKS = ",;:"
-_SUBJECT = r"\b(?:i|we)(?:'ve|'d)?(?:\s+(?:have|had|just|also|already|now|then|successfully|gone ahead and|went ahead and))*"
+_SUBJECT = (
+    r"\b(?:i|we)(?:'ve|'d)?"
+    r"(?:\s+(?:have|had|just|also|already|now|then|successfully|gone ahead and|went ahead and))*"
+)
 _DETERMINER = r"(?:your|the|this|that|my|our|a|an)"
 _DETERMINED = re.compile(rf"\b{_DETERMINER}\s+(?:[\w$#-]+\s+){{0,2}}$", re.IGNORECASE)
 """A determiner within the two words before an action noun ("your new booking")."""
@@ -131,8 +140,31 @@ _BEFORE = re.compile(
 )
 """Frames before a participle: "I've", "has been", "your order is now", "was just", ..."""
 _FRAME_ENDS = frozenset(
-    "i we i've we've i'd we'd have had just also already now then successfully and been fully "
-    "is are all officially was were".split()
+    [
+        "i",
+        "we",
+        "i've",
+        "we've",
+        "i'd",
+        "we'd",
+        "have",
+        "had",
+        "just",
+        "also",
+        "already",
+        "now",
+        "then",
+        "successfully",
+        "and",
+        "been",
+        "fully",
+        "is",
+        "are",
+        "all",
+        "officially",
+        "was",
+        "were",
+    ]
 )
 """The words a frame of ``_BEFORE`` can end with (a cheap test before the pattern)."""
 _AFTER_SUCCESS = re.compile(r"\s+successfully\b", re.IGNORECASE)
@@ -213,12 +245,12 @@ def _noun_claim(sentence: str, noun: re.Match[str], frames: _Frames) -> tuple[st
 
 _TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")
 _NEGATIONS = frozenset(
-    "not never no nothing none neither nor unable cannot failed".split()
+    ["not", "never", "no", "nothing", "none", "neither", "nor", "unable", "cannot", "failed"]
 )
 
 
 def _negated(clause: str) -> bool:
-    """A negation among the (lower-case) clause's words (``not``, ``n't``, ``no``, ``failed``...)."""
+    """A negation among the (lower-case) clause's words (``not``, ``n't``, ``no``, ...)."""
     if "n't" in clause or "yet to" in clause:
         return True
     return not _NEGATIONS.isdisjoint(clause.replace(",", " ").split())
@@ -272,7 +304,9 @@ def find_claims(
             if noun in noun_to_verb and frames.generic is not None:
                 claim = _noun_claim(sentence, token, frames)
                 if claim is not None:
-                    found.append((token.start(), claim[1], noun_to_verb[noun], f"{noun} {claim[0]}"))
+                    found.append(
+                        (token.start(), claim[1], noun_to_verb[noun], f"{noun} {claim[0]}")
+                    )
         seen: set[str] = set()
         for start, end, verb, word in sorted(found):
             before = _clause_before(sentence, start).lower()

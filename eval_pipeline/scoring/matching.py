@@ -81,7 +81,9 @@ def _by_name(raw_schemas: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str,
     return out
 
 
-_checks: dict[tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]] = {}
+_checks: dict[
+    tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]
+] = {}
 
 
 def call_check(

@@ -127,7 +127,16 @@ _DEFAULTS: dict[str, Any] = {
 }
 """Every field of ``Score`` in order, scalar ones at their defaults (``checked`` fills them)."""
 _STAMPABLE = frozenset(
-    {"build", "item_id", "run_index", "slices", "trace_id", "scorer_args", "dataset", "dataset_version"}
+    {
+        "build",
+        "item_id",
+        "run_index",
+        "slices",
+        "trace_id",
+        "scorer_args",
+        "dataset",
+        "dataset_version",
+    }
 )
 
 

@@ -29,13 +29,19 @@ def _schema(**properties: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def agreement() -> Any:
-    items = load_items([DATA / "bfcl_v4_questions.jsonl.gz", DATA / "bfcl_v4_possible_answer.jsonl.gz"])
+    items = load_items(
+        [DATA / "bfcl_v4_questions.jsonl.gz", DATA / "bfcl_v4_possible_answer.jsonl.gz"]
+    )
     return measure(read_cases(DATA / "official_verdicts.jsonl.gz"), items)
 
 
 def test_agreement_with_the_official_checker_per_category(agreement: Any) -> None:
     assert set(agreement.cases) == {
-        "simple_python", "multiple", "parallel", "parallel_multiple", "live_simple"
+        "simple_python",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "live_simple",
     }
     assert sum(agreement.cases.values()) == 5392
     for category in agreement.cases:
@@ -56,7 +62,9 @@ def test_elements_inside_arrays_have_the_items_type() -> None:
 
 def test_an_empty_value_stands_for_an_omitted_parameter() -> None:
     schema = _schema(tags={"type": "array", "items": {"type": "string"}}, who={"type": "string"})
-    assert check_arguments({"tags": [], "who": ""}, {"tags": [["a"], ""], "who": ["Ada", ""]}, schema).valid
+    assert check_arguments(
+        {"tags": [], "who": ""}, {"tags": [["a"], ""], "who": ["Ada", ""]}, schema
+    ).valid
     assert not check_arguments({"tags": []}, {"tags": [["a"]]}, schema).valid
 
 
@@ -68,7 +76,8 @@ def test_any_means_a_string() -> None:
 
 def _item(*steps: ExpectedToolCall, schema: dict[str, Any] | None = None) -> DatasetItem:
     schemas = tuple(
-        {"name": s.name, "parameters": schema or _schema()} for s in {s.name: s for s in steps}.values()
+        {"name": s.name, "parameters": schema or _schema()}
+        for s in {s.name: s for s in steps}.values()
     )
     return DatasetItem(item_id="i", expected_tool_calls=steps, tool_schemas=schemas)
 
@@ -84,7 +93,9 @@ def test_the_number_of_calls_must_match() -> None:
 def test_parallel_calls_pair_in_any_order_greedily() -> None:
     schema = _schema(d={"type": "string"})
     item = _item(
-        ExpectedToolCall("f", {"d": ["jan", "feb"]}), ExpectedToolCall("f", {"d": ["jan"]}), schema=schema
+        ExpectedToolCall("f", {"d": ["jan", "feb"]}),
+        ExpectedToolCall("f", {"d": ["jan"]}),
+        schema=schema,
     )
     # feb then jan: each expected call finds its own call.
     assert check_answer([call("f", {"d": "feb"}), call("f", {"d": "jan"})], item).valid

@@ -25,14 +25,19 @@ def test_an_all_optional_trajectory_is_not_a_zero() -> None:
     assert (taken.status, taken.value) == ("scored", 1.0)
     none = SCORER.score(make_run([]), ALL_OPTIONAL)
     assert (none.status, none.value) == ("scored", 1.0)
-    wasted = SCORER.score(make_run([call("get_order"), call("search"), call("search")]), ALL_OPTIONAL)
+    wasted = SCORER.score(
+        make_run([call("get_order"), call("search"), call("search")]), ALL_OPTIONAL
+    )
     assert wasted.value is not None and abs(wasted.value - 1 / 3) < 1e-9
 
 
 def test_required_steps_still_set_the_shortest_path() -> None:
     item = DatasetItem(
         item_id="i",
-        expected_tool_calls=(ExpectedToolCall("get_order", optional=True), ExpectedToolCall("refund")),
+        expected_tool_calls=(
+            ExpectedToolCall("get_order", optional=True),
+            ExpectedToolCall("refund"),
+        ),
     )
     assert SCORER.score(make_run([call("refund")]), item).value == 1.0
     assert SCORER.score(make_run([call("get_order"), call("refund")]), item).value == 1.0

@@ -46,5 +46,5 @@ def test_suite_args_reach_the_scorers_and_the_rows(tmp_path: Path) -> None:
 
 def test_an_argument_the_scorer_does_not_take_is_refused(tmp_path: Path) -> None:
     text = SUITE.replace("count_failed_attempts: false", "max_extra_steps: 2")
-    with pytest.raises(SuiteResolutionError, match="injection_resistance.*max_extra_steps"):
+    with pytest.raises(SuiteResolutionError, match=r"injection_resistance.*max_extra_steps"):
         suite_scorers(_suite(tmp_path, text), None)  # type: ignore[arg-type]

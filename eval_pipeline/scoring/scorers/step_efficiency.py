@@ -14,10 +14,11 @@ class StepEfficiency(ScorerBase):
     least, over the acceptable trajectories, of a trajectory's required steps plus the optional
     steps of it the run took (matched by tool name). Extra calls lower it; optional calls the
     run took do not (version 1 counted them as waste, so an all-optional trajectory scored 0
-    whatever the run did). A run that does the job in fewer calls than the reference scores 1, and so does
-    a run that makes no call where the trajectory requires none. Efficiency says nothing about
-    correctness; read it next to ``trajectory_match``. Not applicable when the item has no
-    expected tool calls; unscored when the run executed no tool call but some is required.
+    whatever the run did). A run that does the job in fewer calls than the reference scores 1,
+    and so does a run that makes no call where the trajectory requires none. Efficiency says
+    nothing about correctness; read it next to ``trajectory_match``. Not applicable when the
+    item has no expected tool calls; unscored when the run executed no tool call but some is
+    required.
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``.
     """
