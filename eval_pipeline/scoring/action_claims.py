@@ -132,7 +132,7 @@ _BEFORE = re.compile(
     rf"(?:{_SUBJECT}"
     r"|\b(?:has|have|had|'s)(?:\s+(?:now|just|also|already))*\s+been"
     r"(?:\s+(?:successfully|fully|now|just|already))*"
-    r"|\b(?:your|the|this|that|it|everything|all)\b[^,;:]{0,40}?\s(?:is|are)"
+    r"|\b(?:your|the|this|that|everything|all)\b[^,;:]{0,40}?\s(?:is|are)"
     r"(?:\s+(?:now|all|officially|successfully|fully|already))*"
     r"|\b(?:was|were)(?:\s+(?:just|now|successfully|already))+"
     r"|\bsuccessfully)\s+$",
