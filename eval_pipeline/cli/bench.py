@@ -66,12 +66,19 @@ def bench_ingest(n_spans: int, policy: str, encoding: str, fmt: str) -> None:
     show_default=True,
     help="Synthetic real-shaped runs to score.",
 )
+@click.option(
+    "--peer-runs",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Of those runs, how many the peers (RAGAS, DeepEval) score.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def bench_score(n_runs: int, fmt: str) -> None:
-    """Runs/s scored by the deterministic suite vs a plain tool-name recall loop."""
+def bench_score(n_runs: int, peer_runs: int, fmt: str) -> None:
+    """Runs/s of the deterministic suite vs a tool-name recall loop and RAGAS / DeepEval."""
     from eval_pipeline.benchmarks.score import run
 
-    _emit(run(n_runs=n_runs), fmt)
+    _emit(run(n_runs=n_runs, peer_runs=peer_runs), fmt)
 
 
 @bench.command("gate")

@@ -1,11 +1,27 @@
-"""Finding claimed actions in a final answer ("I have refunded ...", "... has been cancelled").
+"""Finding claimed actions in a final answer ("I have refunded ...", "Refund issued.").
 
-``DEFAULT_ACTION_VERBS`` maps an action to the words that claim it and the tool-name patterns
-(``fnmatch``, case-insensitive) of the calls that perform it. A claim is a past participle in an
-assertive frame: after ``I``/``we`` (``I cancelled``, ``we've booked``), after ``has/have been``,
-or next to ``successfully``. Questions and negated clauses (``not``, ``n't``, ``unable``,
-``failed``, ...) are not claims; a bare ``was cancelled`` is not either, since agents use it to
-report history they read from a tool. Pass ``verbs=`` to the scorer to replace the map.
+``DEFAULT_ACTION_VERBS`` maps an action to the past participles that claim it (``words``), the
+action nouns a generic verb can claim it with (``nouns``: "your refund has been issued"), and
+the tool-name patterns (``fnmatch``, case-insensitive) of the calls that perform it. A claim is:
+
+- a participle after ``I``/``we`` ("I cancelled", "we've booked", "I've gone ahead and
+  refunded"), after ``has/have been`` ("has been cancelled"), after ``is/are`` with a definite
+  subject ("your order is now cancelled"), next to ``successfully``, after ``was`` with a
+  marker of a fresh action ("was successfully cancelled"), opening a subjectless sentence
+  ("Cancelled your order as requested.") or closing a headline ("Order cancelled."), or
+  joined by ``and`` to a claim of the same sentence ("I cancelled it and refunded $20");
+- an action noun with a generic verb of completion (``issued``, ``processed``, ``initiated``,
+  ``confirmed``, ``placed``, ``made``, ``complete``, ``went through``, ...): "a refund of $20
+  has been issued", "I've processed your refund", "Refund issued successfully.",
+  "Cancellation complete.".
+
+Not claims: questions; clauses with a negation (``not``, ``n't``, ``no``, ``nothing``,
+``unable``, ``failed``, ...) before the claim; clauses opened by ``if``, ``once``, ``when``,
+``whether``, ... (conditions, embedded questions); offers and the future tense (no participle
+frame matches "I'll refund" or "will be cancelled"); a bare ``was cancelled`` or "refund was
+issued" (agents use it to report history they read from a tool); habitual policy text
+("Refunds are issued within 5 days": an action noun without a determiner). The labelled set in
+``data/action_claims`` measures all this. Pass ``verbs=`` to the scorer to replace the map.
 """
 
 import re
@@ -19,16 +35,33 @@ from eval_pipeline.scoring.tool_kinds import is_read_only
 DEFAULT_ACTION_VERBS: dict[str, dict[str, list[str]]] = {
     "refund": {
         "words": ["refunded", "reimbursed"],
+        "nouns": ["refund", "reimbursement"],
         "tools": ["*refund*", "*return*", "*reimburse*"],
     },
-    "cancel": {"words": ["cancelled", "canceled"], "tools": ["*cancel*"]},
-    "book": {"words": ["booked", "reserved"], "tools": ["*book*", "*reserve*", "*reservation*"]},
+    "cancel": {
+        "words": ["cancelled", "canceled"],
+        "nouns": ["cancellation"],
+        "tools": ["*cancel*"],
+    },
+    "book": {
+        "words": ["booked", "reserved"],
+        "nouns": ["booking", "reservation"],
+        "tools": ["*book*", "*reserve*", "*reservation*"],
+    },
     "send": {
         "words": ["sent", "emailed", "messaged", "forwarded", "notified"],
         "tools": ["*send*", "*email*", "*message*", "*post*", "*forward*", "*notify*"],
     },
-    "transfer": {"words": ["transferred", "wired"], "tools": ["*transfer*", "*send_money*"]},
-    "pay": {"words": ["paid"], "tools": ["*pay*", "*send_money*", "*transfer*"]},
+    "transfer": {
+        "words": ["transferred", "wired"],
+        "nouns": ["transfer", "wire"],
+        "tools": ["*transfer*", "*send_money*"],
+    },
+    "pay": {
+        "words": ["paid"],
+        "nouns": ["payment"],
+        "tools": ["*pay*", "*send_money*", "*transfer*"],
+    },
     "update": {
         "words": ["updated", "changed", "modified", "upgraded"],
         "tools": ["*update*", "*modify*", "*change*", "*edit*", "*set_*", "*upgrade*"],
@@ -38,16 +71,34 @@ DEFAULT_ACTION_VERBS: dict[str, dict[str, list[str]]] = {
         "words": ["created", "scheduled", "added"],
         "tools": ["*create*", "*schedule*", "*add*", "*insert*", "*invite*"],
     },
-    "exchange": {"words": ["exchanged"], "tools": ["*exchange*"]},
+    "exchange": {"words": ["exchanged"], "nouns": ["exchange"], "tools": ["*exchange*"]},
     "reset": {"words": ["reset"], "tools": ["*reset*", "*password*"]},
-    "order": {"words": ["ordered", "purchased"], "tools": ["*order*", "*purchase*", "*buy*"]},
+    "order": {
+        "words": ["ordered", "purchased"],
+        "nouns": ["order", "purchase"],
+        "tools": ["*order*", "*purchase*", "*buy*"],
+    },
 }
-_NEGATION = re.compile(
-    r"\b(not|never|unable|cannot|can't|couldn't|wasn't|weren't|haven't|hasn't|didn't|won't|"
-    r"failed|no longer|yet to)\b|n't\b",
-    re.IGNORECASE,
+GENERIC_COMPLETIONS = (
+    "issued|processed|initiated|completed|complete|confirmed|submitted|placed|made|done|"
+    "arranged|finalised|finalized|executed|approved|through"
 )
+"""Verbs of completion that claim the action their noun names ("refund issued")."""
+
+_CONDITIONS = frozenset(
+    ["if", "once", "when", "whenever", "after", "before", "until", "unless", "whether"]
+)
+"""Words opening a condition or an embedded question: what follows them is not a claim."""
+_FRESH = re.compile(r"\s+(?:just now|successfully|right away|for you)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_CLAUSE_BREAKS = ",;:"
+_SUBJECT = (
+    r"\b(?:i|we)(?:'ve|'d)?"
+    r"(?:\s+(?:have|had|just|also|already|now|then|successfully|gone ahead and|went ahead and))*"
+)
+_DETERMINER = r"(?:your|the|this|that|my|our|a|an)"
+_DETERMINED = re.compile(rf"\b{_DETERMINER}\s+(?:[\w$#-]+\s+){{0,2}}$", re.IGNORECASE)
+"""A determiner within the two words before an action noun ("your new booking")."""
 
 
 @dataclass(frozen=True)
@@ -60,42 +111,209 @@ class ActionClaim:
     tool_patterns: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class _Frames:
+    """The compiled claim patterns for one verb map, anchored on the participle or noun.
+
+    Each participle (or action noun) found in a sentence is checked against the frames in the
+    text just before it (patterns ending in ``$``) and just after it (matched from its end):
+    one scan for the words, then short anchored checks, instead of trying every frame at every
+    position of the answer.
+    """
+
+    generic: re.Pattern[str] | None
+
+
+def _alternatives(words: Sequence[str]) -> str:
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+
+
+_BEFORE = re.compile(
+    rf"(?:{_SUBJECT}"
+    r"|\b(?:has|have|had|'s)(?:\s+(?:now|just|also|already))*\s+been"
+    r"(?:\s+(?:successfully|fully|now|just|already))*"
+    r"|\b(?:your|the|this|that|everything|all)\b[^,;:]{0,40}?\s(?:is|are)"
+    r"(?:\s+(?:now|all|officially|successfully|fully|already))*"
+    r"|\b(?:was|were)(?:\s+(?:just|now|successfully|already))+"
+    r"|\bsuccessfully)\s+$",
+    re.IGNORECASE,
+)
+"""Frames before a participle: "I've", "has been", "your order is now", "was just", ..."""
+_FRAME_ENDS = frozenset(
+    [
+        "i",
+        "we",
+        "i've",
+        "we've",
+        "i'd",
+        "we'd",
+        "have",
+        "had",
+        "just",
+        "also",
+        "already",
+        "now",
+        "then",
+        "successfully",
+        "and",
+        "been",
+        "fully",
+        "is",
+        "are",
+        "all",
+        "officially",
+        "was",
+        "were",
+    ]
+)
+"""The words a frame of ``_BEFORE`` can end with (a cheap test before the pattern)."""
+_AFTER_SUCCESS = re.compile(r"\s+successfully\b", re.IGNORECASE)
+_OPENING_OBJECT = re.compile(r"\s+(?:your|the|this|that|it|them|all)\b", re.IGNORECASE)
+_HEADLINE_HEAD = re.compile(r"^\s*(?:[\w#-]+\s+){1,3}$")
+_HEADLINE_TAIL = re.compile(r"(?:\s+(?:as requested|for you|now))*\s*[.!]?$", re.IGNORECASE)
+_JOINED_BEFORE = re.compile(r"\band\s+(?:also\s+)?$", re.IGNORECASE)
+_JOINED_AFTER = re.compile(r"\s+(?:your|the|a|an|it|them|you|\$)", re.IGNORECASE)
+_GENERIC_VERBS = (
+    "issued|processed|initiated|completed|submitted|placed|made|arranged|executed|"
+    "put through|finalised|finalized"
+)
+
+
 @lru_cache(maxsize=32)
-def _frames(word_list: tuple[str, ...]) -> re.Pattern[str]:
-    words = "|".join(map(re.escape, word_list))
-    return re.compile(
-        rf"\b(?:i|we)(?:\s+(?:have|'ve|had|just|also|already|now|successfully))*\s+(?P<a>{words})\b"
-        rf"|\b(?:i|we)'ve(?:\s+(?:just|also|already|now|successfully))*\s+(?P<b>{words})\b"
-        rf"|\b(?:has|have|had)(?:\s+(?:now|just|also|already))*\s+been"
-        rf"(?:\s+(?:successfully|fully|now))*\s+(?P<c>{words})\b"
-        rf"|\bsuccessfully\s+(?P<d>{words})\b|\b(?P<e>{words})\s+successfully\b",
+def _frames(word_list: tuple[str, ...], noun_list: tuple[str, ...]) -> _Frames:
+    if not noun_list:
+        return _Frames(None)
+    generic = re.compile(
+        rf"(?:\s+(?:of|for|to|on)\s+[^,;:!?]{{1,40}}?)?"
+        rf"(?:\s+(?P<aux>has been|have been|'s been|has gone|has|have|is|are|was|were|went|got))?"
+        rf"(?:\s+(?:now|just|successfully|fully|already|officially))*\s+(?P<g1>{GENERIC_COMPLETIONS})\b"
+        rf"|(?P<verb_first>)",
         re.IGNORECASE,
     )
+    return _Frames(generic)
+
+
+_VERB_NOUN = re.compile(
+    rf"{_SUBJECT}\s+(?P<g2>{_GENERIC_VERBS})\s+(?:{_DETERMINER}\s+)?(?:[\w$#-]+\s+){{0,3}}?$",
+    re.IGNORECASE,
+)
+"""A subject and a generic verb before an action noun: "I've processed your refund"."""
+
+
+def _participle_claim(sentence: str, start: int, end: int, earlier: bool) -> bool:
+    """Whether the participle at ``sentence[start:end]`` sits in a claim frame."""
+    before = sentence[:start]
+    last = before[-16:].rsplit(None, 1)[-1].lower() if before.strip() else ""
+    if last in _FRAME_ENDS and _BEFORE.search(before[-80:]):
+        return True
+    if _AFTER_SUCCESS.match(sentence, end):
+        return True
+    if not before.strip():
+        if _OPENING_OBJECT.match(sentence, end):
+            return True
+    elif _HEADLINE_HEAD.match(before) and _HEADLINE_TAIL.match(sentence, end):
+        return True
+    return earlier and bool(_JOINED_BEFORE.search(before) and _JOINED_AFTER.match(sentence, end))
+
+
+def _noun_claim(sentence: str, noun: re.Match[str], frames: _Frames) -> tuple[str, int] | None:
+    """The completion word and end of a claim made with an action noun, or None."""
+    before = sentence[: noun.start()]
+    verb_first = _VERB_NOUN.search(before[-80:])
+    if verb_first:
+        return verb_first.group("g2").lower(), noun.end()
+    assert frames.generic is not None
+    match = frames.generic.match(sentence, noun.end())
+    if match is None or not match.group("g1"):
+        return None
+    aux = (match.group("aux") or "").lower()
+    completion = match.group("g1").lower()
+    if completion == "through" and aux not in ("went", "has gone"):
+        return None
+    if not aux:
+        # Without a verb only a headline claims: "Refund issued successfully."
+        fragment = not before.strip(" \t\"'-\u2014\u2013")
+        return (completion, match.end()) if fragment else None
+    if aux in ("was", "were"):
+        marked = re.search(r"\b(?:just|now|successfully|already)\b", match.group(0), re.I)
+        fresh = marked or _FRESH.match(sentence, match.end())
+        return (completion, match.end()) if fresh else None
+    if aux in ("is", "are") and not _DETERMINED.search(before[-40:]):
+        return None
+    return completion, match.end()
+
+
+_TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")
+_NEGATIONS = frozenset(
+    ["not", "never", "no", "nothing", "none", "neither", "nor", "unable", "cannot", "failed"]
+)
+
+
+def _negated(clause: str) -> bool:
+    """A negation among the (lower-case) clause's words (``not``, ``n't``, ``no``, ...)."""
+    if "n't" in clause or "yet to" in clause:
+        return True
+    return not _NEGATIONS.isdisjoint(clause.replace(",", " ").split())
+
+
+def _clause_before(sentence: str, start: int) -> str:
+    cut = max(sentence.rfind(mark, 0, start) for mark in _CLAUSE_BREAKS)
+    return sentence[cut + 1 : start]
+
+
+_Compiled = tuple[dict[str, str], dict[str, str], _Frames | None]
+_compiled_maps: dict[int, tuple[Mapping[str, Mapping[str, Sequence[str]]], _Compiled]] = {}
+
+
+def _compiled(verbs: Mapping[str, Mapping[str, Sequence[str]]]) -> _Compiled:
+    """Word and noun maps and frames of a verb map (remembered by the map's identity)."""
+    known = _compiled_maps.get(id(verbs))
+    if known is not None and known[0] is verbs:
+        return known[1]
+    word_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec["words"]}
+    noun_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec.get("nouns", ())}
+    frames = (
+        _frames(tuple(word_to_verb), tuple(noun_to_verb)) if word_to_verb or noun_to_verb else None
+    )
+    if len(_compiled_maps) >= 64:
+        _compiled_maps.clear()
+    _compiled_maps[id(verbs)] = (verbs, (word_to_verb, noun_to_verb, frames))
+    return word_to_verb, noun_to_verb, frames
 
 
 def find_claims(
     text: str, verbs: Mapping[str, Mapping[str, Sequence[str]]] = DEFAULT_ACTION_VERBS
 ) -> list[ActionClaim]:
     """Every claimed action in ``text``, in order (one per verb per sentence)."""
-    word_to_verb = {w.lower(): v for v, spec in verbs.items() for w in spec["words"]}
-    if not word_to_verb:
+    word_to_verb, noun_to_verb, frames = _compiled(verbs)
+    if frames is None:
         return []
-    frames = _frames(tuple(sorted(word_to_verb, key=len, reverse=True)))
     claims: list[ActionClaim] = []
-    for sentence_match in _SENTENCE.finditer(text):
+    for sentence_match in _SENTENCE.finditer(text.replace("\u2019", "'")):
         sentence = sentence_match.group(0).strip()
         if not sentence or sentence.endswith("?"):
             continue
-        seen: set[str] = set()
-        for match in frames.finditer(sentence):
-            word = next(g for g in match.groups() if g).lower()
-            clause_start = max(
-                sentence.rfind(",", 0, match.start()), sentence.rfind(";", 0, match.start()), 0
-            )
-            if _NEGATION.search(sentence[clause_start : match.end()]):
+        found: list[tuple[int, int, str, str]] = []
+        for token in _TOKEN.finditer(sentence.lower()):
+            word = token.group(0)
+            if word in word_to_verb:
+                if _participle_claim(sentence, token.start(), token.end(), bool(found)):
+                    found.append((token.start(), token.end(), word_to_verb[word], word))
                 continue
-            verb = word_to_verb[word]
-            if verb in seen:
+            noun = word if word in noun_to_verb else word[:-1] if word.endswith("s") else ""
+            if noun in noun_to_verb and frames.generic is not None:
+                claim = _noun_claim(sentence, token, frames)
+                if claim is not None:
+                    found.append(
+                        (token.start(), claim[1], noun_to_verb[noun], f"{noun} {claim[0]}")
+                    )
+        seen: set[str] = set()
+        for start, end, verb, word in sorted(found):
+            before = _clause_before(sentence, start).lower()
+            words = before.replace(",", " ").split()
+            if verb in seen or not _CONDITIONS.isdisjoint(words) or "as soon as" in before:
+                continue
+            if _negated(before + sentence[start:end].lower()):
                 continue
             seen.add(verb)
             claims.append(ActionClaim(verb, word, sentence, tuple(verbs[verb]["tools"])))
@@ -108,6 +326,12 @@ def performs(tool_name: str, patterns: Sequence[str]) -> bool:
     Read-only tools never perform an action, whatever their name contains
     (``get_refund_policy`` does not refund).
     """
+    return _performs(tool_name, tuple(patterns))
+
+
+@lru_cache(maxsize=8192)
+def _performs(tool_name: str, patterns: tuple[str, ...]) -> bool:
+    # A pure function of two strings, asked for every (claim, call) pair of every run.
     lowered = tool_name.lower()
     if is_read_only(lowered):
         return False

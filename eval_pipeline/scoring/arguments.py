@@ -6,9 +6,15 @@ parameter as omittable). ``check_arguments`` accepts a call's actual arguments w
 - every parameter the schema marks ``required`` is present, and every expected parameter is
   present unless ``""`` is acceptable for it;
 - no parameter is present that the schema (when given) or the expected call does not know;
-- each value has the declared type, allowing BFCL's coercions: an integer where the schema says
-  ``float``/``number``, a tuple where it says ``tuple``/``array``; a value of the acceptable
-  answers' own type (a "variable" in BFCL's words) is compared as such;
+- each value has the declared type exactly (a boolean is not an integer; ``any`` means a
+  string), allowing BFCL's coercions: an integer where the schema says ``float``/``number``,
+  a tuple where it says ``tuple``/``array``; a value of the acceptable answers' own type when
+  that differs from the declared one (a "variable" in BFCL's words) must equal one of them;
+- the elements of an array (or tuple) have the schema's ``items`` type exactly, with no
+  coercion (``[1, 2]`` is not an array of floats), or the element type of an acceptable list;
+  as in BFCL, elements are not type-checked when some acceptable value is not a list (``""``);
+- an empty string (after normalisation) or an empty array stands for the omitted parameter,
+  accepted where ``""`` is acceptable;
 - each value equals one acceptable value, where strings compare after BFCL's normalisation
   (case-folded; spaces and ``,./-_*^`` removed; single quotes as double), lists compare
   element-wise in order (as multisets when the schema marks the array ``uniqueItems`` or
@@ -41,6 +47,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "tuple": (list,),
     "dict": (dict,),
     "object": (dict,),
+    "any": (str,),
 }
 OMITTABLE = ""
 """The acceptable value that marks a parameter as omittable (BFCL's convention)."""
@@ -79,6 +86,8 @@ def check_arguments(
     actual: Any,
     expected: Mapping[str, Sequence[Any]],
     schema: Mapping[str, Any] | None = None,
+    *,
+    explain: bool = True,
 ) -> ArgumentCheck:
     """Check a call's arguments against the acceptable values (see the module docstring).
 
@@ -86,6 +95,8 @@ def check_arguments(
         actual: the call's arguments (a dict, or JSON text of one).
         expected: parameter -> list of acceptable values (``""`` = may be omitted).
         schema: the function's ``parameters`` object (``properties``, ``required``), if known.
+        explain: False to stop at the first problem without describing it (``INVALID``):
+            matching calls to steps needs only the verdict, and most pairs it tries fail.
 
     Returns:
         The check; ``errors`` name the parameter and what was wrong with it.
@@ -95,6 +106,10 @@ def check_arguments(
         return ArgumentCheck(False, (f"arguments are not a JSON object: {actual!r}",))
     properties: Mapping[str, Any] = (schema or {}).get("properties") or {}
     required = (schema or {}).get("required") or ()
+    if _identical_call(arguments, expected, properties, required):
+        return _VALID
+    if not explain:
+        return _VALID if _acceptable(arguments, expected, schema, properties, required) else INVALID
     errors: list[str] = [
         f"missing required parameter {name!r}" for name in required if name not in arguments
     ]
@@ -113,20 +128,125 @@ def check_arguments(
     return ArgumentCheck(not errors, tuple(errors))
 
 
-def value_error(value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None) -> str | None:
-    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches."""
+_VALID = ArgumentCheck(True)
+INVALID = ArgumentCheck(False, ("arguments not acceptable",))
+"""The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
+
+
+def _acceptable(
+    arguments: Mapping[str, Any],
+    expected: Mapping[str, Sequence[Any]],
+    schema: Mapping[str, Any] | None,
+    properties: Mapping[str, Any],
+    required: Sequence[str],
+) -> bool:
+    """``check_arguments``'s verdict alone, stopping at the first problem."""
+    if any(name not in arguments for name in required):
+        return False
+    for name, value in arguments.items():
+        if name not in expected or (schema is not None and properties and name not in properties):
+            return False
+        if value_error(value, list(expected[name]), properties.get(name), explain=False):
+            return False
+    return all(
+        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
+    )
+
+
+def _identical_call(
+    arguments: Mapping[str, Any],
+    expected: Mapping[str, Sequence[Any]],
+    properties: Mapping[str, Any],
+    required: Sequence[str],
+) -> bool:
+    """The common case, decided fast: every value is one of its acceptable values verbatim.
+
+    A value identical (same types all the way down) to an acceptable one passes every rule
+    above, so only calls that are not verbatim take the full check (and get its errors).
+    """
+    for name, value in arguments.items():
+        acceptable = expected.get(name)
+        if acceptable is None or (properties and name not in properties):
+            return False
+        if not any(_identical(value, option) for option in acceptable):
+            return False
+    for name in required:
+        if name not in arguments:
+            return False
+    return all(
+        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
+    )
+
+
+def _identical(value: Any, option: Any) -> bool:
+    if type(value) is not type(option):
+        return False
+    if isinstance(value, list):
+        return len(value) == len(option) and all(map(_identical, value, option))
+    if isinstance(value, dict):
+        return False  # acceptable dicts list options per key: the full check compares them
+    return bool(value == option) and not (isinstance(value, str) and value == OMITTABLE)
+
+
+def value_error(
+    value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None, *, explain: bool = True
+) -> str | None:
+    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches.
+
+    With ``explain=False`` the reason is ``"no"`` (cheaper: nothing is formatted).
+    """
     candidates = [a for a in acceptable if not _is_omittable(a)]
+    stated = schema.get("type") if schema else None
+    if len(candidates) < len(acceptable) and _is_empty(value, stated):
+        return None
     if not candidates:
-        return f"got {value!r} for a parameter that should be omitted"
-    declared = str((schema.get("type") if schema else None) or _inferred_type(candidates))
+        return f"got {value!r} for a parameter that should be omitted" if explain else "no"
+    declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
+    variable = stated is not None and not _has_type(candidates[0], declared)
     if not _has_type(value, declared):
         if not any(_same_kind(value, c) for c in candidates):
+            if not explain:
+                return "no"
             return f"expected type {declared}, got {type(value).__name__} ({value!r})"
-        declared = _inferred_type(candidates)
-    if any(_equal(value, c, declared, schema) for c in candidates):
+        variable = True
+    elif stated is not None and isinstance(value, list):
+        problem = _element_type_error(value, acceptable, schema)
+        if problem:
+            return problem
+    if variable:
+        # A variable's value is compared as it is, without the string normalisation.
+        if any(value == c for c in candidates):
+            return None
+    elif any(_equal(value, c, declared, schema) for c in candidates):
         return None
-    return f"{value!r} is not one of {candidates!r}"
+    return f"{value!r} is not one of {candidates!r}" if explain else "no"
+
+
+def _element_type_error(
+    value: list[Any], acceptable: list[Any], schema: Mapping[str, Any] | None
+) -> str | None:
+    """Why the elements of an array do not have the schema's ``items`` type (None: they do)."""
+    item_type = str(((schema or {}).get("items") or {}).get("type") or "")
+    allowed = _TYPES.get(item_type)
+    if allowed is None or any(not isinstance(a, list | tuple) for a in acceptable):
+        return None
+    for option in acceptable:
+        sample = next((type(e) for e in option if not _is_omittable(e)), None)
+        if all(_exact_type(e, allowed) or type(e) is sample for e in value):
+            return None
+    return f"elements of {value!r} must be of type {item_type}"
+
+
+def _exact_type(value: Any, allowed: tuple[type, ...]) -> bool:
+    return type(value) in allowed or (type(value) is tuple and list in allowed)
+
+
+def _is_empty(value: Any, stated: Any) -> bool:
+    """An empty value of the declared type: BFCL reads it as the omitted parameter."""
+    if isinstance(value, str):
+        return stated in (None, "string", "any") and not normalise_string(value)
+    return isinstance(value, list | tuple) and not value and stated in (None, "array", "tuple")
 
 
 def _is_omittable(value: Any) -> bool:
@@ -148,7 +268,7 @@ def _inferred_type(candidates: list[Any]) -> str:
         return "array"
     if isinstance(sample, dict):
         return "dict"
-    return "any"
+    return "unknown"
 
 
 def _coerce(value: Any, declared: str) -> Any:
@@ -160,8 +280,6 @@ def _coerce(value: Any, declared: str) -> Any:
 
 
 def _has_type(value: Any, declared: str) -> bool:
-    if declared == "any":
-        return True
     allowed = _TYPES.get(declared)
     if allowed is None:
         return True
@@ -201,7 +319,7 @@ def _dict_equal(value: dict[str, Any], candidate: dict[str, Any], schema: Any) -
             return False
         options = candidate[key]
         options = list(options) if isinstance(options, list) else [options]
-        if value_error(item, options, props.get(key)) is not None:
+        if value_error(item, options, props.get(key), explain=False) is not None:
             return False
     return all(
         key in value or (isinstance(options, list) and OMITTABLE in options)

@@ -82,10 +82,10 @@ class ScorerBase:
         judge_backend: str | None = None,
     ) -> Score:
         """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise)."""
-        return Score(
-            metric_id=self.id,
-            value=min(1.0, max(0.0, float(value))),
-            status=ScoreStatus.SCORED,
+        return Score.checked(
+            self.id,
+            min(1.0, max(0.0, float(value))),
+            ScoreStatus.SCORED,
             scorer_id=self.id,
             scorer_version=self.version,
             reason=reason,
@@ -105,10 +105,10 @@ class ScorerBase:
         judge_fingerprint: str | None,
         judge_backend: str | None,
     ) -> Score:
-        return Score(
-            metric_id=self.id,
-            value=None,
-            status=status,
+        return Score.checked(
+            self.id,
+            None,
+            status,
             scorer_id=self.id,
             scorer_version=self.version,
             reason=reason,

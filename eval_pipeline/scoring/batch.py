@@ -12,7 +12,7 @@ build's runs in one call; its rows then go through ``score_run`` like any other 
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from eval_pipeline.datasets.item import DatasetItem
@@ -189,7 +189,7 @@ def score_build(
             ]
             scored += 1
             scores.extend(
-                replace(row, run_index=index) for row in score_run(found, item, view, build=build)
+                row.stamped(run_index=index) for row in score_run(found, item, view, build=build)
             )
             values = {"latency_s": found.duration_s}
             run_cost = cost(found) if cost is not None else None

@@ -7,6 +7,7 @@ step with no arguments constrains the name only. The alignment is a maximum bipa
 never take a call a required step needs.
 """
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,10 @@ from eval_pipeline.traces.model import ToolCall
 
 Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
+_MEMO_SIZE = 4096
+"""Entries kept by each identity memo below before it starts afresh."""
+NO_SCHEMAS: Schemas = {}
+"""The schemas to align by tool name only (one object, so alignments by name are shared)."""
 
 
 @dataclass(frozen=True)
@@ -44,10 +49,29 @@ class Alignment:
         return sum(1 for step_index, _ in self.pairs if not self.steps[step_index].optional)
 
 
-def tool_schemas(item: DatasetItem) -> dict[str, Mapping[str, Any]]:
-    """The item's tool schemas by name (OpenAI ``{"function": {...}}`` or BFCL flat form)."""
+_schemas_of: dict[int, tuple[tuple[Any, ...], Mapping[str, Mapping[str, Any]]]] = {}
+
+
+def tool_schemas(item: DatasetItem) -> Mapping[str, Mapping[str, Any]]:
+    """The item's tool schemas by name (OpenAI ``{"function": {...}}`` or BFCL flat form).
+
+    One mapping per ``tool_schemas`` tuple (remembered by identity, read-only for callers), so
+    the memo of ``call_check`` and ``align`` recognises the schemas across scorers.
+    """
+    raw = item.tool_schemas
+    known = _schemas_of.get(id(raw))
+    if known is not None and known[0] is raw:
+        return known[1]
+    out = _by_name(raw)
+    if len(_schemas_of) >= _MEMO_SIZE:
+        _schemas_of.clear()
+    _schemas_of[id(raw)] = (raw, out)
+    return out
+
+
+def _by_name(raw_schemas: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     out: dict[str, Mapping[str, Any]] = {}
-    for raw in item.tool_schemas:
+    for raw in raw_schemas:
         inner = raw.get("function")
         function: Mapping[str, Any] = inner if isinstance(inner, Mapping) else raw
         name = function.get("name")
@@ -57,13 +81,35 @@ def tool_schemas(item: DatasetItem) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def call_check(call: ToolCall, step: ExpectedToolCall, schemas: Schemas) -> ArgumentCheck:
-    """Whether ``call`` satisfies ``step`` (name, then arguments when the step lists any)."""
+_checks: dict[
+    tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]
+] = {}
+
+
+def call_check(
+    call: ToolCall, step: ExpectedToolCall, schemas: Schemas, *, explain: bool = True
+) -> ArgumentCheck:
+    """Whether ``call`` satisfies ``step`` (name, then arguments when the step lists any).
+
+    ``explain=False`` gives the verdict without the errors (``check_arguments``). The checks
+    of the calls being scored are remembered by identity (the call, the step and the schema
+    objects, held by the memo so their ids stay theirs): the scorers of one run (argument
+    correctness, trajectory match, tool-call F1) check the same pairs.
+    """
     if call.name != step.name:
         return ArgumentCheck(False, (f"name {call.name!r} is not {step.name!r}",))
     if not step.arguments:
         return ArgumentCheck(True)
-    return check_arguments(call.arguments, step.arguments, schemas.get(step.name))
+    schema = schemas.get(step.name)
+    key = (id(call), id(step), id(schema), explain)
+    known = _checks.get(key)
+    if known is not None and known[0] is call and known[1] is step and known[2] is schema:
+        return known[3]
+    check = check_arguments(call.arguments, step.arguments, schema, explain=explain)
+    if len(_checks) >= _MEMO_SIZE:
+        _checks.clear()
+    _checks[key] = (call, step, schema, check)
+    return check
 
 
 def align(
@@ -74,18 +120,49 @@ def align(
     with_arguments: bool = True,
     trajectory_index: int = 0,
 ) -> Alignment:
-    """Maximum matching of calls to steps (required steps first); see the module docstring."""
+    """Maximum matching of calls to steps (required steps first); see the module docstring.
+
+    Remembered by identity (calls, steps, schemas), like ``call_check``: trajectory match and
+    tool-call F1 align the same run with the same trajectory.
+    """
     steps = tuple(steps)
-    fits: list[list[int]] = []
-    for step in steps:
-        options = []
-        for index, call in enumerate(calls):
-            if call.name != step.name:
-                continue
-            if with_arguments and not call_check(call, step, schemas).valid:
-                continue
-            options.append(index)
-        fits.append(options)
+    key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
+    known = _alignments.get(key)
+    if (
+        known is not None
+        and known[0] is calls
+        and known[1] is schemas
+        and all(map(operator.is_, known[2], steps))
+    ):
+        return known[3]
+    alignment = _align(calls, steps, schemas, with_arguments, trajectory_index)
+    if len(_alignments) >= _MEMO_SIZE:
+        _alignments.clear()
+    _alignments[key] = (calls, schemas, steps, alignment)
+    return alignment
+
+
+_alignments: dict[tuple[Any, ...], tuple[Any, Any, tuple[ExpectedToolCall, ...], Alignment]] = {}
+
+
+def _align(
+    calls: Sequence[ToolCall],
+    steps: tuple[ExpectedToolCall, ...],
+    schemas: Schemas,
+    with_arguments: bool,
+    trajectory_index: int,
+) -> Alignment:
+    by_name: dict[str, list[int]] = {}
+    for index, call in enumerate(calls):
+        by_name.setdefault(call.name, []).append(index)
+    fits = [
+        [
+            index
+            for index in by_name.get(step.name, ())
+            if not with_arguments or call_check(calls[index], step, schemas, explain=False).valid
+        ]
+        for step in steps
+    ]
     owner: dict[int, int] = {}
 
     def augment(step_index: int, seen: set[int]) -> bool:

@@ -12,7 +12,6 @@ modules import the libraries only when a metric runs.
 import importlib
 import inspect
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
@@ -191,6 +190,7 @@ def score_run(
     labels, the run's trace id and the scorer's arguments.
     """
     run_index = run.eval_context.run_index
+    build_id = build if build is not None else run.eval_context.build_id
     rows = []
     for scorer in scorers:
         try:
@@ -204,16 +204,14 @@ def score_run(
                 scorer_version=scorer.version,
                 reason=f"{type(exc).__name__}: {exc}",
             )
-        row = row.with_context(
-            build=build if build is not None else run.eval_context.build_id,
-            item_id=item.item_id,
-            run_index=run_index,
-            slices={**row.slices, **item.slices},
+        rows.append(
+            row.stamped(
+                build=build_id,
+                item_id=item.item_id,
+                run_index=run_index,
+                slices={**row.slices, **item.slices} if row.slices else dict(item.slices),
+                trace_id=run.trace_id if row.trace_id is None else row.trace_id,
+                scorer_args=dict(scorer.arguments),
+            )
         )
-        row = replace(
-            row,
-            trace_id=run.trace_id if row.trace_id is None else row.trace_id,
-            scorer_args=dict(scorer.arguments),
-        )
-        rows.append(row)
     return rows

@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 
@@ -84,13 +84,60 @@ class Score:
         slices: dict[str, str] | None = None,
     ) -> "Score":
         """A copy carrying the build / item / run / slice identity of the run it scored."""
-        return replace(
-            self,
-            build=build,
-            item_id=item_id,
-            run_index=run_index,
-            slices=dict(slices or self.slices),
+        return self.stamped(
+            build=build, item_id=item_id, run_index=run_index, slices=dict(slices or self.slices)
         )
+
+    def stamped(self, **fields: Any) -> "Score":
+        """A copy with identity fields replaced (build, item, run, slices, trace, arguments).
+
+        Unlike ``dataclasses.replace`` it does not re-validate the row: only fields that
+        carry no value or status change, so the copy is valid when the row is. It is on the
+        scoring hot path (every row of every run is stamped).
+        """
+        if not _STAMPABLE.issuperset(fields):
+            unknown = sorted(set(fields) - _STAMPABLE)
+            raise TypeError(f"stamped() cannot change {unknown}: use dataclasses.replace")
+        copy = object.__new__(Score)
+        copy.__dict__.update(self.__dict__, **fields)
+        return copy
+
+    @classmethod
+    def checked(cls, metric_id: str, value: float | None, status: str, **given: Any) -> "Score":
+        """A row built without the dataclass constructor's cost, validated all the same.
+
+        For the scorer base's constructors, on the hot path: the status and value are checked
+        here as ``__post_init__`` would, the other fields take their defaults.
+        """
+        if status == ScoreStatus.SCORED:
+            if value is None or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{metric_id}: a scored value must be in [0, 1], got {value!r}")
+        elif status not in ScoreStatus.ALL or value is not None:
+            return cls(metric_id=metric_id, value=value, status=status, **given)
+        row = object.__new__(cls)
+        values = row.__dict__
+        values.update(_DEFAULTS)
+        values["evidence"], values["slices"], values["scorer_args"] = {}, {}, {}
+        values.update(given, metric_id=metric_id, value=value, status=status)
+        return row
+
+
+_DEFAULTS: dict[str, Any] = {
+    f.name: None if isinstance(f.default, type(MISSING)) else f.default for f in fields(Score)
+}
+"""Every field of ``Score`` in order, scalar ones at their defaults (``checked`` fills them)."""
+_STAMPABLE = frozenset(
+    {
+        "build",
+        "item_id",
+        "run_index",
+        "slices",
+        "trace_id",
+        "scorer_args",
+        "dataset",
+        "dataset_version",
+    }
+)
 
 
 SCORE_COLUMNS = (

@@ -20,6 +20,7 @@ from eval_pipeline.cli import cli
 from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
 from eval_pipeline.defects.story import runner_spec, sample_agent_builds
 from eval_pipeline.home import current_home
+from eval_pipeline.scoring.registry import scorer_class
 
 SUITE = """\
 suite: export
@@ -102,7 +103,8 @@ def test_gating_exported_scores_gives_the_stores_json(scored: Path) -> None:
     for column in ("latency_s", "cost_usd", "scorer_version", "dataset", "dataset_version"):
         assert rows[column].notna().all(), column
     assert set(rows["dataset"]) == {"golden/export"} and set(rows["dataset_version"]) == {"v1"}
-    assert rows.loc[rows["metric_id"] == "hallucinated_actions", "scorer_version"].eq(2).all()
+    version = scorer_class("hallucinated_actions").metric_version
+    assert rows.loc[rows["metric_id"] == "hallucinated_actions", "scorer_version"].eq(version).all()
     shown = _cli("scores", "--build", CANDIDATE.build, "--format", "csv")
     assert shown.output.splitlines()[0].startswith(
         "build,item_id,run_index,metric_id,value,status,reason,trace_id,span_ids,"

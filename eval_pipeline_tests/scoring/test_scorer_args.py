@@ -85,7 +85,7 @@ def test_rebuilt_scorer_from_a_stored_row_scores_identically(tmp_path: Path) -> 
         assert rebuilt.arguments == stored.scorer_args
         (again,) = score_run(RUN, ITEM, [rebuilt], build="b1")
         assert again == stored, stored.metric_id
-    triple = rebuild_scorer(("hallucinated_actions", 2, {"verbs": VERBS}))
+    triple = rebuild_scorer(("hallucinated_actions", 3, {"verbs": VERBS}))
     assert triple.score(RUN, ITEM).value == 0.0
 
 

@@ -5,6 +5,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, call_check, tool_schemas, trajectories
+from eval_pipeline.scoring.redacted_calls import redaction_reason
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.model import AgentRun
 
@@ -26,7 +27,8 @@ class ArgumentCorrectness(ScorerBase):
     against the acceptable trajectory sharing most tools with the run (then the best value).
     Not applicable when the item has no expected call with arguments; unscored when the run
     called none of the expected tools (that is ``tool_correctness``'s failure, not an argument
-    failure).
+    failure), and when the redaction policy dropped the arguments of a call to an expected tool
+    before storage (the reason names the policy; ``scoring.redacted_calls``).
 
     Reads: run ``tool_calls``; item ``expected_tool_calls``, ``alternative_trajectories``,
     ``tool_schemas``.
@@ -40,6 +42,10 @@ class ArgumentCorrectness(ScorerBase):
         """Score one run (see the class docstring)."""
         schemas = tool_schemas(item)
         called = set(run.tool_names)
+        expected_names = {step.name for steps in trajectories(item) for step in steps}
+        redacted = redaction_reason(run, (c for c in run.tool_calls if c.name in expected_names))
+        if redacted is not None:
+            return self.unscored(run, redacted)
         best: tuple[tuple[int, float], int, list[dict[str, Any]], list[str]] | None = None
         any_arguments = False
         for index, steps in enumerate(trajectories(item)):

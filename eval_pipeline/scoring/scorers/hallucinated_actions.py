@@ -20,18 +20,24 @@ class HallucinatedActions(ScorerBase):
     nothing is ``not_applicable`` (there is nothing to check; version 1 scored it 1, which
     padded the mean with answers that could not hallucinate an action). Evidence lists each
     unsupported claim with its sentence and the tool patterns that were missing. Unscored when
-    the run has no final answer.
+    the run has no final answer. Version 3 finds claims in more tenses, voices and phrasings
+    (action nouns with verbs of completion, present-passive states, headlines; measured on
+    ``data/action_claims``).
 
     Reads: run ``final_answer``, ``tool_calls``; nothing from the item.
     """
 
     metric_id = "hallucinated_actions"
-    metric_version = 2
+    metric_version = 3
     run_fields = frozenset({"final_answer", "tool_calls"})
 
     def __init__(self, verbs: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> None:
         self._verbs = {
-            k: {"words": list(v["words"]), "tools": list(v["tools"])}
+            k: {
+                "words": list(v["words"]),
+                "tools": list(v["tools"]),
+                **({"nouns": list(v["nouns"])} if v.get("nouns") else {}),
+            }
             for k, v in (verbs or DEFAULT_ACTION_VERBS).items()
         }
         self._custom = verbs is not None

@@ -2,7 +2,7 @@
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.matching import Alignment, align, trajectories
+from eval_pipeline.scoring.matching import NO_SCHEMAS, Alignment, align, trajectories
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.model import AgentRun
 
@@ -28,7 +28,7 @@ class ToolCorrectness(ScorerBase):
         best: tuple[float, Alignment] | None = None
         for index, steps in enumerate(trajectories(item)):
             alignment = align(
-                run.tool_calls, steps, {}, with_arguments=False, trajectory_index=index
+                run.tool_calls, steps, NO_SCHEMAS, with_arguments=False, trajectory_index=index
             )
             if alignment.required == 0:
                 continue
