@@ -7,18 +7,16 @@ stored, and any rejected span or unreadable file makes the command exit 2 with e
 file, span and field. Incomplete traces are reported, not rejected.
 """
 
-from collections import defaultdict
-from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from eval_pipeline.backends.imported_scores import store_imported_scores
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
 from eval_pipeline.importers.bfcl_results import ingest_bfcl_results
 from eval_pipeline.importers.files import FORMATS, ingest_files
 from eval_pipeline.importers.report import ImportReport
-from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.ingest.guard import build_problem
 from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy
@@ -54,16 +52,6 @@ def _print(result: ImportReport) -> None:
         click.echo(
             f"imported {len(result.scores)} recorded score(s) ({result.scores[0].metric_id})"
         )
-
-
-def _store_imported_scores(scores: Sequence[Score]) -> None:
-    """Keep the benchmark's own recorded scores (e.g. tau2's reward) in the score store."""
-    by_build: dict[str, list[Score]] = defaultdict(list)
-    for score in scores:
-        by_build[score.build or "unassigned"].append(score)
-    store = ScoreStore(current_home().store)
-    for build, rows in by_build.items():
-        store.write(build, rows)
 
 
 @click.command("ingest")
@@ -121,7 +109,8 @@ def ingest(
         )
     else:
         result = ingest_files(list(paths), store=store, build=build, fmt=fmt, policy=policy)
-    _store_imported_scores(result.scores)
+    # the benchmark's own recorded scores (e.g. tau2's reward), kept beside ours
+    store_imported_scores(ScoreStore(current_home().store), result.scores)
     _print(result)
     if result.errors:
         for error in result.errors:
