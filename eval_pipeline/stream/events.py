@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.model import Span, SpanLink
 from eval_pipeline.traces.model import SpanEvent as RecordedEvent  # an OTel span event
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
@@ -173,6 +173,10 @@ def _span(values: list[Any]) -> Span:
     )
     state["events"] = tuple(
         RecordedEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in state["events"]
+    )
+    state["links"] = tuple(
+        SpanLink(k["trace_id"], k["span_id"], k["trace_state"], k["attributes"])
+        for k in state["links"]
     )
     return span_from_state(state)
 

@@ -7,6 +7,7 @@ delivery comes back (at least once) after ``ack_wait``, an acknowledged one neve
 stream that cannot be reached raises ``StreamUnavailable``.
 """
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,7 +26,8 @@ from eval_pipeline.stream import (
 )
 from eval_pipeline.stream.events import subject_token
 from eval_pipeline.stream.jetstream import JetStreamStream
-from eval_pipeline.traces.store.span_table import row_span
+from eval_pipeline.traces.model import SpanLink
+from eval_pipeline.traces.store.span_table import row_span, span_row
 from eval_pipeline_tests.stream.builders import agent_trace_rows
 
 NATS_URL = "nats://127.0.0.1:4222"
@@ -151,3 +153,18 @@ def _key(event: SpanEvent | TraceCompleted) -> str:
     if isinstance(event, SpanEvent):
         return f"{event.span.trace_id}/{event.span.span_id}"
     return f"{event.trace_id}/completed"
+
+
+def test_links_and_trace_state_arrive_as_stored(stream: SpanStream) -> None:
+    """The columns added after the stream's first layout (links, trace state) round-trip."""
+    linked = dataclasses.replace(
+        row_span(agent_trace_rows("c3" * 16)[0]),
+        trace_state="vendor=1",
+        links=(SpanLink("d4" * 16, "00000000000000aa", "k=v", {"link.kind": "resumed"}),),
+    )
+    rows = [span_row(linked)]
+    stream.publish_rows(rows, builds=["prod"], day=DAY)
+    spans = [
+        d.event.span for d in drain(stream, "realtime-detectors") if isinstance(d.event, SpanEvent)
+    ]
+    assert spans == [linked]
