@@ -17,11 +17,12 @@ version-2 ones).
 
 import base64
 import hashlib
-import hmac
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
+
+from eval_pipeline.traces.redact.gate import Gate
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
@@ -112,10 +113,17 @@ Found = tuple[int, int, str]
 """A match: start, end and the matched text."""
 
 
-def _finder(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Found]]:
-    def find(text: str) -> Iterator[Found]:
-        for match in pattern.finditer(text):
-            yield match.start(), match.end(), match.group()
+Spans = list[tuple[int, int, int]]
+"""Where to scan a text: ``(start, keep_end, scan_end)`` runs (``gate.Gate.hot_spans``)."""
+
+
+def _finder(pattern: re.Pattern[str]) -> Callable[[str, Spans], Iterator[Found]]:
+    def find(text: str, spans: Spans) -> Iterator[Found]:
+        for start, keep_end, scan_end in spans:
+            for match in pattern.finditer(text, start, scan_end):
+                if match.start() >= keep_end:
+                    break
+                yield match.start(), match.end(), match.group()
 
     return find
 
@@ -125,7 +133,7 @@ class Detector:
     """A named finder with a validator that also normalises the matched value."""
 
     kind: str
-    find: Callable[[str], Iterable[Found]]
+    find: Callable[[str, Spans], Iterable[Found]]
     check: Callable[[str], str | None]
 
 
@@ -144,12 +152,26 @@ def _may_hold(text: str) -> bool:
     return "@" in text or "%" in text or "\\u" in text or _DIGIT_RUN.search(text) is not None
 
 
+def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
+    """SHA-256 states after the inner and outer HMAC key pads (RFC 2104), to copy per token."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    padded = key.ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+    return inner, outer
+
+
 class Tokeniser:
     """Replaces detected values in text by stable keyed tokens, counting what it replaced."""
 
-    def __init__(self, detectors: tuple[Detector, ...], key: bytes) -> None:
+    def __init__(
+        self, detectors: tuple[Detector, ...], key: bytes, gate: Gate | None = None
+    ) -> None:
         self._detectors = detectors
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
+        self._gate = gate or Gate()
+        self._inner, self._outer = _hmac_pads(key)
+        self._checked: dict[tuple[str, str], str | None] = {}  # (kind, match) -> token
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._clean: set[str] = set()  # short texts known to hold nothing
@@ -160,12 +182,24 @@ class Tokeniser:
         """The token for one normalised value (same value and key -> same token)."""
         cached = self._cache.get((kind, value))
         if cached is None:
-            keyed = self._keyed.copy()  # the key schedule is computed once, in __init__
-            keyed.update(f"{kind}:{value}".encode())
-            digest = keyed.hexdigest()
-            cached = f"[{kind}:{digest[:TOKEN_HEX]}]"
+            inner = self._inner.copy()  # HMAC-SHA256 with the key pads hashed once, in __init__
+            inner.update(f"{kind}:{value}".encode())
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            cached = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
             self._cache[(kind, value)] = cached
         return cached
+
+    def _token_of_match(self, detector: "Detector", match: str) -> str | None:
+        """The token for a matched text, None when its check fails (cached per match)."""
+        key = (detector.kind, match)
+        if key in self._checked:
+            return self._checked[key]
+        if len(self._checked) >= 65536:
+            self._checked.clear()
+        value = detector.check(match)
+        token = self._checked[key] = None if value is None else self.token(detector.kind, value)
+        return token
 
     def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
@@ -214,17 +248,24 @@ class Tokeniser:
         return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
+        if len(text) <= self._gate.chunk:
+            spans: Spans = [(0, len(text), len(text))]
+        else:  # long texts: only the chunks where a candidate occurs (linear, see ``gate``)
+            spans = self._gate.hot_spans(text)
+            if not spans:
+                return text, ()
         taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
         digits = _DIGIT_RUN.search(text) is not None
         has_at = "@" in text
         for detector in self._detectors:
             if not (has_at if detector.kind == "EMAIL" else digits):
                 continue
+            token_of = self._token_of_match
             found = [
-                (start, end, self.token(detector.kind, value))
-                for start, end, match in detector.find(text)
-                for value in [detector.check(match)]
-                if value is not None
+                (start, end, token)
+                for start, end, match in detector.find(text, spans)
+                for token in [token_of(detector, match)]
+                if token is not None
             ]
             if found:
                 taken = _merge(taken, found)
