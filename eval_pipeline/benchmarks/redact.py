@@ -48,7 +48,7 @@ def _fill(make: Callable[[int], str]) -> str:
 
 def _json_payload() -> str:
     rng = random.Random(14)
-    records = []
+    records: list[dict[str, object]] = []
     while len(json.dumps(records)) < SIZE:
         index = len(records)
         records.append(

@@ -26,22 +26,34 @@ CHUNK = 8192
 """Characters per gated chunk (texts this short or shorter are scanned whole)."""
 
 _LOCAL = r"[A-Za-z0-9._%+-]"
+_D = r"\d"  # ASCII digits: a text with other digits is scanned whole (``pii``)
 _CANDIDATES = "|".join(
     (
         # email: one local-part character, @, a label, a dot, then a name ending in 2 letters
         rf"{_LOCAL}@[A-Za-z0-9-]+\.[A-Za-z0-9.-]*[A-Za-z][A-Za-z]",
         # card: 13-19 digits with single separators, not inside a word or a longer number
-        r"(?:^|[^A-Za-z0-9_-])\d(?:[ .-]?\d){12,18}(?:$|[^A-Za-z0-9_-])",
+        rf"(?:^|[^A-Za-z0-9_-]){_D}(?:[ .-]?{_D}){{12,18}}(?:$|[^A-Za-z0-9_-])",
         # IBAN: country, check digits, 11-30 characters, not inside a word
-        r"(?:^|[^A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?:$|[^A-Za-z0-9])",
+        rf"(?:^|[^A-Za-z0-9])[A-Za-z]{{2}}{_D}{{2}}(?: ?[A-Za-z0-9]){{11,30}}(?:$|[^A-Za-z0-9])",
         # SSN
-        r"(?:^|[^0-9])\d{3}-\d{2}-\d{4}(?:$|[^0-9])",
-        # phone: + and 4 to 23 digits, or 7 to 23, with the separators phones are written with
-        r"(?:^|[^A-Za-z0-9_+])\+\d(?:[ ().-]{0,3}\d){3,22}(?:$|[^A-Za-z0-9_])",
-        r"(?:^|[^A-Za-z0-9_+])\(?\d(?:[ ().-]{0,3}\d){6,22}(?:$|[^A-Za-z0-9_])",
+        rf"(?:^|[^0-9]){_D}{{3}}-{_D}{{2}}-{_D}{{4}}(?:$|[^0-9])",
+        # phone, hand-written forms: + and 4 to 23 digits, or 7 to 23, with phone separators
+        rf"(?:^|[^A-Za-z0-9_+]){_D}(?:[ ().-]{{0,3}}{_D}){{3,22}}(?:$|[^A-Za-z0-9_])",
+        # phone, national forms for ``phones``: digits in 2 to 8 groups
+        rf"(?:^|[^A-Za-z0-9_+.-])[+(]?{_D}{{1,15}}(?:[ ().-]{{1,3}}{_D}{{1,15}}){{1,7}}"
+        r"(?:$|[^A-Za-z0-9_])",
     )
 )
-_GATE = re2.compile(_CANDIDATES)
+
+
+def _compiled() -> "re2._Regexp":
+    options = re2.Options()
+    options.max_mem = 64 << 20  # room for the automaton's states: below it RE2 falls back to
+    options.log_errors = False  # its slower (still linear) simulation, and logs each time
+    return re2.compile(_CANDIDATES, options)
+
+
+_GATE = _compiled()
 
 
 class Gate:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from eval_pipeline.traces.redact import phones
 from eval_pipeline.traces.redact.gate import Gate
 
 TOKEN_HEX = 24
@@ -40,12 +41,13 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?!
 _SSN = re.compile(r"(?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d)")
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}"
-    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[ .-]\d{3}[ .-]\d{4}"
+    r"|(?:1[ .-])?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4}"
     r"|0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w])"
 )
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 
@@ -106,7 +108,9 @@ def _card(match: str) -> str | None:
 
 def _phone(match: str) -> str | None:
     digits = re.sub(r"\D", "", match)
-    return ("+" if match.startswith("+") else "") + digits if 7 <= len(digits) <= 15 else None
+    if not 7 <= len(digits) <= 15 or digits.count(digits[0]) == len(digits):
+        return None  # too short or long, or one digit repeated (a placeholder, not a number)
+    return ("+" if match.startswith("+") else "") + digits
 
 
 Found = tuple[int, int, str]
@@ -135,16 +139,27 @@ class Detector:
     kind: str
     find: Callable[[str, Spans], Iterable[Found]]
     check: Callable[[str], str | None]
+    unchecked: Callable[[str], str | None] | None = None
+    """For a costly ``check``: the value once a text's look-ups are spent (``phones``)."""
 
 
-DETECTORS: dict[str, Detector] = {
-    "credit_card": Detector("CARD", _finder(_CARD), _card),
-    "iban": Detector("IBAN", _finder(_IBAN), _iban),
-    "email": Detector("EMAIL", _finder(_EMAIL), lambda m: m.lower()),
-    "ssn": Detector("SSN", _finder(_SSN), lambda m: m),
-    "phone": Detector("PHONE", _finder(_PHONE), _phone),
+DETECTORS: dict[str, tuple[Detector, ...]] = {
+    "credit_card": (Detector("CARD", _finder(_CARD), _card),),
+    "iban": (Detector("IBAN", _finder(_IBAN), _iban),),
+    "email": (Detector("EMAIL", _finder(_EMAIL), lambda m: m.lower()),),
+    "ssn": (Detector("SSN", _finder(_SSN), lambda m: m),),
+    "phone": (
+        Detector("PHONE", _finder(_PHONE), _phone),
+        Detector("PHONE", _finder(phones.GROUPED), phones.national_phone, phones.unchecked_phone),
+    ),
 }
 """Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
+
+
+def detectors_for(names: Iterable[str]) -> tuple[Detector, ...]:
+    """The detectors of the policy names ``names``, in priority order."""
+    chosen = set(names)
+    return tuple(d for name, group in DETECTORS.items() if name in chosen for d in group)
 
 
 def _may_hold(text: str) -> bool:
@@ -171,7 +186,8 @@ class Tokeniser:
         self._detectors = detectors
         self._gate = gate or Gate()
         self._inner, self._outer = _hmac_pads(key)
-        self._checked: dict[tuple[str, str], str | None] = {}  # (kind, match) -> token
+        self._checked: dict[tuple[object, str], str | None] = {}  # (finder, match) -> token
+        self._lookups_left = phones.LOOKUPS_PER_TEXT  # costly checks left for this text
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._clean: set[str] = set()  # short texts known to hold nothing
@@ -192,9 +208,14 @@ class Tokeniser:
 
     def _token_of_match(self, detector: "Detector", match: str) -> str | None:
         """The token for a matched text, None when its check fails (cached per match)."""
-        key = (detector.kind, match)
+        key = (detector.find, match)
         if key in self._checked:
             return self._checked[key]
+        if detector.unchecked is not None:
+            if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
+                value = detector.unchecked(match)
+                return None if value is None else self.token(detector.kind, value)
+            self._lookups_left -= 1
         if len(self._checked) >= 65536:
             self._checked.clear()
         value = detector.check(match)
@@ -248,7 +269,9 @@ class Tokeniser:
         return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        if len(text) <= self._gate.chunk:
+        if len(text) <= self._gate.chunk or (
+            not text.isascii() and _OTHER_DIGIT.search(text) is not None
+        ):
             spans: Spans = [(0, len(text), len(text))]
         else:  # long texts: only the chunks where a candidate occurs (linear, see ``gate``)
             spans = self._gate.hot_spans(text)
@@ -256,6 +279,7 @@ class Tokeniser:
                 return text, ()
         taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
         digits = _DIGIT_RUN.search(text) is not None
+        self._lookups_left = phones.LOOKUPS_PER_TEXT
         has_at = "@" in text
         for detector in self._detectors:
             if not (has_at if detector.kind == "EMAIL" else digits):

@@ -14,7 +14,7 @@ from typing import Any
 
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.normalise.messages import new_message
-from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
+from eval_pipeline.traces.redact.pii import Tokeniser, detectors_for
 from eval_pipeline.traces.redact.policy import (
     DEFAULT_POLICY_PATH,
     KEEP_TOOLS_POLICY_PATH,
@@ -73,8 +73,7 @@ class Redactor:
 
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
-        chosen = tuple(DETECTORS[name] for name in DETECTORS if name in policy.detectors)
-        self._tokens = Tokeniser(chosen, policy.key)
+        self._tokens = Tokeniser(detectors_for(policy.detectors), policy.key)
         self.tokens = self._tokens
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
