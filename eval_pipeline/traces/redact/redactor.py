@@ -323,7 +323,7 @@ class Redactor:
         for key, value in attributes.items():
             if key.startswith(_AUDIT) or (
                 (key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."))
-                and _structural(value)
+                and structural(value)
             ):
                 continue
             if isinstance(value, str | list | dict):
@@ -353,7 +353,7 @@ class Redactor:
         return arguments, result, inputs, outputs, attributes
 
 
-def _structural(value: Any) -> bool:
+def structural(value: Any) -> bool:
     """True when a structural attribute's value has the syntax of an id or setting.
 
     Only such values are exempt from scanning: an email in ``gen_ai.response.id`` is scanned.
