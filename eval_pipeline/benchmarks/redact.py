@@ -5,10 +5,11 @@ The scanner runs on every string the store keeps, so no input shape may make it 
 part of the scanner: long runs of one character (``%``, digits, ``a``, ``a@``), dense matches
 (emails, prose dense with personal data), base64 (how ``bytesValue`` is kept) and a JSON
 payload. Each text is scanned ``repeats`` times by a fresh tokeniser (nothing cached from
-the previous repeat) and the median is reported, with its ratio to the 50 ms budget (under
-1.0 meets it) and to a reference measured in the same run on the same text: one plain
-linear regex pass (``re`` searching for ``@`` before a letter, a C loop), so a loaded machine
-shows in the reference too.
+the previous repeat) and the medians are reported: CPU milliseconds of this process (what the
+scan costs, whatever else the shared machine runs), with their ratio to the 50 ms budget
+(under 1.0 meets it), and wall milliseconds, with their ratio to a reference timed in the
+same run on the same text: one plain linear regex pass (``re`` finding ``@`` before a letter,
+a C loop).
 """
 
 import base64
@@ -47,11 +48,13 @@ def _fill(make: Callable[[int], str]) -> str:
 
 
 def _json_payload() -> str:
+    """A JSON list of customer records (1 MB once cut), as a tool result would hold it."""
     rng = random.Random(14)
-    records: list[dict[str, object]] = []
-    while len(json.dumps(records)) < SIZE:
+    records = []
+    total = 0
+    while total < SIZE + 200:
         index = len(records)
-        records.append(
+        record = json.dumps(
             {
                 "id": index,
                 "name": f"user {index}",
@@ -61,7 +64,9 @@ def _json_payload() -> str:
                 "amount": rng.randint(1, 10**6) / 100,
             }
         )
-    return json.dumps(records)
+        records.append(record)
+        total += len(record) + 2
+    return "[" + ", ".join(records) + "]"
 
 
 def shapes() -> dict[str, str]:
@@ -93,16 +98,18 @@ def _reference(text: str, repeats: int) -> float:
     return statistics.median(times)
 
 
-def _time(redactor_of: Callable[[], Redactor], text: str, repeats: int) -> tuple[float, int]:
-    times = []
+def _time(redactor_of: Callable[[], Redactor], text: str, repeats: int) -> tuple[float, float, int]:
+    """Median wall and CPU milliseconds of one scan, and the tokens it put in."""
+    walls, cpus = [], []
     replaced = 0
     for _ in range(repeats):
         redactor = redactor_of()  # fresh: no text or token cached from the last repeat
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         cleaned = redactor.scrub_text(text)
-        times.append((time.perf_counter() - start) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+        walls.append((time.perf_counter() - wall) * 1000)
         replaced = cleaned.count("[") - text.count("[")
-    return statistics.median(times), replaced
+    return statistics.median(walls), statistics.median(cpus), replaced
 
 
 def run(repeats: int = 5) -> dict[str, Any]:
@@ -110,21 +117,22 @@ def run(repeats: int = 5) -> dict[str, Any]:
     policy = load_policy()
     results: dict[str, Any] = {}
     for name, text in shapes().items():
-        median_ms, replaced = _time(lambda: Redactor(policy), text, repeats)
+        wall_ms, cpu_ms, replaced = _time(lambda: Redactor(policy), text, repeats)
         reference_ms = _reference(text, repeats)
         results[name] = {
-            "ms": round(median_ms, 1),
-            "ratio_to_budget": round(median_ms / BUDGET_MS, 2),
+            "cpu_ms": round(cpu_ms, 1),
+            "wall_ms": round(wall_ms, 1),
+            "ratio_to_budget": round(cpu_ms / BUDGET_MS, 2),
             "reference_ms": round(reference_ms, 2),
-            "ratio_to_reference": round(median_ms / max(reference_ms, 1e-3), 1),
+            "ratio_to_reference": round(wall_ms / max(reference_ms, 1e-3), 1),
             "tokens": replaced,
         }
-    worst = max(results.values(), key=lambda r: r["ms"])
+    worst = max(results.values(), key=lambda r: r["cpu_ms"])
     return {
         "bytes_per_input": SIZE,
         "repeats": repeats,
         "budget_ms": BUDGET_MS,
         "shapes": results,
-        "worst_ms": worst["ms"],
-        "all_within_budget": all(r["ms"] < BUDGET_MS for r in results.values()),
+        "worst_cpu_ms": worst["cpu_ms"],
+        "all_within_budget": all(r["cpu_ms"] < BUDGET_MS for r in results.values()),
     }
