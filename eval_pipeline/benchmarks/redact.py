@@ -50,7 +50,7 @@ def _fill(make: Callable[[int], str]) -> str:
 def _json_payload() -> str:
     """A JSON list of customer records (1 MB once cut), as a tool result would hold it."""
     rng = random.Random(14)
-    records = []
+    records: list[str] = []
     total = 0
     while total < SIZE + 200:
         index = len(records)
