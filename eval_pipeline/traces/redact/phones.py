@@ -6,8 +6,8 @@ written in the UK style (``07700 900123``). Other national formats (``01 23 45 6
 ``(11) 91234-5678``, ``03-1234-5678``, ``912 345 678``) look like any group of digits, so a
 cheap linear pattern (``GROUPED``) finds digits written in groups and ``phonenumbers`` decides,
 from each country's numbering plan, whether the digits are a valid number in one of
-``REGIONS``. Measured on the labelled list in the tests (66 numbers of 22 countries, 29
-look-alikes): the hand pattern alone finds 43 of 66, with it 66 of 66 (see the closing note
+``REGIONS``. Measured on the labelled list in the tests (67 numbers of 20 countries, 29
+look-alikes): the hand pattern alone finds 45 of 67, with it 67 of 67 (see the closing note
 of issue 14 for the figures).
 
 A look-up costs 0.1-3 ms (one parse per region until one is valid), far more than a pattern,

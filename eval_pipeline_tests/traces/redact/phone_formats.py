@@ -1,4 +1,4 @@
-"""A labelled list of phone numbers as people write them, in 22 countries, and look-alikes.
+"""A labelled list of phone numbers as people write them, in 20 countries, and look-alikes.
 
 Numbers follow each country's public numbering plan (fictional where a plan reserves a range,
 e.g. NANP 555-01xx); the look-alikes are the digit groups traces are full of: dates, times,
@@ -46,4 +46,5 @@ LOOKALIKES = (
     "ip 192.168.100.200", "at 37.7749 -122.4194", "0.123456789", "build 20240515.3",
     "score 99.5 100.0 87.25", "1 2 3 4 5 6 7 8", "ts 1717000000",
 )  # fmt: skip
-"""Look-alikes; the last seven are ones the scanner is measured on but may tokenise."""
+"""Look-alikes; the last seven are measured, not asserted: six of them are tokenised (numbers
+in groups that are valid phone numbers somewhere: an IP address, coordinates, scores)."""

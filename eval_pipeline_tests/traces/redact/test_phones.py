@@ -1,6 +1,6 @@
 """Phone numbers in national formats: ``phonenumbers`` finds what the hand pattern cannot.
 
-Contract (``redact.phones``): on the labelled list (``phone_formats``), every number of the 22
+Contract (``redact.phones``): on the labelled list (``phone_formats``), every number of the 20
 countries is tokenised with no digit of it left, where the hand-written pattern alone finds
 only some; the common look-alikes are left alone; a text with more new digit groups than a
 text's look-ups allow is still left with none of them in the clear.
@@ -32,7 +32,7 @@ def test_every_labelled_number_is_tokenised(country: str, number: str) -> None:
 def test_the_library_finds_numbers_the_hand_pattern_misses() -> None:
     hand_only = Tokeniser(DETECTORS["phone"][:1], KEY)
     found_by_hand = sum(_hidden(hand_only, number) for _, number in PHONES)
-    assert found_by_hand < len(PHONES) - 10  # measured: 43 of 66
+    assert found_by_hand < len(PHONES) - 10  # measured: 45 of 67
 
 
 @pytest.mark.parametrize("text", LOOKALIKES[:-7])
