@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from eval_pipeline.traces.redact import phones
-from eval_pipeline.traces.redact.gate import Gate
+from eval_pipeline.traces.redact.gate import Gate, Spans
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
@@ -117,10 +117,6 @@ Found = tuple[int, int, str]
 """A match: start, end and the matched text."""
 
 
-Spans = list[tuple[int, int, int]]
-"""Where to scan a text: ``(start, keep_end, scan_end)`` runs (``gate.Gate.hot_spans``)."""
-
-
 def _finder(pattern: re.Pattern[str]) -> Callable[[str, Spans], Iterator[Found]]:
     def find(text: str, spans: Spans) -> Iterator[Found]:
         for start, keep_end, scan_end in spans:
@@ -137,6 +133,8 @@ class Detector:
     """A named finder with a validator that also normalises the matched value."""
 
     kind: str
+    gate: str
+    """The key of this detector's candidate pattern in ``gate.CANDIDATES``."""
     find: Callable[[str, Spans], Iterable[Found]]
     check: Callable[[str], str | None]
     unchecked: Callable[[str], str | None] | None = None
@@ -144,13 +142,19 @@ class Detector:
 
 
 DETECTORS: dict[str, tuple[Detector, ...]] = {
-    "credit_card": (Detector("CARD", _finder(_CARD), _card),),
-    "iban": (Detector("IBAN", _finder(_IBAN), _iban),),
-    "email": (Detector("EMAIL", _finder(_EMAIL), lambda m: m.lower()),),
-    "ssn": (Detector("SSN", _finder(_SSN), lambda m: m),),
+    "credit_card": (Detector("CARD", "card", _finder(_CARD), _card),),
+    "iban": (Detector("IBAN", "iban", _finder(_IBAN), _iban),),
+    "email": (Detector("EMAIL", "email", _finder(_EMAIL), lambda m: m.lower()),),
+    "ssn": (Detector("SSN", "ssn", _finder(_SSN), lambda m: m),),
     "phone": (
-        Detector("PHONE", _finder(_PHONE), _phone),
-        Detector("PHONE", _finder(phones.GROUPED), phones.national_phone, phones.unchecked_phone),
+        Detector("PHONE", "phone", _finder(_PHONE), _phone),
+        Detector(
+            "PHONE",
+            "grouped",
+            _finder(phones.GROUPED),
+            phones.national_phone,
+            phones.unchecked_phone,
+        ),
     ),
 }
 """Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
@@ -269,14 +273,14 @@ class Tokeniser:
         return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        if len(text) <= self._gate.chunk or (
-            not text.isascii() and _OTHER_DIGIT.search(text) is not None
-        ):
-            spans: Spans = [(0, len(text), len(text))]
-        else:  # long texts: only the chunks where a candidate occurs (linear, see ``gate``)
-            spans = self._gate.hot_spans(text)
-            if not spans:
+        hot: dict[str, Spans] | None = None  # None: every detector scans the whole text
+        if len(text) > self._gate.chunk and (
+            text.isascii() or _OTHER_DIGIT.search(text) is None
+        ):  # long texts: each detector only where its candidate occurs (linear, see ``gate``)
+            hot = self._gate.hot_spans(text)
+            if not hot:
                 return text, ()
+        whole: Spans = [(0, len(text), len(text))]
         taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
         digits = _DIGIT_RUN.search(text) is not None
         self._lookups_left = phones.LOOKUPS_PER_TEXT
@@ -284,10 +288,16 @@ class Tokeniser:
         for detector in self._detectors:
             if not (has_at if detector.kind == "EMAIL" else digits):
                 continue
+            spans = whole if hot is None else hot.get(detector.gate)
+            if spans is None:
+                continue
             token_of = self._token_of_match
+            matches = detector.find(text, spans)
+            if taken:  # what an earlier detector took is not checked again (nor looked up)
+                matches = _unclaimed(taken, list(matches))
             found = [
                 (start, end, token)
-                for start, end, match in detector.find(text, spans)
+                for start, end, match in matches
                 for token in [token_of(detector, match)]
                 if token is not None
             ]
@@ -303,6 +313,19 @@ class Tokeniser:
             last = end
         pieces.append(text[last:])
         return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in taken)
+
+
+def _unclaimed(taken: list[tuple[int, int, str]], found: list[Found]) -> list[Found]:
+    """The matches of ``found`` that overlap nothing in ``taken`` (both sorted: linear)."""
+    out: list[Found] = []
+    index = 0
+    for item in found:
+        while index < len(taken) and taken[index][1] <= item[0]:
+            index += 1
+        if index < len(taken) and taken[index][0] < item[1]:
+            continue
+        out.append(item)
+    return out
 
 
 def _merge(
