@@ -55,6 +55,20 @@ class SpanEvent:
 
 
 @dataclass(frozen=True)
+class SpanLink:
+    """A link to another span (OTLP ``Span.Link``): its ids, trace state and attributes.
+
+    Links tie a span to spans of other traces (a batch job's inputs, a resumed run), so they
+    are kept as they arrived; ids are lowercase hex like the span's own.
+    """
+
+    trace_id: str
+    span_id: str
+    trace_state: str | None = None
+    attributes: dict[str, JsonValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Message:
     """One chat message in the GenAI structured form (role + typed parts).
 
@@ -85,7 +99,12 @@ class Span:
 
     ``attributes`` keeps every attribute not lifted into a field (unknown ones included),
     under its normalised name. ``dialect`` and ``convention_version`` record what the span
-    arrived as (e.g. ``"otel-genai"`` / ``"1.36"``, ``"openinference"`` / ``"0.1"``).
+    arrived as (e.g. ``"otel-genai"`` / ``"1.36"``, ``"openinference"`` / ``"0.1"``); an OTel
+    GenAI span's version is the one its ``schema_url`` names when it has one.
+
+    ``links`` and ``trace_state`` (W3C ``tracestate``) are kept from OTLP as they arrived.
+    ``schema_url`` is the instrumentation scope's schema URL, ``resource_schema_url`` the
+    resource's (OTLP ``ScopeSpans.schema_url`` / ``ResourceSpans.schema_url``).
     """
 
     trace_id: str
@@ -116,6 +135,10 @@ class Span:
     scope_name: str | None = None
     dialect: str = "otel-genai"
     convention_version: str | None = None
+    links: tuple[SpanLink, ...] = ()
+    trace_state: str | None = None
+    schema_url: str | None = None
+    resource_schema_url: str | None = None
 
     @property
     def operation_category(self) -> str:

@@ -5,6 +5,8 @@ change like any other: tests first. The names below are those of the pinned vers
 names and other dialects are mapped onto them by ``traces.normalise``.
 """
 
+from functools import lru_cache
+
 TARGET_CONVENTION_VERSION = "1.41.0"
 """GenAI conventions version every span is normalised to (last core release with GenAI)."""
 
@@ -73,3 +75,29 @@ MESSAGE_EVENTS: dict[str, str] = {
 """Pre-1.37 per-message events -> role (``gen_ai.choice`` is an output message)."""
 
 CHOICE_EVENT = "gen_ai.choice"
+
+OPERATION_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+"""The 1.37+ event carrying an inference's content (input/output messages, system
+instructions, tool definitions) and its other attributes, for capture outside the span's own
+attributes. Its attributes have the span attributes' names."""
+
+PROMPT = "gen_ai.prompt"
+COMPLETION = "gen_ai.completion"
+"""Pre-1.28 content attributes: a JSON message list (or plain text) under one key, or
+flattened per message (``gen_ai.prompt.{i}.role`` ..., the OpenLLMetry form)."""
+
+OTEL_SCHEMA_PREFIX = "https://opentelemetry.io/schemas/"
+
+
+@lru_cache(maxsize=256)  # every span of a scope names the same URL
+def schema_version(url: str | None) -> str | None:
+    """The convention version an OpenTelemetry schema URL names, else None.
+
+    ``https://opentelemetry.io/schemas/1.28.0`` -> ``1.28.0``; the GenAI repository's
+    development schemas keep their family (``gen-ai-dev/1.42.0-dev``). Other URLs (a vendor's
+    own schema) name no version of these conventions.
+    """
+    if not url or not url.startswith(OTEL_SCHEMA_PREFIX):
+        return None
+    version = url[len(OTEL_SCHEMA_PREFIX) :].strip("/")
+    return version or None

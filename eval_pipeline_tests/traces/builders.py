@@ -91,9 +91,10 @@ def otlp_protobuf(document: dict[str, Any]) -> bytes:
     for resource_spans in document.get("resourceSpans", []):
         for scope_spans in resource_spans.get("scopeSpans", []):
             for span in scope_spans.get("spans", []):
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if span.get(key):
-                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+                for item in (span, *span.get("links", [])):
+                    for key in ("traceId", "spanId", "parentSpanId"):
+                        if item.get(key):
+                            item[key] = base64.b64encode(bytes.fromhex(item[key])).decode()
     request = ExportTraceServiceRequest()
     json_format.ParseDict(document, request)
     return request.SerializeToString()

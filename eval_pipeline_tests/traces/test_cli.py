@@ -34,7 +34,8 @@ def test_every_otel_file_ingests():
     assert "0 rejected" in result.output
     rows = _list()
     agent_rows = [r for r in rows if r["root_agent"]]
-    assert len(agent_rows) == 8 + 4  # the eight OpenAI Agents scenarios + 4 synthetic runs
+    # the eight OpenAI Agents scenarios + 4 synthetic runs + the SDK run with links
+    assert len(agent_rows) == 8 + 4 + 1
     assert {r["dialect"] for r in rows} >= {"otel-genai", "openinference", "traceloop"}
     weather = next(r for r in rows if r["root_agent"] == "WeatherAgent")
     assert weather["tool_calls"] == ["get_weather"]

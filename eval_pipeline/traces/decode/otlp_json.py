@@ -18,11 +18,13 @@ from eval_pipeline.traces.decode.errors import (
     DecodeResult,
     FieldError,
 )
-from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
+from eval_pipeline.traces.model import Span, SpanEvent, SpanLink, StatusCode
 
 _KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
 _STATUSES = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
 _HEX = frozenset("0123456789abcdef")
+NO_URLS: tuple[None, None] = (None, None)
+"""``(scope schema URL, resource schema URL)`` of a scope that names neither."""
 
 
 def _get(obj: dict[str, Any], camel: str, snake: str) -> Any:
@@ -199,8 +201,44 @@ def events_of(raw: dict[str, Any], limit: int) -> tuple[SpanEvent, ...]:
     return tuple(events)
 
 
-def json_span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
-    """One JSON span object -> a raw ``Span``; raises ``FieldError`` for a bad field."""
+def links_of(raw: dict[str, Any], limit: int) -> tuple[SpanLink, ...]:
+    """The links of a JSON span object; raises ``FieldError`` naming a bad one."""
+    links = []
+    for index, link in enumerate(_list(raw, "links", "links", "links")):
+        where = f"links[{index}]"
+        if not isinstance(link, dict):
+            raise FieldError(where, "must be an object")
+        state = _get(link, "traceState", "trace_state")
+        links.append(
+            SpanLink(
+                trace_id=str(
+                    _hex_id(_get(link, "traceId", "trace_id"), 32, f"{where}.traceId", True)
+                ),
+                span_id=str(_hex_id(_get(link, "spanId", "span_id"), 16, f"{where}.spanId", True)),
+                trace_state=_text(state, f"{where}.traceState", limit) if state else None,
+                attributes=attributes(link.get("attributes", []), f"{where}.attributes", limit),
+            )
+        )
+    return tuple(links)
+
+
+def trace_state_of(raw: dict[str, Any], limit: int) -> str | None:
+    """The W3C trace state of a JSON span object (None when empty)."""
+    state = _get(raw, "traceState", "trace_state")
+    return _text(state, "traceState", limit) if state else None
+
+
+def json_span(
+    raw: Any,
+    resource: dict[str, Any],
+    scope: str | None,
+    limit: int,
+    urls: tuple[str | None, str | None] = NO_URLS,
+) -> Span:
+    """One JSON span object -> a raw ``Span``; raises ``FieldError`` for a bad field.
+
+    ``urls`` are the scope's and the resource's schema URLs (as ``iter_scopes`` yields them).
+    """
     if not isinstance(raw, dict):
         raise FieldError("span", f"must be an object, got {type(raw).__name__}")
     trace_id, span_id, parent, name, kind, start, end, code, message = span_head(raw, limit)
@@ -220,6 +258,10 @@ def json_span(raw: Any, resource: dict[str, Any], scope: str | None, limit: int)
         resource=resource,
         scope_name=scope,
         convention_version=None,
+        links=links_of(raw, limit) if raw.get("links") else (),
+        trace_state=trace_state_of(raw, limit),
+        schema_url=urls[0],
+        resource_schema_url=urls[1],
     )
 
 
@@ -235,9 +277,10 @@ def to_document(request: Any) -> dict[str, Any]:
     for resource_spans in document.get("resourceSpans", []):
         for scope_spans in resource_spans.get("scopeSpans", []):
             for span in scope_spans.get("spans", []):
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
+                for item in (span, *span.get("links", [])):
+                    for key in ("traceId", "spanId", "parentSpanId"):
+                        if key in item:
+                            item[key] = base64.b64decode(item[key]).hex()
     return document
 
 
@@ -282,13 +325,13 @@ def decode_json(payload: bytes, source: str, limit: int) -> DecodeResult:
         )
         return result
     try:
-        for resource, scope, spans in iter_scopes(document, limit):
+        for resource, scope, spans, urls in iter_scopes(document, limit):
             for raw in spans:
                 try:
                     bad = _invalid_text(raw, "") if strict else None
                     if bad is not None:
                         raise FieldError(bad or "span", "invalid UTF-8")
-                    result.spans.append(json_span(raw, resource, scope, limit))
+                    result.spans.append(json_span(raw, resource, scope, limit, urls))
                 except FieldError as exc:
                     result.errors.append(span_error(raw, exc, source))
     except FieldError as exc:
@@ -296,10 +339,17 @@ def decode_json(payload: bytes, source: str, limit: int) -> DecodeResult:
     return result
 
 
-def iter_scopes(
-    document: Any, limit: int
-) -> Iterator[tuple[dict[str, Any], str | None, list[Any]]]:
-    """``(resource attributes, scope name, raw spans)`` for each scope of a request document.
+Scope = tuple[dict[str, Any], str | None, list[Any], tuple[str | None, str | None]]
+"""resource attributes, scope name, raw spans, ``(scope schema URL, resource schema URL)``."""
+
+
+def _schema_url(obj: dict[str, Any], where: str, limit: int) -> str | None:
+    url = _get(obj, "schemaUrl", "schema_url")
+    return _text(url, f"{where}.schemaUrl", limit) if url else None
+
+
+def iter_scopes(document: Any, limit: int) -> Iterator[Scope]:
+    """``Scope`` (resource, scope name, raw spans, schema URLs) for each scope of a request.
 
     Raises ``FieldError`` where the structure is off, only when iteration reaches it: the
     spans of the scopes before are decoded and kept (partial success).
@@ -318,6 +368,7 @@ def iter_scopes(
             if isinstance(resource_obj, dict)
             else {}
         )
+        resource_url = _schema_url(resource_spans, where, limit)
         scopes = _list(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
         for s_index, scope_spans in enumerate(scopes):
             if not isinstance(scope_spans, dict):
@@ -325,7 +376,9 @@ def iter_scopes(
             scope_obj = scope_spans.get("scope") or {}
             scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
             spans = _list(scope_spans, "spans", "spans", f"{where}.scopeSpans[{s_index}].spans")
-            yield resource, scope or None, spans
+            scope_url = _schema_url(scope_spans, f"{where}.scopeSpans[{s_index}]", limit)
+            urls = (scope_url, resource_url) if scope_url or resource_url else NO_URLS
+            yield resource, scope or None, spans, urls
 
 
 def _invalid_text(value: Any, path: str) -> str | None:

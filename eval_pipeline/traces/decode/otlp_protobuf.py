@@ -18,7 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
 from eval_pipeline.traces.decode.wire import Truncated, diagnose_span, iter_fields
-from eval_pipeline.traces.model import Span, SpanEvent, StatusCode
+from eval_pipeline.traces.model import Span, SpanEvent, SpanLink, StatusCode
 from eval_pipeline.traces.span_factory import RAW_DEFAULTS as _RAW_DEFAULTS
 from eval_pipeline.traces.span_factory import span_from_state
 
@@ -27,6 +27,8 @@ STATUS_NAMES = (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR)
 _ZERO_TRACE = "0" * 32
 _NO_KEYS: frozenset[str] = frozenset()
 _ZERO_SPAN = "0" * 16
+NO_URLS: tuple[None, None] = (None, None)
+"""``(scope schema URL, resource schema URL)`` of a scope that names neither."""
 
 
 def _value(value: AnyValue, key: str, limit: int) -> Any:
@@ -90,8 +92,42 @@ def split_attributes(
     return out, set_apart
 
 
-def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: int) -> Span:
-    """One protobuf span -> a raw ``Span``; raises ``FieldError`` for a bad field."""
+def links(pb_links: Any, limit: int) -> tuple[SpanLink, ...]:
+    """Protobuf ``Span.Link`` list -> ``SpanLink`` tuple; raises ``FieldError`` for a bad id."""
+    out = []
+    for index, link in enumerate(pb_links):
+        trace_id = link.trace_id.hex()
+        span_id = link.span_id.hex()
+        if len(trace_id) != 32 or trace_id == _ZERO_TRACE:
+            raise FieldError(f"links[{index}].trace_id", "must be 16 non-zero bytes")
+        if len(span_id) != 16 or span_id == _ZERO_SPAN:
+            raise FieldError(f"links[{index}].span_id", "must be 8 non-zero bytes")
+        out.append(
+            SpanLink(
+                trace_id, span_id, link.trace_state or None, attributes(link.attributes, limit)
+            )
+        )
+    return tuple(out)
+
+
+def schema_urls(resource_spans: Any, scope_spans: Any) -> tuple[str | None, str | None]:
+    """``(scope schema URL, resource schema URL)`` of a scope's spans (None when unset)."""
+    scope_url = scope_spans.schema_url
+    resource_url = resource_spans.schema_url
+    return (scope_url or None, resource_url or None) if scope_url or resource_url else NO_URLS
+
+
+def pb_span(
+    span: PbSpan,
+    resource: dict[str, Any],
+    scope: str | None,
+    limit: int,
+    urls: tuple[str | None, str | None] = NO_URLS,
+) -> Span:
+    """One protobuf span -> a raw ``Span``; raises ``FieldError`` for a bad field.
+
+    ``urls`` are the scope's and the resource's schema URLs (``schema_urls``).
+    """
     trace_id = span.trace_id.hex()
     span_id = span.span_id.hex()
     parent = span.parent_span_id.hex()
@@ -130,6 +166,10 @@ def pb_span(span: PbSpan, resource: dict[str, Any], scope: str | None, limit: in
             "resource": resource,
             "scope_name": scope,
             "convention_version": None,
+            "links": links(span.links, limit) if span.links else (),
+            "trace_state": span.trace_state or None,
+            "schema_url": urls[0],
+            "resource_schema_url": urls[1],
         }
     )
 
@@ -146,9 +186,10 @@ def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
         resource = attributes(resource_spans.resource.attributes, limit)
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name or None
+            urls = schema_urls(resource_spans, scope_spans)
             for span in scope_spans.spans:
                 try:
-                    keep(pb_span(span, resource, scope, limit))
+                    keep(pb_span(span, resource, scope, limit, urls))
                 except FieldError as exc:
                     result.errors.append(rejected(span, exc, source))
     return result
@@ -161,9 +202,10 @@ def _keep(
     scope: str | None,
     source: str,
     limit: int,
+    urls: tuple[str | None, str | None],
 ) -> None:
     try:
-        result.spans.append(pb_span(span, resource, scope, limit))
+        result.spans.append(pb_span(span, resource, scope, limit, urls))
     except FieldError as exc:
         result.errors.append(rejected(span, exc, source))
 
@@ -186,11 +228,15 @@ def _salvage(payload: bytes, source: str, limit: int) -> DecodeResult:
         for rs_index, (_, rs_start, rs_end) in enumerate(_len_fields(payload, 0, len(payload), 1)):
             where = f"resource_spans[{rs_index}]"
             resource: dict[str, Any] = {}
+            # The schema URL is written after the spans: read it first.
+            resource_url = _string_field(payload, rs_start, rs_end, 3)
             for number, start, end in iter_fields(payload, rs_start, rs_end):
                 if number == 1:
                     resource = _parse_resource(payload[start:end], limit)
                 elif number == 2:
-                    _salvage_scope(payload, start, end, resource, source, limit, result, where)
+                    _salvage_scope(
+                        payload, start, end, (resource, resource_url), source, limit, result, where
+                    )
     except Truncated as exc:
         if not any("truncated" in error.message for error in result.errors):
             result.errors.append(
@@ -205,12 +251,15 @@ def _salvage_scope(
     payload: bytes,
     start: int,
     end: int,
-    resource: dict[str, Any],
+    origin: tuple[dict[str, Any], str | None],
     source: str,
     limit: int,
     result: DecodeResult,
     where: str,
 ) -> None:
+    resource, resource_url = origin
+    scope_url = _string_field(payload, start, end, 3)
+    urls = (scope_url, resource_url) if scope_url or resource_url else NO_URLS
     scope: str | None = None
     for index, (number, s_start, s_end) in enumerate(iter_fields(payload, start, end)):
         if number == 1:
@@ -227,7 +276,19 @@ def _salvage_scope(
                     )
                 )
                 continue
-            _keep(result, span, resource, scope, source, limit)
+            _keep(result, span, resource, scope, source, limit, urls)
+
+
+def _string_field(buf: bytes, start: int, end: int, wanted: int) -> str | None:
+    """The last string field ``wanted`` in ``buf[start:end]`` (None if absent, cut or bad)."""
+    found = None
+    try:
+        for number, f_start, f_end in iter_fields(buf, start, end):
+            if number == wanted:
+                found = buf[f_start:f_end].decode("utf-8")
+    except (Truncated, UnicodeDecodeError):
+        return None
+    return found or None
 
 
 def _parse_resource(chunk: bytes, limit: int) -> dict[str, Any]:

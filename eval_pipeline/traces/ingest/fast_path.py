@@ -8,8 +8,11 @@ through the same helpers as the general path (``otlp_protobuf.split_attributes``
 ``Redactor``), so the stored row equals that of ``redact(normalise(decode(span)))``.
 
 Spans it does not take go through the general path, one by one, in place: spans with events
-(older conventions put messages there), another dialect's markers, renamed or removed
-attributes, or any field the general decoder rejects (which then reports the error). Two
+(older conventions put messages there, and the operation-details event its content),
+another dialect's markers, renamed or removed attributes (the pre-1.28 ``gen_ai.prompt`` /
+``gen_ai.completion`` included), or any field the general decoder rejects (which then
+reports the error). Links, trace state and the schema URLs (with the convention version the
+URL names) are decoded here by the general decoders' own helpers. Two
 differences in effort, none in result: a tool payload the policy drops is never parsed, and
 output messages (parsed once, never shared) go to their stored JSON text without ``Message``
 objects; the tool calls in those texts are handed on (``RowBatch.tool_calls``) so the
@@ -32,16 +35,21 @@ from eval_pipeline.traces.decode.otlp_json import attributes as json_attributes
 from eval_pipeline.traces.decode.otlp_json import (
     iter_scopes,
     json_span,
+    links_of,
     parse_document,
     span_error,
     span_head,
+    trace_state_of,
 )
 from eval_pipeline.traces.decode.otlp_protobuf import (
     KIND_NAMES,
+    NO_URLS,
     STATUS_NAMES,
     attributes,
+    links,
     pb_span,
     rejected,
+    schema_urls,
     split_attributes,
 )
 from eval_pipeline.traces.model import Message, Span
@@ -57,6 +65,7 @@ from eval_pipeline.traces.normalise.messages import (
 )
 from eval_pipeline.traces.normalise.normaliser import normalise_span
 from eval_pipeline.traces.redact.redactor import Redactor
+from eval_pipeline.traces.semconv import schema_version
 from eval_pipeline.traces.store.json_text import dumps
 from eval_pipeline.traces.store.span_table import Row, span_row
 
@@ -66,10 +75,11 @@ GENERAL_ONLY = (
     | dialect_traceloop.MARKERS
 )
 """Attributes whose presence sends a span down the general path (renames, other dialects)."""
+_GENERAL_LIFTED = frozenset({sc.SYSTEM, sc.PROMPT, sc.COMPLETION})
+"""Lifted attributes (``dialect_genai.LIFTED``) whose presence does the same."""
 
 # Attribute names and constants, bound once (the hot path reads them for every span).
 _PROVIDER = sc.PROVIDER_NAME
-_SYSTEM = sc.SYSTEM
 _ARGUMENTS = sc.TOOL_CALL_ARGUMENTS
 _RESULT = sc.TOOL_CALL_RESULT
 _INPUTS = sc.INPUT_MESSAGES
@@ -79,6 +89,9 @@ _UNSET = STATUS_NAMES[0]
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 _NO_EVENTS: tuple[()] = ()
+_NO_LINKS: tuple[()] = ()
+Urls = tuple[str | None, str | None]
+"""The scope's and the resource's schema URLs."""
 
 
 ToolCalls = dict[str, list[dict[str, Any]]]
@@ -110,7 +123,12 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     except ProtobufDecodeError:
         return None
     scopes = (
-        (resource, scope_spans.scope.name or None, scope_spans.spans)
+        (
+            resource,
+            scope_spans.scope.name or None,
+            scope_spans.spans,
+            schema_urls(resource_spans, scope_spans),
+        )
         for resource_spans in request.resource_spans
         for resource in [attributes(resource_spans.resource.attributes, limit)]
         for scope_spans in resource_spans.scope_spans
@@ -137,9 +155,9 @@ def decode_json_rows(
 
 
 def _rows(
-    scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any]]],
-    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor, ToolCalls], Row | None],
-    general: Callable[[Any, dict[str, Any], str | None, int], Span],
+    scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any], Urls]],
+    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor, ToolCalls, Urls], Row | None],
+    general: Callable[[Any, dict[str, Any], str | None, int, Urls], Span],
     reject: Callable[[Any, FieldError, str], DecodeError],
     source: str,
     limit: int,
@@ -153,13 +171,13 @@ def _rows(
     batch = RowBatch()
     keep = batch.rows.append
     calls = batch.tool_calls
-    for resource, scope, spans in scopes:
+    for resource, scope, spans, urls in scopes:
         for raw in spans:
             try:
-                row = fast(raw, resource, scope, limit, redactor, calls)
+                row = fast(raw, resource, scope, limit, redactor, calls, urls)
                 if row is None:
                     row = span_row(
-                        redactor.redact(normalise_span(general(raw, resource, scope, limit)))
+                        redactor.redact(normalise_span(general(raw, resource, scope, limit, urls)))
                     )
             except FieldError as exc:
                 batch.errors.append(reject(raw, exc, source))
@@ -179,6 +197,7 @@ def json_row(
     limit: int,
     redactor: Redactor,
     calls: ToolCalls | None = None,
+    urls: Urls = NO_URLS,
 ) -> Row | None:
     """``fast_row`` for a span of an OTLP/JSON request (a decoded JSON object)."""
     if type(raw) is not dict or raw.get("events"):
@@ -186,11 +205,13 @@ def json_row(
     try:
         head = span_head(raw, limit)
         attrs = json_attributes(raw.get("attributes", []), "attributes", limit)
+        span_links = links_of(raw, limit) if raw.get("links") else _NO_LINKS
+        origin = (span_links, trace_state_of(raw, limit), *urls)
     except FieldError:
         return None
     lifted = {key: attrs.pop(key) for key in LIFTED.intersection(attrs)}
-    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls)
-    return None if tail is None else head + tail
+    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
+    return None if tail is None else head + tail + origin
 
 
 def fast_row(
@@ -200,10 +221,12 @@ def fast_row(
     limit: int,
     redactor: Redactor,
     calls: ToolCalls | None = None,
+    urls: Urls = NO_URLS,
 ) -> Row | None:
     """The redacted store row of a current-conventions GenAI span; None for any other span.
 
-    ``calls`` (optional) receives the tool calls of the output text written (``RowBatch``).
+    ``calls`` (optional) receives the tool calls of the output text written (``RowBatch``);
+    ``urls`` are the span's scope's and resource's schema URLs.
     """
     trace_id = span.trace_id.hex()
     span_id = span.span_id.hex()
@@ -219,10 +242,11 @@ def fast_row(
         return None
     try:
         attrs, lifted = split_attributes(span.attributes, limit, LIFTED)
+        span_links = links(span.links, limit) if span.links else _NO_LINKS
     except FieldError:
         return None
     name = span.name
-    tail = genai_tail(name, attrs, lifted, resource, scope, redactor, calls)
+    tail = genai_tail(name, attrs, lifted, resource, scope, redactor, calls, urls)
     if tail is None:
         return None
     status = span.status
@@ -239,7 +263,7 @@ def fast_row(
         STATUS_NAMES[code] if 0 <= code < 3 else _UNSET,
         status.message or None,
     )
-    return head + tail
+    return head + tail + (span_links, span.trace_state or None) + urls
 
 
 def genai_tail(
@@ -250,13 +274,16 @@ def genai_tail(
     scope: str | None,
     redactor: Redactor,
     calls: ToolCalls | None = None,
+    urls: Urls = NO_URLS,
 ) -> tuple[Any, ...] | None:
-    """The redacted store-row fields after the head (None: not current GenAI).
+    """The redacted store-row fields from ``operation`` to ``convention_version``, or None.
 
-    The head is ``otlp_json.Head``. ``lifted`` holds the attributes in
-    ``dialect_genai.LIFTED``, ``attrs`` the others (owned: changed in place).
+    None: not a current-GenAI span. The head is ``otlp_json.Head``; the caller appends
+    links, trace state and ``urls``.
+    ``lifted`` holds the attributes in ``dialect_genai.LIFTED``, ``attrs`` the others (owned:
+    changed in place). The version is the one ``urls`` name, else ``dialect_genai.CURRENT``.
     """
-    if not GENERAL_ONLY.isdisjoint(attrs) or _SYSTEM in lifted:
+    if not GENERAL_ONLY.isdisjoint(attrs) or not _GENERAL_LIFTED.isdisjoint(lifted):
         return None
     get = lifted.get
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
@@ -305,7 +332,7 @@ def genai_tail(
         resource,
         scope,
         _DIALECT,
-        CURRENT,
+        (schema_version(urls[0] or urls[1]) or CURRENT) if urls[0] or urls[1] else CURRENT,
     )
 
 

@@ -2,8 +2,13 @@
 
 Covers the renames in ``notes/semconv.md``: ``gen_ai.system`` -> ``gen_ai.provider.name`` (with
 its value renames), ``gen_ai.usage.prompt/completion_tokens`` -> ``input/output_tokens``, the
-pre-1.37 message events (``gen_ai.user.message`` ... ``gen_ai.choice``) and the older
-``gen_ai.content.prompt/completion`` events -> input/output messages.
+pre-1.37 message events (``gen_ai.user.message`` ... ``gen_ai.choice``), the older
+``gen_ai.content.prompt/completion`` events and the pre-1.28 ``gen_ai.prompt`` /
+``gen_ai.completion`` span attributes -> input/output messages. The 1.37+
+``gen_ai.client.inference.operation.details`` event's attributes count as the span's own
+(those the span does not set itself). The recorded version is the one the span's schema URL
+names, when it names one (scope first, then resource); otherwise a bucket guessed from the
+names used.
 """
 
 import json
@@ -77,13 +82,35 @@ def _event_message(event: SpanEvent) -> Message | None:
     return message(data, role)
 
 
-def lift_events(span: Span) -> tuple[list[Message], list[Message], list[SpanEvent], bool]:
+def with_operation_details(
+    attributes: dict[str, Any], events: tuple[SpanEvent, ...]
+) -> tuple[dict[str, Any], tuple[SpanEvent, ...]]:
+    """Attributes with those of any operation-details event added, and the other events.
+
+    The span's own attributes win over the event's; the event itself is lifted away.
+    """
+    if not any(event.name == sc.OPERATION_DETAILS_EVENT for event in events):
+        return attributes, events
+    merged = dict(attributes)
+    kept = []
+    for event in events:
+        if event.name == sc.OPERATION_DETAILS_EVENT:
+            for key, value in event.attributes.items():
+                merged.setdefault(key, value)
+        else:
+            kept.append(event)
+    return merged, tuple(kept)
+
+
+def lift_events(
+    events: tuple[SpanEvent, ...],
+) -> tuple[list[Message], list[Message], list[SpanEvent], bool]:
     """Input messages, output messages, remaining events, and whether old events were seen."""
     inputs: list[Message] = []
     outputs: list[Message] = []
     kept: list[SpanEvent] = []
     seen = False
-    for event in span.events:
+    for event in events:
         if event.name == "gen_ai.content.prompt":
             inputs.extend(parse_messages(event.attributes.get("gen_ai.prompt")))
             seen = True
@@ -115,6 +142,8 @@ LIFTED = frozenset(
         sc.USAGE_OUTPUT_TOKENS,
         sc.CONVERSATION_ID,
         sc.OPERATION_NAME,
+        sc.PROMPT,
+        sc.COMPLETION,
     }
 )
 """Attributes lifted into ``Span`` fields (removed from ``attributes``)."""
@@ -122,7 +151,7 @@ LIFTED = frozenset(
 
 def lift(span: Span) -> dict[str, Any]:
     """The ``Span`` fields for an OTel GenAI span (``attributes`` is what was not lifted)."""
-    source = span.attributes
+    source, events = with_operation_details(span.attributes, span.events)
     version = CURRENT
     if not _RENAMED_KEYS.isdisjoint(source):
         source = dict(source)
@@ -140,14 +169,18 @@ def lift(span: Span) -> dict[str, Any]:
         version = "<1.37" if version == CURRENT else version
     inputs = parse_messages(get(sc.INPUT_MESSAGES))
     outputs = parse_output_messages(get(sc.OUTPUT_MESSAGES))
-    events = span.events
+    if get(sc.PROMPT) is not None or get(sc.COMPLETION) is not None:
+        inputs = inputs + parse_messages(get(sc.PROMPT))
+        outputs = outputs + parse_output_messages(get(sc.COMPLETION))
+        version = "<1.28" if version in (CURRENT, "<1.37") else version
     if events:
-        old_in, old_out, kept, seen = lift_events(span)
+        old_in, old_out, kept, seen = lift_events(events)
         if seen:
             inputs = inputs + tuple(old_in)
             outputs = outputs + tuple(old_out)
             events = tuple(kept)
             version = "<1.37" if version == CURRENT else version
+    version = sc.schema_version(span.schema_url or span.resource_schema_url) or version
     arguments = get(sc.TOOL_CALL_ARGUMENTS)
     result = get(sc.TOOL_CALL_RESULT)
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (

@@ -113,6 +113,9 @@ def normalise_part(raw: Any, parse_arguments: bool = True) -> dict[str, JsonValu
             call = tool_call_from_repr(content, parse_arguments)
             if call is not None:
                 return call
+        elif content is None and isinstance(raw.get("text"), str):
+            # An OpenAI content part ({"type": "text", "text": ...}) in the GenAI form.
+            return {"type": "text", "content": raw["text"]}
     part = dict(raw)
     if parse_arguments and kind == "tool_call" and isinstance(part.get("arguments"), str):
         part["arguments"] = json_or_text(part["arguments"])

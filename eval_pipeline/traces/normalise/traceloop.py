@@ -5,6 +5,12 @@ them ``X.agent``, ``X.tool``, ``A → B.handoff``, ``openai.chat`` / ``openai.re
 spans carry flattened ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*`` messages (tool
 calls under ``.tool_calls.{k}.*``), ``llm.request.type`` and the pre-1.27 usage names; entity
 spans carry ``traceloop.entity.input`` / ``.output`` as JSON.
+
+The flattened messages are written as OpenLLMetry's instrumentations write them (``role``,
+``content`` - a JSON text of OpenAI content parts when the content is a list - ``tool_call_id``,
+``refusal``, ``finish_reason``, ``tool_calls.{k}.id/name/arguments``); other instrumentations
+that adopted the form (LiteLLM's OTel callback, older OTel ones) are read the same way, and an
+explicit ``gen_ai.operation.name`` beside them is kept.
 """
 
 from collections import defaultdict
@@ -41,7 +47,15 @@ _REQUEST_TYPES = {
 
 
 MARKERS = frozenset(
-    {SPAN_KIND, "llm.request.type", "gen_ai.prompt.0.role", "gen_ai.completion.0.role"}
+    {
+        SPAN_KIND,
+        "llm.request.type",
+        "gen_ai.prompt.0.role",
+        "gen_ai.prompt.0.content",
+        "gen_ai.completion.0.role",
+        "gen_ai.completion.0.content",
+        "gen_ai.completion.0.finish_reason",
+    }
 )
 """Attributes any one of which marks a span as OpenLLMetry style."""
 
@@ -65,6 +79,11 @@ def _flattened(attrs: dict[str, Any], prefix: str, default_role: str) -> tuple[M
             if index.isdigit():
                 calls[int(index)][rest] = fields.pop(key)
         raw: dict[str, Any] = dict(fields)
+        content = json_or_text(raw.get("content"))
+        if isinstance(content, list):  # OpenAI content parts, JSON-encoded by OpenLLMetry
+            raw["content"] = content
+        if raw.get("content") in (None, "") and raw.get("refusal"):
+            raw["content"] = raw.pop("refusal")
         if calls:
             raw["tool_calls"] = [
                 {
@@ -78,6 +97,9 @@ def _flattened(attrs: dict[str, Any], prefix: str, default_role: str) -> tuple[M
 
 
 def _operation(span: Span, attrs: dict[str, Any]) -> str:
+    explicit = attrs.get(sc.OPERATION_NAME)
+    if isinstance(explicit, str) and explicit:
+        return explicit
     kind = str(attrs.get(SPAN_KIND, "")).lower()
     if kind in _KINDS:
         return _KINDS[kind]

@@ -1,8 +1,12 @@
 """Spans <-> Arrow tables: the column layout of the span store.
 
 Scalar fields are columns; structured fields (arguments, results, messages, attributes,
-events, resource) are JSON text, so every span round-trips exactly (``Span`` equality holds
-after a write and a read).
+events, resource, links) are JSON text, so every span round-trips exactly (``Span`` equality
+holds after a write and a read).
+
+Columns added after the first layout (``ADDED_COLUMNS``: links, trace state, schema URLs) sit
+after ``convention_version``; a part written before them reads them as empty (``from_table``).
+A new row producer (a decoder, the fast path) fills them in ``ROW_FIELDS`` order like the rest.
 """
 
 import json
@@ -13,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from eval_pipeline.traces.model import Message, Span, SpanEvent
+from eval_pipeline.traces.model import Message, Span, SpanEvent, SpanLink
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
@@ -48,6 +52,13 @@ SCHEMA = pa.schema(
         ("scope_name", pa.string()),
         ("dialect", pa.string()),
         ("convention_version", pa.string()),
+        # Added for issue 15 (``ADDED_COLUMNS``): OTLP links as JSON text
+        # ``[[trace_id, span_id, trace_state, attributes], ...]``, the span's W3C trace state,
+        # and the scope's and the resource's schema URLs.
+        ("links", pa.string()),
+        ("trace_state", pa.string()),
+        ("schema_url", pa.string()),
+        ("resource_schema_url", pa.string()),
         ("build", pa.string()),
         ("day", pa.string()),
     ]
@@ -59,6 +70,13 @@ TRACE_ID, SPAN_ID, PARENT_SPAN_ID, ATTRIBUTES = map(
     ROW_FIELDS.index, ("trace_id", "span_id", "parent_span_id", "attributes")
 )
 _JSON_FIELDS = frozenset({"tool_arguments", "tool_result"})
+ADDED_COLUMNS: dict[str, Any] = {
+    "links": (),
+    "trace_state": None,
+    "schema_url": None,
+    "resource_schema_url": None,
+}
+"""Columns newer than the first layout -> the ``Span`` value of a part written without them."""
 
 Row = tuple[Any, ...]
 """A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text).
@@ -88,6 +106,10 @@ def _events(events: tuple[SpanEvent, ...]) -> str:
     if not events:
         return "[]"
     return dumps([[e.name, e.time_unix_nano, e.attributes] for e in events])
+
+
+def _links(links: tuple[SpanLink, ...]) -> str:
+    return dumps([[k.trace_id, k.span_id, k.trace_state, k.attributes] for k in links])
 
 
 def _message_text(msg: Message) -> str:
@@ -159,6 +181,8 @@ def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> p
             values = dumps_many(values)
         elif name == "events":
             values = [_events(v) if v else "[]" for v in values]
+        elif name == "links":
+            values = [_links(v) if v else "[]" for v in values]
         elif name == "resource":
             values = list(map(shared.resource, values))
         arrays.append(pa.array(values, type=SCHEMA.field(name).type))
@@ -179,6 +203,12 @@ def _span_events(text: str) -> tuple[SpanEvent, ...]:
     return tuple(SpanEvent(n, t, a) for n, t, a in json.loads(text))
 
 
+def _span_links(text: str | None) -> tuple[SpanLink, ...]:
+    if text is None or text == "[]":
+        return ()
+    return tuple(SpanLink(t, s, state, a) for t, s, state, a in json.loads(text))
+
+
 _READERS: dict[str, Callable[[Any], Any]] = {
     "tool_arguments": _loads,
     "tool_result": _loads,
@@ -186,12 +216,19 @@ _READERS: dict[str, Callable[[Any], Any]] = {
     "output_messages": _messages,
     "attributes": json.loads,
     "events": _span_events,
+    "links": _span_links,
 }
 """How a JSON column is read back into its ``Span`` field (the others are taken as they are)."""
 
 
 def from_table(table: pa.Table) -> list[Span]:
-    """The inverse of ``to_table`` (build and day columns are not part of a span)."""
+    """The inverse of ``to_table`` (build and day columns are not part of a span).
+
+    A part written before the ``ADDED_COLUMNS`` reads them as their empty values.
+    """
+    for name in ADDED_COLUMNS:
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(table.num_rows, type=pa.string()))
     rows = table.select(list(ROW_FIELDS))
     resources: dict[str, Any] = {}  # one object per distinct resource, as on ingestion
     out = []

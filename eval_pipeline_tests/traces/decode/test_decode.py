@@ -173,3 +173,75 @@ def test_invalid_utf8_in_protobuf_names_span_and_field():
 def test_unsupported_content_type_is_reported():
     error = _only_error(decode_otlp(b"x", content_type="text/plain", source="r"))
     assert error.field == "content_type"
+
+
+def _linked_document(link: dict) -> dict:
+    span = json_span("00000000000000f1", traceState="vendor=abc", links=[link])
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": []},
+                "schemaUrl": "https://opentelemetry.io/schemas/1.36.0",
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "s"},
+                        "schemaUrl": "https://opentelemetry.io/schemas/1.37.0",
+                        "spans": [span, json_span("00000000000000f2")],
+                    }
+                ],
+            }
+        ]
+    }
+
+
+_LINK = {
+    "traceId": "0af7651916cd43dd8448eb211c80319d",
+    "spanId": "b7ad6b7169203331",
+    "traceState": "rojo=1",
+    "attributes": [{"key": "reason", "value": {"stringValue": "retry"}}],
+}
+
+
+def test_links_trace_state_and_schema_urls_decode_alike_from_json_and_protobuf():
+    document = _linked_document(_LINK)
+    for payload, media in (
+        (json.dumps(document).encode(), JSON),
+        (otlp_protobuf(document), PROTOBUF),
+    ):
+        result = decode_otlp(payload, content_type=media, source="s")
+        assert result.errors == []
+        linked, plain = result.spans
+        (link,) = linked.links
+        assert (link.trace_id, link.span_id, link.trace_state) == (
+            "0af7651916cd43dd8448eb211c80319d",
+            "b7ad6b7169203331",
+            "rojo=1",
+        )
+        assert link.attributes == {"reason": "retry"}
+        assert linked.trace_state == "vendor=abc" and plain.trace_state is None
+        assert plain.links == ()
+        assert (plain.schema_url, plain.resource_schema_url) == (
+            "https://opentelemetry.io/schemas/1.37.0",
+            "https://opentelemetry.io/schemas/1.36.0",
+        )
+
+
+def test_a_bad_link_id_rejects_its_span_naming_the_link_and_keeps_the_others():
+    document = _linked_document({**_LINK, "spanId": "00ff"})
+    result = decode_otlp(json.dumps(document).encode(), content_type=JSON, source="f.json")
+    (error,) = result.errors
+    assert error.field == "links[0].spanId" and error.span_id == "00000000000000f1"
+    assert [s.span_id for s in result.spans] == ["00000000000000f2"]
+
+
+def test_the_salvage_path_keeps_the_schema_urls_written_after_the_spans():
+    good = otlp_protobuf(_linked_document(_LINK))
+    # Invalid UTF-8 in the second span's name: the request as a whole does not parse.
+    at = good.rfind(b"\x2a\x06chat m")
+    broken = good[:at] + b"\x2a\x06chat \xff" + good[at + 8 :]
+    result = decode_otlp(broken, content_type=PROTOBUF, source="s")
+    assert len(result.spans) == 1 and result.errors
+    (kept,) = result.spans
+    assert kept.links[0].trace_state == "rojo=1"
+    assert kept.schema_url == "https://opentelemetry.io/schemas/1.37.0"
+    assert kept.resource_schema_url == "https://opentelemetry.io/schemas/1.36.0"

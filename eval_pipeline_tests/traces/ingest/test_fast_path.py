@@ -16,7 +16,7 @@ import pytest
 from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
-from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows, fast_row
+from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows, fast_row, json_row
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
@@ -282,10 +282,50 @@ def test_an_unparseable_request_is_salvaged_by_the_general_decoder(tmp_path):
     assert report.spans_stored == 0  # the only span is the cut one; nothing half-stored
 
 
-def test_the_only_lifted_attribute_that_leaves_the_fast_path_is_the_old_system_key():
-    # fast_row checks the attributes it keeps against GENERAL_ONLY, and this one apart.
+def test_the_lifted_attributes_that_leave_the_fast_path_are_the_old_system_and_content_keys():
+    # fast_row checks the attributes it keeps against GENERAL_ONLY, and these apart.
     from eval_pipeline.traces import semconv as sc
-    from eval_pipeline.traces.ingest.fast_path import GENERAL_ONLY
+    from eval_pipeline.traces.ingest.fast_path import _GENERAL_LIFTED, GENERAL_ONLY
     from eval_pipeline.traces.normalise.genai import LIFTED
 
     assert {sc.SYSTEM} == GENERAL_ONLY & LIFTED
+    assert {sc.SYSTEM, sc.PROMPT, sc.COMPLETION} == _GENERAL_LIFTED == _GENERAL_LIFTED & LIFTED
+
+
+def test_spans_with_links_trace_state_and_schema_urls_take_the_fast_path():
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    from eval_pipeline.traces.decode.otlp_protobuf import schema_urls
+
+    payload = (OTEL / "sdk_links_schema" / "agent_run_links_tracestate.otlp.pb").read_bytes()
+    redactor = Redactor(load_policy())
+    request = ExportTraceServiceRequest.FromString(payload)
+    taken = [
+        fast_row(span, {}, None, MAX_ATTRIBUTE_BYTES, redactor, None, schema_urls(rs, ss))
+        for rs in request.resource_spans
+        for ss in rs.scope_spans
+        for span in ss.spans
+    ]
+    assert len(taken) == 3 and None not in taken
+    assert any(row[-4] for row in taken)  # the root's link, in the row the fast path wrote
+    for policy in POLICIES:
+        _assert_same(payload, policy)
+
+
+def test_legacy_content_attributes_and_the_details_event_leave_the_fast_path():
+    legacy = json_span("00000000000000c3", attributes=_attrs(gen_ai__prompt="hi"))
+    details = json_span(
+        "00000000000000c4",
+        events=[{"name": "gen_ai.client.inference.operation.details", "timeUnixNano": "1"}],
+    )
+    redactor = Redactor(load_policy())
+    for span in (legacy, details):
+        assert json_row(span, {}, None, MAX_ATTRIBUTE_BYTES, redactor) is None
+        _assert_same(_request(span), "default")
+
+
+def test_a_bad_link_id_gives_the_same_error_on_both_paths():
+    bad = json_span("00000000000000c5", links=[{"traceId": "ab" * 16, "spanId": "00ff"}])
+    _assert_same(otlp_json([bad, json_span("00000000000000c6")]), "default", JSON)

@@ -5,6 +5,8 @@ GenAI fields, record the dialect and version they arrived in, keep unknown attri
 normalising twice changes nothing.
 """
 
+import json
+
 from eval_pipeline.traces.decode.otlp import JSON, decode_otlp
 from eval_pipeline.traces.model import Operation
 from eval_pipeline.traces.normalise.messages import tool_call_from_repr
@@ -44,7 +46,10 @@ def test_openai_agents_quirks_are_repaired():
     assert tool.tool_arguments == {"city": "London"}
     assert tool.tool_result == "It's cloudy with 15°C"
     assert spans["7f797f11a6bc502b"].operation == Operation.UNKNOWN  # spans named "unknown"
-    assert chat.dialect == "otel-genai" and chat.convention_version == "1.37+"
+    # The version is the one the scope's schema URL declares (openai-agents-v2 0.1.0 declares
+    # 1.28.0 while writing 1.37 names: a declared version is the producer's claim).
+    assert chat.schema_url == "https://opentelemetry.io/schemas/1.28.0"
+    assert chat.dialect == "otel-genai" and chat.convention_version == "1.28.0"
     # lifted attributes leave `attributes`; unknown ones stay
     assert "gen_ai.usage.input_tokens" not in chat.attributes
     assert chat.attributes["gen_ai.response.id"].startswith("resp_")
@@ -157,3 +162,84 @@ def test_an_unknown_operation_name_is_kept_verbatim_with_its_category_beside(tmp
     ingest([OtlpRequest(payload, JSON, "t")], store=store)  # the fast path agrees
     (stored,) = store.read_spans(UNASSIGNED)
     assert stored.operation == "rerank"
+
+
+def _raw(**fields):
+    from eval_pipeline.traces.model import Span
+
+    fields.setdefault("name", "chat m")
+    return Span(
+        trace_id="0af7651916cd43dd8448eb211c80319c",
+        span_id="00000000000000a1",
+        parent_span_id=None,
+        **fields,
+    )
+
+
+def test_pre_128_prompt_and_completion_span_attributes_become_messages():
+    span = normalise_span(
+        _raw(
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.prompt": json.dumps([{"role": "user", "content": "Hi there"}]),
+                "gen_ai.completion": "Hello!",
+            }
+        )
+    )
+    assert [(m.role, m.text) for m in span.input_messages] == [("user", "Hi there")]
+    assert [(m.role, m.text) for m in span.output_messages] == [("assistant", "Hello!")]
+    assert "gen_ai.prompt" not in span.attributes and span.convention_version == "<1.28"
+
+
+def test_indexed_prompts_keep_an_explicit_operation_name():
+    span = normalise_span(
+        _raw(
+            name="litellm_request",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.prompt.0.role": "user",
+                "gen_ai.prompt.0.content": "Hi",
+                "gen_ai.completion.0.content": "Hello",
+            },
+        )
+    )
+    assert span.operation == Operation.CHAT
+    assert [m.text for m in span.input_messages + span.output_messages] == ["Hi", "Hello"]
+
+
+def test_the_operation_details_event_with_structured_values_is_lifted():
+    from eval_pipeline.traces.model import SpanEvent
+
+    details = SpanEvent(
+        "gen_ai.client.inference.operation.details",
+        5,
+        {
+            "gen_ai.input.messages": [
+                {"role": "user", "parts": [{"type": "text", "content": "q"}]}
+            ],
+            "gen_ai.output.messages": [
+                {"role": "assistant", "parts": [{"type": "text", "content": "a"}]}
+            ],
+            "gen_ai.request.model": "from-event",
+        },
+    )
+    other = SpanEvent("exception", 6, {"exception.type": "E"})
+    span = normalise_span(
+        _raw(
+            attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "own"},
+            events=(details, other),
+        )
+    )
+    assert [m.text for m in span.input_messages] == ["q"]
+    assert [m.text for m in span.output_messages] == ["a"]
+    assert span.model == "own"  # the span's own attributes win over the event's
+    assert span.events == (other,)
+
+
+def test_the_convention_version_comes_from_the_schema_url_when_it_names_one():
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.system": "openai"}
+    assert normalise_span(_raw(attributes=attributes)).convention_version == "<1.37"
+    declared = _raw(attributes=attributes, schema_url="https://opentelemetry.io/schemas/1.30.0")
+    assert normalise_span(declared).convention_version == "1.30.0"
+    vendor = _raw(attributes=attributes, schema_url="https://example.com/schemas/7")
+    assert normalise_span(vendor).convention_version == "<1.37"

@@ -5,6 +5,7 @@ span id, the build comes from the argument, else the trace root's eval context (
 late spans), else "unassigned", and traces are found by id.
 """
 
+import dataclasses
 import shutil
 
 import pyarrow.parquet as pq
@@ -187,3 +188,24 @@ def test_a_read_that_meets_a_compaction_reads_the_compacted_part(tmp_path, monke
 
     monkeypatch.setattr(store, "_files", list_then_compact)
     assert len(store.read_spans("x")) == len(spans)
+
+
+def test_a_part_written_before_the_added_columns_reads_them_as_empty(tmp_path):
+    import pyarrow.parquet as pq
+
+    from eval_pipeline.traces.model import SpanLink
+    from eval_pipeline.traces.store.span_table import ADDED_COLUMNS, from_table, to_table
+
+    span = make_span("a1", trace_id="ab" * 16)
+    linked = dataclasses.replace(
+        span,
+        links=(SpanLink("b" * 32, "c" * 16, "k=v", {"n": 1}),),
+        trace_state="k=v",
+        schema_url="https://opentelemetry.io/schemas/1.37.0",
+    )
+    table = to_table([linked], ["b"], None)
+    assert from_table(table) == [linked]  # the new columns round-trip
+    old = tmp_path / "old.parquet"
+    pq.write_table(table.drop_columns(list(ADDED_COLUMNS)), old)
+    (read,) = from_table(pq.read_table(old))
+    assert read == span and (read.links, read.trace_state, read.schema_url) == ((), None, None)
