@@ -11,9 +11,10 @@ Every string column of the store is in exactly one of the classes below (a test 
 against ``span_table.SCHEMA``, so a new column cannot be forgotten). To scan a new column: a
 plain string goes in ``TEXT_FIELDS``; an id or setting that is exempt only when it has id
 syntax in ``STRUCTURAL_FIELDS``; a JSON value (dict or list: every string, key and long number
-scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``, or links with their
-attributes) gets a case in ``RowScrubber.scrub_row`` that applies ``scrub_text`` to its
-strings and ``scrub_value`` to its attributes.
+scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``) gets a case in
+``RowScrubber.scrub_row`` that applies ``scrub_text`` to its strings and ``scrub_value`` to its
+attributes. Issue 15's columns (links with their attributes and trace states, the trace state,
+schema URLs: ``span_table.ADDED_COLUMNS``) are scanned that way by ``ingest.added_columns``.
 """
 
 from typing import Any
