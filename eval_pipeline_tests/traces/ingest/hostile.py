@@ -3,7 +3,8 @@
 ``request(choices)`` builds an OTLP trace request from a seed of two GenAI spans with
 mutations chosen by ``choices`` (a hypothesis draw or atheris' data provider): any slot of the
 request (ids, names, times, status, attribute values of every kind and their keys, scope,
-resource, events, message JSON) may get an edge value (beyond int64, non-finite or
+resource, events, message JSON, trace state, links and their ids, trace states and
+attributes) may get an edge value (beyond int64, non-finite or
 non-numeric doubles, lone surrogates, wrong types, deep nesting, long runs that made patterns
 backtrack, personal data). ``encodings`` gives it as OTLP/JSON and, when it converts, protobuf.
 ``MemoryStore`` builds each batch's Arrow table as the trace store would, without disk.
@@ -64,6 +65,8 @@ SLOTS = (
     "events",
     "messages",
     "nesting",
+    "traceState",
+    "links",
 )
 KINDS = ("stringValue", "intValue", "doubleValue", "boolValue", "bytesValue", "arrayValue")
 
@@ -157,6 +160,23 @@ def request(choices: Choices, mutations: int) -> dict[str, Any]:
                     "value": {"stringValue": "[" * depth + "]" * depth},
                 }
             )
+        elif slot == "links":
+            link: dict[str, Any] = {
+                "traceId": "b" * 32,
+                "spanId": "c" * 16,
+                "traceState": "k=v",
+                "attributes": [{"key": "m", "value": {"stringValue": "v"}}],
+            }
+            field = ("traceId", "spanId", "traceState", "attributes", "key", "value")[
+                choices.index(6)
+            ]
+            if field == "key":
+                link["attributes"][0]["key"] = value
+            elif field == "value":
+                link["attributes"][0]["value"] = {KINDS[choices.index(len(KINDS))]: value}
+            else:
+                link[field] = value
+            span["links"] = [link]
         elif slot == "status":
             span["status"] = {"code": value, "message": value}
         else:
