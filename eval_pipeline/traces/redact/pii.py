@@ -211,15 +211,21 @@ class Tokeniser:
         return cached
 
     def _token_of_match(self, detector: "Detector", match: str) -> str | None:
-        """The token for a matched text, None when its check fails (cached per match)."""
+        """The token for a matched text, None when its check fails.
+
+        Costly checks (``Detector.unchecked`` set: ``phones``) are cached per match and
+        limited per text; the others cost less than a cache would.
+        """
+        if detector.unchecked is None:
+            value = detector.check(match)
+            return None if value is None else self.token(detector.kind, value)
         key = (detector.find, match)
         if key in self._checked:
             return self._checked[key]
-        if detector.unchecked is not None:
-            if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
-                value = detector.unchecked(match)
-                return None if value is None else self.token(detector.kind, value)
-            self._lookups_left -= 1
+        if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
+            value = detector.unchecked(match)
+            return None if value is None else self.token(detector.kind, value)
+        self._lookups_left -= 1
         if len(self._checked) >= 65536:
             self._checked.clear()
         value = detector.check(match)
