@@ -193,3 +193,19 @@ def bench_serve(
         ),
         fmt,
     )
+
+
+@bench.command("redact")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Scans of each 1 MB input (the median is reported).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_redact(repeats: int, fmt: str) -> None:
+    """Milliseconds to scan one 1 MB attribute of each hostile shape vs the 50 ms budget."""
+    from eval_pipeline.benchmarks.redact import run
+
+    _emit(run(repeats=repeats), fmt)

@@ -182,10 +182,8 @@ def _rows(
             except FieldError as exc:
                 batch.errors.append(reject(raw, exc, source))
                 continue
-            except Exception as exc:
-                problem = FieldError(
-                    "span", f"cannot be ingested: {type(exc).__name__}: {exc!s:.200}"
-                )
+            except RecursionError:  # bad input (see ``guard.BAD_INPUT``); any other error: a bug
+                problem = FieldError("span", "cannot be ingested: nested too deep")
                 batch.errors.append(reject(raw, problem, source))
                 continue
             keep(row)

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pyarrow as pa
 
 from eval_pipeline.traces import eval_context
-from eval_pipeline.traces.decode.errors import DecodeError
+from eval_pipeline.traces.decode.errors import DecodeError, FieldError
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     ROW_FIELDS,
@@ -34,6 +34,10 @@ _INTS = tuple(
     (ROW_FIELDS.index(name), name)
     for name in ("start_time_unix_nano", "end_time_unix_nano", "input_tokens", "output_tokens")
 )
+BAD_INPUT = (FieldError, RecursionError)
+"""What decoding or normalising a hostile span raises: a bad field the decoders name, or a
+value nested deeper than Python can walk. Anything else is a bug: it is not a rejected span but
+propagates out of ``ingest`` as an internal error (CLI exit 3, receiver 500)."""
 STORE_FAILURES = (ValueError, TypeError, OverflowError, RecursionError, pa.ArrowException)
 """What building a table raises for a value it cannot hold (UnicodeError is a ValueError)."""
 

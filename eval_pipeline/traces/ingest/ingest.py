@@ -27,6 +27,7 @@ from eval_pipeline.traces.ingest.added_columns import AddedColumnScrubber
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
 from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest.guard import (
+    BAD_INPUT,
     STORE_FAILURES,
     build_problem,
     cheap_problem,
@@ -148,12 +149,13 @@ def _guarded_rows(
 ) -> tuple[list[Row], ToolCalls]:
     """``_rows``, with anything a payload makes the decoders raise turned into its error.
 
-    The decoders reject bad spans one by one; what escapes them (a document nested deeper
-    than the JSON parser takes) makes the whole payload one error, never a crash.
+    The decoders reject bad spans one by one; bad input that escapes them (a document nested
+    deeper than Python can walk, ``guard.BAD_INPUT``) makes the whole payload one error. Any
+    other exception is a bug and propagates: an internal error, not a rejected payload.
     """
     try:
         return _rows(batch, redactor, report)
-    except Exception as exc:
+    except BAD_INPUT as exc:
         report.errors.append(
             DecodeError(_source(batch), "$", f"cannot be read: {type(exc).__name__}: {exc!s:.200}")
         )

@@ -6,26 +6,56 @@ messages, agent names, free-text ids (tool call, conversation), scope names, res
 event attributes, and attribute keys. ``scrub_row`` runs the same tokeniser over those, on
 both ingest paths, so no stored string escapes the scanner. Trace and span ids are exempt: the
 decoders accept them only as hex ids, so they cannot hold personal data.
+
+Every string column of the store is in exactly one of the classes below (a test checks it
+against ``span_table.SCHEMA``, so a new column cannot be forgotten). To scan a new column: a
+plain string goes in ``TEXT_FIELDS``; an id or setting that is exempt only when it has id
+syntax in ``STRUCTURAL_FIELDS``; a JSON value (dict or list: every string, key and long number
+scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``) gets a case in
+``RowScrubber.scrub_row`` that applies ``scrub_text`` to its strings and ``scrub_value`` to its
+attributes. Issue 15's columns (links with their attributes and trace states, the trace state,
+schema URLs: ``span_table.ADDED_COLUMNS``) are scanned that way by ``ingest.added_columns``.
 """
 
 from typing import Any
 
 from eval_pipeline.traces.model import SpanEvent
-from eval_pipeline.traces.redact.redactor import Redactor
+from eval_pipeline.traces.redact.redactor import Redactor, structural
 from eval_pipeline.traces.store.span_table import ROW_FIELDS, Row
 
-_TEXT_FIELDS = tuple(
-    ROW_FIELDS.index(name)
-    for name in (
-        "name",
-        "status_message",
-        "agent_name",
-        "tool_name",
-        "tool_call_id",
-        "conversation_id",
-        "scope_name",
-    )
+TEXT_FIELDS = (
+    "name",
+    "status_message",
+    "agent_name",
+    "tool_name",
+    "tool_call_id",
+    "conversation_id",
+    "scope_name",
 )
+"""Free-text columns: every value scanned."""
+STRUCTURAL_FIELDS = ("model", "provider")
+"""Ids and settings: scanned unless the value has id syntax (``redactor.STRUCTURAL_ATTRIBUTES``)."""
+VALUE_FIELDS: tuple[str, ...] = ()
+"""Columns holding a JSON value of their own (none yet besides ``resource``, cached below)."""
+RECORD_FIELDS = ("events", "resource")
+"""Columns of records, each with its own case in ``RowScrubber.scrub_row``."""
+REDACTOR_FIELDS = ("tool_arguments", "tool_result", "input_messages", "output_messages")
+"""Payloads the ``Redactor`` scrubs (and ``attributes``: values there, keys here)."""
+EXEMPT_FIELDS = {
+    "trace_id": "hex id (decoders accept nothing else)",
+    "span_id": "hex id (decoders accept nothing else)",
+    "parent_span_id": "hex id (decoders accept nothing else)",
+    "kind": "enum name",
+    "status_code": "enum name",
+    "operation": "enum name",
+    "dialect": "set by the normaliser",
+    "convention_version": "set by the normaliser",
+}
+"""Columns no sender's text reaches, with the reason."""
+
+_TEXT_FIELDS = tuple(map(ROW_FIELDS.index, TEXT_FIELDS))
+_STRUCTURAL_FIELDS = tuple(map(ROW_FIELDS.index, STRUCTURAL_FIELDS))
+_VALUE_FIELDS = tuple(map(ROW_FIELDS.index, VALUE_FIELDS))
 _ATTRIBUTES = ROW_FIELDS.index("attributes")
 _EVENTS = ROW_FIELDS.index("events")
 _RESOURCE = ROW_FIELDS.index("resource")
@@ -51,6 +81,19 @@ class RowScrubber:
                 if cleaned != value:
                     values = values or list(row)
                     values[index] = cleaned
+        for index in _STRUCTURAL_FIELDS:
+            value = row[index]
+            if value is not None and value not in clean and not structural(value):
+                cleaned = text(value) if type(value) is str else value
+                if cleaned != value:
+                    values = values or list(row)
+                    values[index] = cleaned
+        for index in _VALUE_FIELDS:
+            value = row[index]
+            cleaned = self.scrub_value(value)
+            if cleaned != value:
+                values = values or list(row)
+                values[index] = cleaned
         attributes = row[_ATTRIBUTES]
         cleaned_keys = self._keys(attributes)
         if cleaned_keys is not attributes:
@@ -59,7 +102,8 @@ class RowScrubber:
         events = row[_EVENTS]
         if events:
             cleaned_events = tuple(
-                SpanEvent(text(e.name), e.time_unix_nano, self._value(e.attributes)) for e in events
+                SpanEvent(text(e.name), e.time_unix_nano, self.scrub_value(e.attributes))
+                for e in events
             )
             if cleaned_events != events:
                 values = values or list(row)
@@ -67,7 +111,7 @@ class RowScrubber:
         resource = row[_RESOURCE]
         seen = self._resources.get(id(resource))
         if seen is None or seen[0] is not resource:
-            seen = self._resources[id(resource)] = (resource, self._value(resource))
+            seen = self._resources[id(resource)] = (resource, self.scrub_value(resource))
         if seen[1] != resource:
             values = values or list(row)
             values[_RESOURCE] = seen[1]
@@ -82,6 +126,10 @@ class RowScrubber:
             return attributes
         return {text(key): value for key, value in attributes.items()}
 
-    def _value(self, value: Any) -> Any:
-        """A JSON value with every string, key and number scanned."""
+    def scrub_text(self, value: str) -> str:
+        """A string with its personal data tokenised (for a new column's strings)."""
+        return self._redactor.scrub_text(value)
+
+    def scrub_value(self, value: Any) -> Any:
+        """A JSON value with every string, key and long number scanned."""
         return self._redactor.scrub_value(value)

@@ -17,11 +17,13 @@ version-2 ones).
 
 import base64
 import hashlib
-import hmac
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
+
+from eval_pipeline.traces.redact import phones
+from eval_pipeline.traces.redact.gate import Gate, Spans
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
@@ -39,12 +41,13 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?!
 _SSN = re.compile(r"(?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d)")
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}"
-    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[ .-]\d{3}[ .-]\d{4}"
+    r"|(?:1[ .-])?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4}"
     r"|0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w])"
 )
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 
@@ -105,17 +108,22 @@ def _card(match: str) -> str | None:
 
 def _phone(match: str) -> str | None:
     digits = re.sub(r"\D", "", match)
-    return ("+" if match.startswith("+") else "") + digits if 7 <= len(digits) <= 15 else None
+    if not 7 <= len(digits) <= 15 or digits.count(digits[0]) == len(digits):
+        return None  # too short or long, or one digit repeated (a placeholder, not a number)
+    return ("+" if match.startswith("+") else "") + digits
 
 
 Found = tuple[int, int, str]
 """A match: start, end and the matched text."""
 
 
-def _finder(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Found]]:
-    def find(text: str) -> Iterator[Found]:
-        for match in pattern.finditer(text):
-            yield match.start(), match.end(), match.group()
+def _finder(pattern: re.Pattern[str]) -> Callable[[str, Spans], Iterator[Found]]:
+    def find(text: str, spans: Spans) -> Iterator[Found]:
+        for start, keep_end, scan_end in spans:
+            for match in pattern.finditer(text, start, scan_end):
+                if match.start() >= keep_end:
+                    break
+                yield match.start(), match.end(), match.group()
 
     return find
 
@@ -125,18 +133,37 @@ class Detector:
     """A named finder with a validator that also normalises the matched value."""
 
     kind: str
-    find: Callable[[str], Iterable[Found]]
+    gate: str
+    """The key of this detector's candidate pattern in ``gate.CANDIDATES``."""
+    find: Callable[[str, Spans], Iterable[Found]]
     check: Callable[[str], str | None]
+    unchecked: Callable[[str], str | None] | None = None
+    """For a costly ``check``: the value once a text's look-ups are spent (``phones``)."""
 
 
-DETECTORS: dict[str, Detector] = {
-    "credit_card": Detector("CARD", _finder(_CARD), _card),
-    "iban": Detector("IBAN", _finder(_IBAN), _iban),
-    "email": Detector("EMAIL", _finder(_EMAIL), lambda m: m.lower()),
-    "ssn": Detector("SSN", _finder(_SSN), lambda m: m),
-    "phone": Detector("PHONE", _finder(_PHONE), _phone),
+DETECTORS: dict[str, tuple[Detector, ...]] = {
+    "credit_card": (Detector("CARD", "card", _finder(_CARD), _card),),
+    "iban": (Detector("IBAN", "iban", _finder(_IBAN), _iban),),
+    "email": (Detector("EMAIL", "email", _finder(_EMAIL), lambda m: m.lower()),),
+    "ssn": (Detector("SSN", "ssn", _finder(_SSN), lambda m: m),),
+    "phone": (
+        Detector("PHONE", "phone", _finder(_PHONE), _phone),
+        Detector(
+            "PHONE",
+            "grouped",
+            _finder(phones.GROUPED),
+            phones.national_phone,
+            phones.unchecked_phone,
+        ),
+    ),
 }
 """Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
+
+
+def detectors_for(names: Iterable[str]) -> tuple[Detector, ...]:
+    """The detectors of the policy names ``names``, in priority order."""
+    chosen = set(names)
+    return tuple(d for name, group in DETECTORS.items() if name in chosen for d in group)
 
 
 def _may_hold(text: str) -> bool:
@@ -144,12 +171,27 @@ def _may_hold(text: str) -> bool:
     return "@" in text or "%" in text or "\\u" in text or _DIGIT_RUN.search(text) is not None
 
 
+def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
+    """SHA-256 states after the inner and outer HMAC key pads (RFC 2104), to copy per token."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    padded = key.ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+    return inner, outer
+
+
 class Tokeniser:
     """Replaces detected values in text by stable keyed tokens, counting what it replaced."""
 
-    def __init__(self, detectors: tuple[Detector, ...], key: bytes) -> None:
+    def __init__(
+        self, detectors: tuple[Detector, ...], key: bytes, gate: Gate | None = None
+    ) -> None:
         self._detectors = detectors
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
+        self._gate = gate or Gate()
+        self._inner, self._outer = _hmac_pads(key)
+        self._checked: dict[tuple[object, str], str | None] = {}  # (finder, match) -> token
+        self._lookups_left = phones.LOOKUPS_PER_TEXT  # costly checks left for this text
         self._cache: dict[tuple[str, str], str] = {}
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._clean: set[str] = set()  # short texts known to hold nothing
@@ -160,12 +202,35 @@ class Tokeniser:
         """The token for one normalised value (same value and key -> same token)."""
         cached = self._cache.get((kind, value))
         if cached is None:
-            keyed = self._keyed.copy()  # the key schedule is computed once, in __init__
-            keyed.update(f"{kind}:{value}".encode())
-            digest = keyed.hexdigest()
-            cached = f"[{kind}:{digest[:TOKEN_HEX]}]"
+            inner = self._inner.copy()  # HMAC-SHA256 with the key pads hashed once, in __init__
+            inner.update(f"{kind}:{value}".encode())
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            cached = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
             self._cache[(kind, value)] = cached
         return cached
+
+    def _token_of_match(self, detector: "Detector", match: str) -> str | None:
+        """The token for a matched text, None when its check fails.
+
+        Costly checks (``Detector.unchecked`` set: ``phones``) are cached per match and
+        limited per text; the others cost less than a cache would.
+        """
+        if detector.unchecked is None:
+            value = detector.check(match)
+            return None if value is None else self.token(detector.kind, value)
+        key = (detector.find, match)
+        if key in self._checked:
+            return self._checked[key]
+        if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
+            value = detector.unchecked(match)
+            return None if value is None else self.token(detector.kind, value)
+        self._lookups_left -= 1
+        if len(self._checked) >= 65536:
+            self._checked.clear()
+        value = detector.check(match)
+        token = self._checked[key] = None if value is None else self.token(detector.kind, value)
+        return token
 
     def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
@@ -214,17 +279,33 @@ class Tokeniser:
         return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
+        hot: dict[str, Spans] | None = None  # None: every detector scans the whole text
+        if len(text) > self._gate.chunk and (
+            text.isascii() or _OTHER_DIGIT.search(text) is None
+        ):  # long texts: each detector only where its candidate occurs (linear, see ``gate``)
+            hot = self._gate.hot_spans(text)
+            if not hot:
+                return text, ()
+        whole: Spans = [(0, len(text), len(text))]
         taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
         digits = _DIGIT_RUN.search(text) is not None
+        self._lookups_left = phones.LOOKUPS_PER_TEXT
         has_at = "@" in text
         for detector in self._detectors:
             if not (has_at if detector.kind == "EMAIL" else digits):
                 continue
+            spans = whole if hot is None else hot.get(detector.gate)
+            if spans is None:
+                continue
+            token_of = self._token_of_match
+            matches = detector.find(text, spans)
+            if taken:  # what an earlier detector took is not checked again (nor looked up)
+                matches = _unclaimed(taken, list(matches))
             found = [
-                (start, end, self.token(detector.kind, value))
-                for start, end, match in detector.find(text)
-                for value in [detector.check(match)]
-                if value is not None
+                (start, end, token)
+                for start, end, match in matches
+                for token in [token_of(detector, match)]
+                if token is not None
             ]
             if found:
                 taken = _merge(taken, found)
@@ -238,6 +319,19 @@ class Tokeniser:
             last = end
         pieces.append(text[last:])
         return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in taken)
+
+
+def _unclaimed(taken: list[tuple[int, int, str]], found: list[Found]) -> list[Found]:
+    """The matches of ``found`` that overlap nothing in ``taken`` (both sorted: linear)."""
+    out: list[Found] = []
+    index = 0
+    for item in found:
+        while index < len(taken) and taken[index][1] <= item[0]:
+            index += 1
+        if index < len(taken) and taken[index][0] < item[1]:
+            continue
+        out.append(item)
+    return out
 
 
 def _merge(

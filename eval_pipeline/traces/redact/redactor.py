@@ -14,7 +14,7 @@ from typing import Any
 
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.normalise.messages import new_message
-from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser
+from eval_pipeline.traces.redact.pii import Tokeniser, detectors_for
 from eval_pipeline.traces.redact.policy import (
     DEFAULT_POLICY_PATH,
     KEEP_TOOLS_POLICY_PATH,
@@ -73,8 +73,7 @@ class Redactor:
 
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
-        chosen = tuple(DETECTORS[name] for name in DETECTORS if name in policy.detectors)
-        self._tokens = Tokeniser(chosen, policy.key)
+        self._tokens = Tokeniser(detectors_for(policy.detectors), policy.key)
         self.tokens = self._tokens
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
@@ -324,7 +323,7 @@ class Redactor:
         for key, value in attributes.items():
             if key.startswith(_AUDIT) or (
                 (key in STRUCTURAL_ATTRIBUTES or key.startswith("eval_pipeline."))
-                and _structural(value)
+                and structural(value)
             ):
                 continue
             if isinstance(value, str | list | dict):
@@ -354,7 +353,7 @@ class Redactor:
         return arguments, result, inputs, outputs, attributes
 
 
-def _structural(value: Any) -> bool:
+def structural(value: Any) -> bool:
     """True when a structural attribute's value has the syntax of an id or setting.
 
     Only such values are exempt from scanning: an email in ``gen_ai.response.id`` is scanned.
