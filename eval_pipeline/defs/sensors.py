@@ -6,9 +6,11 @@ the Definitions that hold both resolve the name (an unknown job fails when they 
 
 import dagster as dg
 
+from eval_pipeline.defs.jobs import build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.planning import plan_build_requests
+from eval_pipeline.evaluation.stages import load_stage
 
 
 def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
@@ -22,14 +24,22 @@ def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
     def candidate_build_sensor(
         context: dg.SensorEvaluationContext, eval_home: EvalHomeResource
     ) -> dg.SensorResult:
-        """Request an evaluation run for every build registered since the last tick."""
+        """Request an evaluation run for every build registered since the last tick.
+
+        Each run selects the gate asset of the build's own suite only.
+        """
+        home = eval_home.home()
         records = eval_home.registry().all()
         plan = plan_build_requests(records, context.cursor)
         if not plan.builds:
             return dg.SensorResult(skip_reason="no newly registered builds", cursor=plan.cursor)
         return dg.SensorResult(
             run_requests=[
-                dg.RunRequest(partition_key=build, run_key=f"{build}@{registered}")
+                dg.RunRequest(
+                    partition_key=build,
+                    run_key=f"{build}@{registered}",
+                    asset_selection=build_run_selection(load_stage(home, build).suite.suite),
+                )
                 for build, registered in plan.builds
             ],
             dynamic_partitions_requests=[

@@ -15,6 +15,7 @@ import pytest
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.loader import LoadingContextForTest
 
+from eval_pipeline.defs.jobs import build_run_selection
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.evaluation.stages import load_stage, missing_scores
 from eval_pipeline_tests.defs.graph_env import SUITE, GraphEnv, make_graph_env
@@ -61,7 +62,7 @@ def test_scored_build_is_gated_with_a_check_per_metric(env: GraphEnv) -> None:
     assert evaluate_build(defs, env.instance, "base").success
     result = evaluate_build(defs, env.instance, "cand")
     assert result.success
-    assert "gate_decision" in materialised(result)
+    assert "gate_decision/mini" in materialised(result)
     checks = checks_of(result)
     assert checks["every_run_is_scored"].passed
     for metric in (
@@ -83,7 +84,7 @@ def test_missing_score_fails_the_check_and_blocks_the_gate(env: GraphEnv) -> Non
     assert not result.success
     checks = checks_of(result)
     assert not checks["every_run_is_scored"].passed
-    assert "gate_decision" not in materialised(result)
+    assert "gate_decision/mini" not in materialised(result)
     missing = missing_scores(load_stage(env.home, "flaky"))
     assert {m["item_id"] for m in missing} == {env.items[0]}
     assert all("simulated crash" in m["reason"] for m in missing)
@@ -98,8 +99,8 @@ def test_regressing_build_fails_its_metric_check_with_evidence(env: GraphEnv) ->
     result = evaluate_build(defs, env.instance, "liar")
     check = checks_of(result)["gate_hallucinated_actions"]
     assert not check.passed
-    evidence = check.metadata["evidence"].value
-    assert evidence and all(e["trace_ids"] for e in evidence)
+    traces = check.metadata["trace_ids"].value
+    assert traces and all(t in check.metadata["worst_items"].value for t in traces)
     assert checks_of(result)["gate_tool_correctness"].passed
 
 
@@ -153,7 +154,8 @@ def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
             instance,
             run_config={"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}},
             tags={"dagster/partition": "base"},
+            asset_selection=build_run_selection("mini"),
         )
         assert result.success
         keys = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-        assert {"candidate_runs", "run_scores", "gate_decision"} <= keys
+        assert {"candidate_runs", "run_scores", "gate_decision/mini"} <= keys
