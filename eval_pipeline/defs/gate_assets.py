@@ -15,11 +15,18 @@ from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from eval_pipeline.defs.metadata import budget_check_metadata, metric_check_metadata, typed_metadata
+from eval_pipeline.defs.metadata import (
+    budget_check_metadata,
+    image_metadata,
+    metric_check_metadata,
+    typed_metadata,
+)
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
 from eval_pipeline.evaluation.gate_stage import GateOutcome
+from eval_pipeline.report.forest import write_forest_png
+from eval_pipeline.report.stored import forest_plot_path
 
 GATE_PREFIX = "gate_decision"
 """First part of every gate asset's key: ``gate_decision/<suite>``."""
@@ -114,7 +121,8 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         (pass / fail / inconclusive) with the reason and the worst items' trace ids. Budgets:
         p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
         check) cannot pass its metrics, and a pinned dataset that fails validation fails every
-        metric. The report is stored as JSON in the home. Stale when either build's scores
+        metric. The report is stored as JSON in the home, its forest plot (delta and interval
+        per metric and slice against the margin) as PNG beside it, shown here too. Stale when either build's scores
         change, the judge's calibration changes or the baseline is re-pinned. Refused for a
         build of another suite (its gate is that suite's asset).
         """
@@ -125,8 +133,13 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
                 f"materialise {gate_asset_key(stage.suite.suite).to_user_string()} instead"
             )
         outcome = stages.decide_gate(stage)
+        plot = write_forest_png(
+            outcome.to_json(),
+            forest_plot_path(stage.home, stage.build),
+            title=f"{stage.build} vs {outcome.baseline or 'no baseline'}: {outcome.verdict}",
+        )
         return dg.MaterializeResult(
-            metadata=typed_metadata(outcome.metadata()),
+            metadata={**typed_metadata(outcome.metadata()), **image_metadata("forest_plot", plot)},
             check_results=[_check_result(outcome, gated) for gated in gated_ids],
         )
 

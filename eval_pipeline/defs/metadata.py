@@ -5,7 +5,9 @@ partition page: the verdict first, then delta and interval against the margin, t
 missing scores by cause, power, every slice as a table and the worst items with their traces.
 """
 
+import base64
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -33,6 +35,15 @@ def typed_metadata(values: Mapping[str, Any]) -> dict[str, dg.MetadataValue]:
         else:
             typed[key] = dg.MetadataValue.json(value)
     return typed
+
+
+def image_metadata(name: str, png: Path) -> dict[str, dg.MetadataValue]:
+    """A PNG as two entries: its path, and a Markdown image inlined as a data URI."""
+    data = base64.b64encode(png.read_bytes()).decode("ascii")
+    return {
+        name: dg.MetadataValue.path(str(png)),
+        f"{name}_image": dg.MetadataValue.md(f"![{name}](data:image/png;base64,{data})"),
+    }
 
 
 def _signed(value: float | None) -> str:

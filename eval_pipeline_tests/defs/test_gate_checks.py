@@ -8,6 +8,7 @@ manager reads (verdict, delta against the margin, floor, missing by cause, power
 the worst items' traces).
 """
 
+import base64
 import json
 from pathlib import Path
 
@@ -88,7 +89,13 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: G
     assert meta["verdict"].value == "fail"
     assert "vs margin -0.05" in str(meta["delta_vs_margin"].value)
     assert meta["floor"].value == 0.8
-    assert set(meta["missing_by_cause"].value) == {"expected", "unscored", "error", "null", "no_row"}
+    assert set(meta["missing_by_cause"].value) == {
+        "expected",
+        "unscored",
+        "error",
+        "null",
+        "no_row",
+    }
     assert "power" in meta
     rows = str(meta["slices"].value).splitlines()[2:]
     report = json.loads((env.home.store / "gates" / "cand.json").read_text())
@@ -99,6 +106,21 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: G
     }
     traces = meta["trace_ids"].value
     assert traces and all(t in str(meta["worst_items"].value) for t in traces)
+
+    # The gate asset's partition carries the build's forest plot, as a file and inline.
+    event = next(
+        e
+        for e in env.instance.fetch_materializations(mini_gate, limit=10).records
+        if e.partition_key == "cand"
+    ).event_log_entry
+    assert event.asset_materialization is not None
+    meta = event.asset_materialization.metadata
+    plot = Path(str(meta["forest_plot"].value))
+    assert plot == env.home.store / "gates" / "cand.forest.png"
+    inline = str(meta["forest_plot_image"].value)
+    prefix = "![forest_plot](data:image/png;base64,"
+    assert inline.startswith(prefix)
+    assert base64.b64decode(inline.removeprefix(prefix).rstrip(")")) == plot.read_bytes()
 
 
 def test_a_gate_asset_refuses_a_build_of_another_suite(env: GraphEnv) -> None:
@@ -117,4 +139,3 @@ def test_a_gate_asset_refuses_a_build_of_another_suite(env: GraphEnv) -> None:
     failure = result.get_step_failure_events()[0].step_failure_data.error
     assert failure is not None
     assert "evaluated on suite mini, not mini-tools" in failure.message
-
