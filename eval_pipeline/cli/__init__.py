@@ -22,6 +22,7 @@ from eval_pipeline.cli import (
     demo,
     gate,
     ingest,
+    report,
     scoring,
     serve,
     traces,
@@ -48,6 +49,7 @@ for module in (
     triage,
     serve,
     bench,
+    report,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

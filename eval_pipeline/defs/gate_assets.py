@@ -77,9 +77,7 @@ def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
     )
 
 
-def _check_specs(
-    suite: str, key: dg.AssetKey, gated_ids: Sequence[str]
-) -> list[dg.AssetCheckSpec]:
+def _check_specs(suite: str, key: dg.AssetKey, gated_ids: Sequence[str]) -> list[dg.AssetCheckSpec]:
     """One blocking check per gated id, partitioned by build like the asset."""
     return [
         dg.AssetCheckSpec(

@@ -31,6 +31,7 @@ def rescore_run_selection(suite: str) -> list[dg.AssetKey]:
     """The assets of one build's rescoring run on ``suite``."""
     return [*RESCORE_ASSETS, gate_asset_key(suite)]
 
+
 IN_PROCESS: dict[str, Any] = {"execution": {"config": {"in_process": {}}}}
 """The embedded default runs every step in one process (each step of the multiprocess executor
 re-imports the code: about 20 s for two tiny assets here); pick ``multiprocess`` in the

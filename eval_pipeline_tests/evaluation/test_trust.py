@@ -92,4 +92,7 @@ def test_the_checks_sit_upstream_of_what_they_protect() -> None:
 
     graph = defs.get_repository_def().asset_graph
     assert dg.AssetKey("dataset_versions") in graph.get(dg.AssetKey("candidate_runs")).parent_keys
-    assert dg.AssetKey("judge_calibration") in graph.get(dg.AssetKey(["gate_decision", "support-agent"])).parent_keys
+    assert (
+        dg.AssetKey("judge_calibration")
+        in graph.get(dg.AssetKey(["gate_decision", "support-agent"])).parent_keys
+    )
