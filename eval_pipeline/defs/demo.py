@@ -76,7 +76,7 @@ def run_demo(
 def _outcome(home: Home, build: str, result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     """The build's gate verdict, or the checks that kept it from being gated."""
     gated = any(
-        event.asset_key.path[0] == GATE_PREFIX
+        event.asset_key is not None and event.asset_key.path[0] == GATE_PREFIX
         for event in result.get_asset_materialization_events()
     )
     report = home.store / "gates" / f"{build}.json"

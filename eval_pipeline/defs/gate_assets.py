@@ -120,9 +120,9 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
         check) cannot pass its metrics, and a pinned dataset that fails validation fails every
         metric. The report is stored as JSON in the home, its forest plot (delta and interval
-        per metric and slice against the margin) as PNG beside it, shown here too. Stale when either build's scores
-        change, the judge's calibration changes or the baseline is re-pinned. Refused for a
-        build of another suite (its gate is that suite's asset).
+        per metric and slice against the margin) as PNG beside it, shown here too. Stale when
+        either build's scores change, the judge's calibration changes or the baseline is
+        re-pinned. Refused for a build of another suite (its gate is that suite's asset).
         """
         stage = stages.load_stage(eval_home.home(), context.partition_key)
         if stage.suite.suite != suite:

@@ -10,6 +10,7 @@ import dagster as dg
 
 from eval_pipeline.defs.jobs import build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.stages import load_stage
 from eval_pipeline.home import Home
 from eval_pipeline.package_data import package_path
@@ -73,7 +74,8 @@ def evaluate_build(
     if not instance.has_dynamic_partition(name, build):
         instance.add_dynamic_partitions(name, [build])
     job = defs.resolve_job_def("build_evaluation_job")
-    home = defs.resources["eval_home"].home()
+    resource = (defs.resources or {}).get("eval_home")
+    home = resource.home() if isinstance(resource, EvalHomeResource) else EvalHomeResource().home()
     return job.execute_in_process(
         instance=instance,
         partition_key=build,
