@@ -6,11 +6,25 @@ the Definitions that hold both resolve the name (an unknown job fails when they 
 
 import dagster as dg
 
-from eval_pipeline.defs.jobs import build_run_selection
+from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.planning import plan_build_requests
 from eval_pipeline.evaluation.stages import load_stage
+from eval_pipeline.home import Home
+
+
+def run_selection(home: Home, build: str) -> list[dg.AssetKey]:
+    """The build's assets and its suite's gate; without the gate when the suite cannot load.
+
+    A build whose suite is missing or invalid is still requested, so its run's first step
+    fails with the suite's error where the UI shows it, and other builds are not held up.
+    """
+    try:
+        suite = load_stage(home, build).suite.suite
+    except (LookupError, ValueError, OSError):
+        return list(BUILD_ASSETS)
+    return build_run_selection(suite)
 
 
 def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
@@ -38,7 +52,7 @@ def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
                 dg.RunRequest(
                     partition_key=build,
                     run_key=f"{build}@{registered}",
-                    asset_selection=build_run_selection(load_stage(home, build).suite.suite),
+                    asset_selection=run_selection(home, build),
                 )
                 for build, registered in plan.builds
             ],

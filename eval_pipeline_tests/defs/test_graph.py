@@ -15,7 +15,7 @@ import pytest
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.loader import LoadingContextForTest
 
-from eval_pipeline.defs.jobs import build_run_selection
+from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.evaluation.stages import load_stage, missing_scores
 from eval_pipeline_tests.defs.graph_env import SUITE, GraphEnv, make_graph_env
@@ -44,6 +44,8 @@ def test_sensor_adds_the_partition_and_requests_the_run(env: GraphEnv) -> None:
     result = sensor(dg.build_sensor_context(instance=env.instance, resources=defs.resources))
     assert isinstance(result, dg.SensorResult)
     assert [r.partition_key for r in result.run_requests or []] == ["base"]
+    # The run selects the build's own suite's gate only.
+    assert [r.asset_selection for r in result.run_requests or []] == [build_run_selection("mini")]
     added = [p for r in result.dynamic_partitions_requests or [] for p in r.partition_keys or []]
     assert added == ["base"]
     again = sensor(
@@ -159,3 +161,12 @@ def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
         assert result.success
         keys = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
         assert {"candidate_runs", "run_scores", "gate_decision/mini"} <= keys
+
+
+def test_the_sensor_still_requests_a_build_whose_suite_cannot_load(env: GraphEnv) -> None:
+    env.registry.register("lost", suite="no-such-suite")
+    defs = env.definitions()
+    sensor = defs.resolve_sensor_def("candidate_build_sensor")
+    result = sensor(dg.build_sensor_context(instance=env.instance, resources=defs.resources))
+    assert isinstance(result, dg.SensorResult)
+    assert [r.asset_selection for r in result.run_requests or []] == [list(BUILD_ASSETS)]
