@@ -2,8 +2,8 @@
 
 Contract (issue 6): after two builds are evaluated on a persistent SQLite instance, the Dagster
 webserver started on loopback serves the evaluation asset graph and the suite's
-``gate_decision/mini`` asset's checks, which headless Chromium (Debian's package, driven over the DevTools protocol)
-renders; screenshots are written (to ``docs/screenshots/`` when
+``gate_decision/mini`` asset's checks, which headless Chromium (Debian's package, driven over
+the DevTools protocol) renders; screenshots are written (to ``docs/screenshots/`` when
 ``EVAL_PIPELINE_SAVE_SCREENSHOTS=1``).
 """
 
