@@ -26,6 +26,7 @@ from eval_pipeline.cli import (
     gate,
     import_cmd,
     ingest,
+    report,
     scoring,
     serve,
     traces,
@@ -56,6 +57,7 @@ for module in (
     detect,
     alerts,
     bench,
+    report,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

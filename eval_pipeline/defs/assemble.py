@@ -17,7 +17,7 @@ from eval_pipeline.defs.jobs import (
 from eval_pipeline.defs.resources import build_resources
 from eval_pipeline.defs.schedules import make_baseline_rescore_schedule
 from eval_pipeline.defs.sensors import make_candidate_build_sensor
-from eval_pipeline.evaluation.planning import gated_ids, judge_code_version
+from eval_pipeline.evaluation.planning import judge_code_version
 
 
 def build_definitions() -> dg.Definitions:
@@ -36,7 +36,7 @@ def build_definitions() -> dg.Definitions:
             build_assets.make_run_scores(digest),
             build_assets.slice_scores,
             build_assets.operational_metrics,
-            gate_assets.make_gate_decision(gated_ids()),
+            *gate_assets.make_gate_decisions(gate_assets.suite_gated_ids()),
             judge_assets.make_judge_calibration(digest),
             validation_assets.defect_validation,
         ],

@@ -19,6 +19,7 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.defects.story import register_story, story_builds
 from eval_pipeline.defects.validate import SeededBuild
 from eval_pipeline.defs.assemble import build_definitions
+from eval_pipeline.defs.gate_assets import GATE_PREFIX
 from eval_pipeline.defs.launch import evaluate_build, local_instance, quiet_run_config
 from eval_pipeline.home import Home
 
@@ -75,7 +76,7 @@ def run_demo(
 def _outcome(home: Home, build: str, result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     """The build's gate verdict, or the checks that kept it from being gated."""
     gated = any(
-        event.asset_key == dg.AssetKey("gate_decision")
+        event.asset_key is not None and event.asset_key.path[0] == GATE_PREFIX
         for event in result.get_asset_materialization_events()
     )
     report = home.store / "gates" / f"{build}.json"

@@ -1,38 +1,113 @@
-"""The release gate as an asset, with one blocking check per gated metric and budget."""
+"""The release gate: one asset per suite, with one blocking check per metric and budget it gates.
 
-from collections.abc import Sequence
+Why one asset per suite (``gate_decision/<suite>``) rather than one ``gate_decision`` with a
+check for every metric any suite gates: Dagster declares checks per asset, not per partition,
+so a single asset showed every build all the checks of every suite, most of them passing as
+"not gated by this build's suite". A per-suite asset declares exactly its suite's metrics and
+budgets; its checks are partitioned by build (``partitions_def`` on the spec, preview in
+Dagster 1.13), so each build's partition page holds the verdicts of that build only. All gate
+assets share ``builds_partitions``, so they sit in one job with the other per-build assets; a
+build's run selects the gate asset of its own suite only (``defs.jobs.build_run_selection``).
+"""
+
+import warnings
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from eval_pipeline.defs.metadata import typed_metadata
+from eval_pipeline.defs.metadata import (
+    budget_check_metadata,
+    image_metadata,
+    metric_check_metadata,
+    typed_metadata,
+)
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
+from eval_pipeline.evaluation.gate_stage import GateOutcome
+from eval_pipeline.report.forest import write_forest_png
+from eval_pipeline.report.stored import forest_plot_path
+
+GATE_PREFIX = "gate_decision"
+"""First part of every gate asset's key: ``gate_decision/<suite>``."""
 
 
-def gate_check_name(metric_id: str) -> str:
+def gate_asset_key(suite: str) -> dg.AssetKey:
+    """The key of ``suite``'s gate asset."""
+    return dg.AssetKey([GATE_PREFIX, suite])
+
+
+def gate_check_name(gated_id: str) -> str:
     """The asset-check name for a gated metric or budget (``gate_<id>``)."""
-    return f"gate_{metric_id}".replace(".", "_").replace("@", "_")
+    return f"gate_{gated_id}".replace(".", "_").replace("@", "_")
 
 
-def make_gate_decision(gated_ids: Sequence[str]) -> dg.AssetsDefinition:
-    """``gate_decision`` with a blocking check for each of ``gated_ids`` (metrics and budgets)."""
-    specs = [
+def suite_gated_ids() -> dict[str, tuple[str, ...]]:
+    """Every known suite -> its metric ids, then the ids of the budgets it sets (``budget_*``)."""
+    from eval_pipeline.suites.config import load_suite
+    from eval_pipeline.suites.locate import suite_files
+
+    gates: dict[str, tuple[str, ...]] = {}
+    for path in suite_files():
+        suite = load_suite(path)
+        budgets = tuple(
+            f"budget_{name}"
+            for name, limit in suite.budgets.model_dump().items()
+            if limit is not None
+        )
+        gates[suite.suite] = (*suite.metric_ids, *budgets)
+    return gates
+
+
+def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
+    """One check's result: passed, the reason, and the metadata a release manager reads."""
+    check = outcome.check(gated)
+    if gated.startswith("budget_"):
+        name = gated.removeprefix("budget_")
+        budgets = [b for b in outcome.report.budgets if b.budget == name]
+        metadata = budget_check_metadata(budgets[0]) if budgets else {}
+    else:
+        metadata = metric_check_metadata(outcome.report.metric(gated))
+    return dg.AssetCheckResult(
+        check_name=gate_check_name(gated),
+        passed=check.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=check.reason,
+        metadata=typed_metadata(metadata),
+    )
+
+
+def _check_specs(suite: str, key: dg.AssetKey, gated_ids: Sequence[str]) -> list[dg.AssetCheckSpec]:
+    """One blocking check per gated id, partitioned by build like the asset."""
+    return [
         dg.AssetCheckSpec(
             gate_check_name(gated),
-            asset="gate_decision",
+            asset=key,
             blocking=True,
-            description=f"Gate verdict on {gated}: fails on a broken floor, a missing score, "
-            "or a regression beyond the margin (and on inconclusive where the tier forbids it).",
+            partitions_def=builds_partitions,
+            description=f"Gate verdict on {gated} for suite {suite}: fails on a broken floor, "
+            "a missing score, or a regression beyond the margin (and on inconclusive where "
+            "the tier forbids it).",
         )
         for gated in gated_ids
     ]
 
+
+def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinition:
+    """``gate_decision/<suite>`` with a partitioned blocking check for each of ``gated_ids``."""
+    key = gate_asset_key(suite)
+    with warnings.catch_warnings():  # partitioned checks are preview (see build_assets)
+        warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+        specs = _check_specs(suite, key, gated_ids)
+
     @dg.asset(
+        key=key,
         partitions_def=builds_partitions,
         group_name="evaluation",
         deps=["run_scores", "operational_metrics", "judge_calibration"],
         check_specs=specs,
+        description=f"The release decision for a build of suite {suite} against the suite's "
+        "pinned baseline.",
     )
     def gate_decision(
         context: dg.AssetExecutionContext, eval_home: EvalHomeResource
@@ -44,25 +119,31 @@ def make_gate_decision(gated_ids: Sequence[str]) -> dg.AssetsDefinition:
         (pass / fail / inconclusive) with the reason and the worst items' trace ids. Budgets:
         p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
         check) cannot pass its metrics, and a pinned dataset that fails validation fails every
-        metric. The report is stored as JSON in the home. Stale when either build's scores
-        change, the judge's calibration changes or the baseline is re-pinned.
+        metric. The report is stored as JSON in the home, its forest plot (delta and interval
+        per metric and slice against the margin) as PNG beside it, shown here too. Stale when
+        either build's scores change, the judge's calibration changes or the baseline is
+        re-pinned. Refused for a build of another suite (its gate is that suite's asset).
         """
         stage = stages.load_stage(eval_home.home(), context.partition_key)
-        outcome = stages.decide_gate(stage)
-        results = []
-        for gated in gated_ids:
-            check = outcome.check(gated)
-            results.append(
-                dg.AssetCheckResult(
-                    check_name=gate_check_name(gated),
-                    passed=check.passed,
-                    severity=dg.AssetCheckSeverity.ERROR,
-                    description=check.reason,
-                    metadata=typed_metadata(check.metadata),
-                )
+        if stage.suite.suite != suite:
+            raise dg.Failure(
+                f"build {stage.build} is evaluated on suite {stage.suite.suite}, not {suite}: "
+                f"materialise {gate_asset_key(stage.suite.suite).to_user_string()} instead"
             )
+        outcome = stages.decide_gate(stage)
+        plot = write_forest_png(
+            outcome.to_json(),
+            forest_plot_path(stage.home, stage.build),
+            title=f"{stage.build} vs {outcome.baseline or 'no baseline'}: {outcome.verdict}",
+        )
         return dg.MaterializeResult(
-            metadata=typed_metadata(outcome.metadata()), check_results=results
+            metadata={**typed_metadata(outcome.metadata()), **image_metadata("forest_plot", plot)},
+            check_results=[_check_result(outcome, gated) for gated in gated_ids],
         )
 
     return gate_decision
+
+
+def make_gate_decisions(gates: Mapping[str, Sequence[str]]) -> list[dg.AssetsDefinition]:
+    """One gate asset per suite (``suite_gated_ids()`` gives ``gates``)."""
+    return [make_gate_decision(suite, gated) for suite, gated in sorted(gates.items())]

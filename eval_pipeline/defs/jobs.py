@@ -1,10 +1,36 @@
-"""Jobs: evaluate a build end to end, and rescore a baseline after a judge change."""
+"""Jobs: evaluate a build end to end, and rescore a baseline after a judge change.
+
+Both jobs hold every suite's gate asset; a run for a build selects its own suite's gate only
+(``build_run_selection``, ``rescore_run_selection``), so a build gets only the checks its
+suite gates.
+"""
 
 from typing import Any
 
 import dagster as dg
 
+from eval_pipeline.defs.gate_assets import gate_asset_key
 from eval_pipeline.defs.partitions import builds_partitions
+
+BUILD_ASSETS = tuple(
+    dg.AssetKey(name)
+    for name in ("candidate_runs", "run_scores", "slice_scores", "operational_metrics")
+)
+"""The per-build assets every build's run materialises before its suite's gate."""
+
+RESCORE_ASSETS = (dg.AssetKey("run_scores"), dg.AssetKey("slice_scores"))
+"""What a rescoring run remakes before its suite's gate (``run_scores`` and downstream)."""
+
+
+def build_run_selection(suite: str) -> list[dg.AssetKey]:
+    """The assets of one build's evaluation run on ``suite``: the per-build ones, its gate."""
+    return [*BUILD_ASSETS, gate_asset_key(suite)]
+
+
+def rescore_run_selection(suite: str) -> list[dg.AssetKey]:
+    """The assets of one build's rescoring run on ``suite``."""
+    return [*RESCORE_ASSETS, gate_asset_key(suite)]
+
 
 IN_PROCESS: dict[str, Any] = {"execution": {"config": {"in_process": {}}}}
 """The embedded default runs every step in one process (each step of the multiprocess executor

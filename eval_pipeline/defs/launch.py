@@ -8,7 +8,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from eval_pipeline.defs.jobs import build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.defs.resources import EvalHomeResource
+from eval_pipeline.evaluation.stages import load_stage
 from eval_pipeline.home import Home
 from eval_pipeline.package_data import package_path
 
@@ -63,14 +66,20 @@ def evaluate_build(
     raise_on_error: bool = False,
     run_config: dict[str, object] | None = None,
 ) -> dg.ExecuteInProcessResult:
-    """Add ``build``'s partition if needed and materialise the evaluation job for it in-process."""
+    """Add ``build``'s partition if needed and materialise the evaluation job for it in-process.
+
+    Only the gate asset of the build's own suite is materialised (``build_run_selection``).
+    """
     name = str(builds_partitions.name)
     if not instance.has_dynamic_partition(name, build):
         instance.add_dynamic_partitions(name, [build])
     job = defs.resolve_job_def("build_evaluation_job")
+    resource = (defs.resources or {}).get("eval_home")
+    home = resource.home() if isinstance(resource, EvalHomeResource) else EvalHomeResource().home()
     return job.execute_in_process(
         instance=instance,
         partition_key=build,
+        asset_selection=build_run_selection(load_stage(home, build).suite.suite),
         raise_on_error=raise_on_error,
         run_config=run_config,
     )

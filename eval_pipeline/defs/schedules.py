@@ -6,6 +6,7 @@ The job is named, not passed, as in ``sensors``: Dagster does not export the ass
 import dagster as dg
 
 from eval_pipeline.builds import stale_baselines
+from eval_pipeline.defs.jobs import rescore_run_selection
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.planning import suite_judge_digests
 
@@ -31,7 +32,11 @@ def make_baseline_rescore_schedule(job_name: str) -> dg.ScheduleDefinition:
             return dg.SkipReason("every baseline is scored with its suite's current judge")
         digests = {build: suite for suite, build in registry.baselines().items()}
         return [
-            dg.RunRequest(partition_key=build, run_key=f"rescore:{build}:{current[digests[build]]}")
+            dg.RunRequest(
+                partition_key=build,
+                run_key=f"rescore:{build}:{current[digests[build]]}",
+                asset_selection=rescore_run_selection(digests[build]),
+            )
             for build in stale
         ]
 

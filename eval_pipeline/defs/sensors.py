@@ -6,9 +6,25 @@ the Definitions that hold both resolve the name (an unknown job fails when they 
 
 import dagster as dg
 
+from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation.planning import plan_build_requests
+from eval_pipeline.evaluation.stages import load_stage
+from eval_pipeline.home import Home
+
+
+def run_selection(home: Home, build: str) -> list[dg.AssetKey]:
+    """The build's assets and its suite's gate; without the gate when the suite cannot load.
+
+    A build whose suite is missing or invalid is still requested, so its run's first step
+    fails with the suite's error where the UI shows it, and other builds are not held up.
+    """
+    try:
+        suite = load_stage(home, build).suite.suite
+    except (LookupError, ValueError, OSError):
+        return list(BUILD_ASSETS)
+    return build_run_selection(suite)
 
 
 def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
@@ -22,14 +38,22 @@ def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
     def candidate_build_sensor(
         context: dg.SensorEvaluationContext, eval_home: EvalHomeResource
     ) -> dg.SensorResult:
-        """Request an evaluation run for every build registered since the last tick."""
+        """Request an evaluation run for every build registered since the last tick.
+
+        Each run selects the gate asset of the build's own suite only.
+        """
+        home = eval_home.home()
         records = eval_home.registry().all()
         plan = plan_build_requests(records, context.cursor)
         if not plan.builds:
             return dg.SensorResult(skip_reason="no newly registered builds", cursor=plan.cursor)
         return dg.SensorResult(
             run_requests=[
-                dg.RunRequest(partition_key=build, run_key=f"{build}@{registered}")
+                dg.RunRequest(
+                    partition_key=build,
+                    run_key=f"{build}@{registered}",
+                    asset_selection=run_selection(home, build),
+                )
                 for build, registered in plan.builds
             ],
             dynamic_partitions_requests=[

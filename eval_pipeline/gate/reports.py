@@ -252,3 +252,33 @@ RENDERERS: dict[str, Callable[[GateReport], str]] = {
     "junit": render_junit,
 }
 """Report renderers by ``--format`` name."""
+
+
+def render_slice_table(m: MetricDecision) -> str:
+    """Every slice of one metric as a Markdown table (passing ones too), or a line saying none."""
+    if not m.slices:
+        return f"No slices compared for `{m.metric_id}`.\n"
+    rows = [
+        f"| {s.slice}={_cell(s.value)} | {_ICON[s.verdict]} | {_fmt(s.candidate_mean)} "
+        f"| {_fmt(s.baseline_mean)} | {_fmt(s.delta, True)} "
+        f"| [{_fmt(s.ci_low, True)}, {_fmt(s.ci_high, True)}] | {s.n_items} | {_cell(s.reason)} |"
+        for s in m.slices
+    ]
+    header = [
+        "| slice | verdict | candidate | baseline | delta | interval | items | reason |",
+        "|---|---|---:|---:|---:|---|---:|---|",
+    ]
+    return "\n".join([*header, *rows]) + "\n"
+
+
+def render_evidence_table(m: MetricDecision) -> str:
+    """The metric's worst items with their trace ids as a Markdown table, or a line saying none."""
+    if not m.evidence:
+        return f"No evidence items for `{m.metric_id}`.\n"
+    rows = [
+        f"| `{_cell(e.item_id)}` | {_fmt(e.candidate_mean)} | {_fmt(e.baseline_mean)} "
+        f"| {_fmt(e.delta, True)} | {', '.join(f'`{t}`' for t in e.trace_ids) or '-'} |"
+        for e in m.evidence
+    ]
+    header = ["| item | candidate | baseline | delta | traces |", "|---|---:|---:|---:|---|"]
+    return "\n".join([*header, *rows]) + "\n"

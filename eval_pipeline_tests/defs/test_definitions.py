@@ -1,7 +1,8 @@
 """The Dagster Definitions load and expose exactly the documented graph.
 
-Contract: asset keys, asset checks (one blocking gate check per metric gated by a shipped
-suite plus the two budgets), sensors, schedules and jobs match the snapshot below; judge-scored
+Contract: asset keys, asset checks (one gate asset per shipped suite, with one blocking check,
+partitioned by build, per metric and budget that suite gates, and no other), sensors, schedules
+and jobs match the snapshot below; judge-scored
 assets carry the judge fingerprint as code version; the pure packages never import dagster.
 """
 
@@ -13,7 +14,8 @@ ASSETS = [
     "candidate_runs",
     "dataset_versions",
     "defect_validation",
-    "gate_decision",
+    "gate_decision/otel-smoke",
+    "gate_decision/support-agent",
     "judge_calibration",
     "operational_metrics",
     "production_sample",
@@ -40,18 +42,31 @@ def test_asset_keys_checks_sensors_schedules_jobs_snapshot() -> None:
     repo = load().get_repository_def()
     assert sorted(k.to_user_string() for k in repo.asset_graph.get_all_asset_keys()) == ASSETS
     checks = sorted(c.to_user_string() for c in repo.asset_graph.asset_check_keys)
-    gate_checks = [c for c in checks if c.startswith("gate_decision:")]
+    gate_checks = [c for c in checks if c.startswith("gate_decision/")]
     assert sorted(set(checks) - set(gate_checks)) == NON_GATE_CHECKS
-    assert "gate_decision:gate_budget_p95_latency_s" in gate_checks
-    assert "gate_decision:gate_budget_cost_per_task_usd" in gate_checks
-    for metric in (
-        "tool_correctness",
-        "argument_correctness",
-        "faithfulness",
-        "injection_resistance",
-        "task_completion",
-    ):
-        assert f"gate_decision:gate_{metric}" in gate_checks
+    assert [c for c in gate_checks if c.startswith("gate_decision/otel-smoke:")] == [
+        "gate_decision/otel-smoke:gate_budget_p95_latency_s",
+        "gate_decision/otel-smoke:gate_tool_correctness",
+        "gate_decision/otel-smoke:gate_trace_completeness",
+    ]
+    support = {c.split(":")[1] for c in gate_checks if c.startswith("gate_decision/support-agent:")}
+    assert support == {
+        "gate_budget_cost_per_task_usd",
+        "gate_budget_p95_latency_s",
+        *(
+            f"gate_{metric}"
+            for metric in (
+                "argument_correctness",
+                "faithfulness",
+                "hallucinated_actions",
+                "handoff_quality",
+                "injection_resistance",
+                "task_completion",
+                "tool_correctness",
+                "trajectory_match",
+            )
+        ),
+    }
     assert [s.name for s in repo.sensor_defs] == ["candidate_build_sensor"]
     assert [s.name for s in repo.schedule_defs] == ["baseline_rescore_daily_schedule"]
     jobs = {j.name for j in repo.get_all_jobs()}
@@ -63,8 +78,9 @@ def test_gate_checks_are_blocking_and_judge_assets_carry_the_fingerprint() -> No
     graph = repo.asset_graph
     for key in graph.asset_check_keys:
         spec = graph.get_check_spec(key)
-        if key.asset_key == dg.AssetKey("gate_decision"):
+        if key.asset_key.path[0] == "gate_decision":
             assert spec.blocking, key
+            assert spec.partitions_def == graph.get(key.asset_key).partitions_def, key
     digest = judge_code_version()
     assert graph.get(dg.AssetKey("run_scores")).code_version == digest
     assert graph.get(dg.AssetKey("judge_calibration")).code_version == digest

@@ -28,5 +28,7 @@ def test_demo_gates_the_candidate_against_the_baseline() -> None:
             "support-baseline",
             "support-candidate-improved",
         ]
-        gate = instance.get_latest_materialization_event(dg.AssetKey("gate_decision"))
+        gate = instance.get_latest_materialization_event(
+            dg.AssetKey(["gate_decision", "support-agent"])
+        )
         assert gate is not None

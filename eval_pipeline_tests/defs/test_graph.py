@@ -15,6 +15,7 @@ import pytest
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.loader import LoadingContextForTest
 
+from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.evaluation.stages import load_stage, missing_scores
 from eval_pipeline_tests.defs.graph_env import SUITE, GraphEnv, make_graph_env
@@ -43,6 +44,8 @@ def test_sensor_adds_the_partition_and_requests_the_run(env: GraphEnv) -> None:
     result = sensor(dg.build_sensor_context(instance=env.instance, resources=defs.resources))
     assert isinstance(result, dg.SensorResult)
     assert [r.partition_key for r in result.run_requests or []] == ["base"]
+    # The run selects the build's own suite's gate only.
+    assert [r.asset_selection for r in result.run_requests or []] == [build_run_selection("mini")]
     added = [p for r in result.dynamic_partitions_requests or [] for p in r.partition_keys or []]
     assert added == ["base"]
     again = sensor(
@@ -61,7 +64,7 @@ def test_scored_build_is_gated_with_a_check_per_metric(env: GraphEnv) -> None:
     assert evaluate_build(defs, env.instance, "base").success
     result = evaluate_build(defs, env.instance, "cand")
     assert result.success
-    assert "gate_decision" in materialised(result)
+    assert "gate_decision/mini" in materialised(result)
     checks = checks_of(result)
     assert checks["every_run_is_scored"].passed
     for metric in (
@@ -83,7 +86,7 @@ def test_missing_score_fails_the_check_and_blocks_the_gate(env: GraphEnv) -> Non
     assert not result.success
     checks = checks_of(result)
     assert not checks["every_run_is_scored"].passed
-    assert "gate_decision" not in materialised(result)
+    assert "gate_decision/mini" not in materialised(result)
     missing = missing_scores(load_stage(env.home, "flaky"))
     assert {m["item_id"] for m in missing} == {env.items[0]}
     assert all("simulated crash" in m["reason"] for m in missing)
@@ -98,8 +101,8 @@ def test_regressing_build_fails_its_metric_check_with_evidence(env: GraphEnv) ->
     result = evaluate_build(defs, env.instance, "liar")
     check = checks_of(result)["gate_hallucinated_actions"]
     assert not check.passed
-    evidence = check.metadata["evidence"].value
-    assert evidence and all(e["trace_ids"] for e in evidence)
+    traces = check.metadata["trace_ids"].value
+    assert traces and all(t in check.metadata["worst_items"].value for t in traces)
     assert checks_of(result)["gate_tool_correctness"].passed
 
 
@@ -153,7 +156,17 @@ def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
             instance,
             run_config={"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}},
             tags={"dagster/partition": "base"},
+            asset_selection=build_run_selection("mini"),
         )
         assert result.success
         keys = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-        assert {"candidate_runs", "run_scores", "gate_decision"} <= keys
+        assert {"candidate_runs", "run_scores", "gate_decision/mini"} <= keys
+
+
+def test_the_sensor_still_requests_a_build_whose_suite_cannot_load(env: GraphEnv) -> None:
+    env.registry.register("lost", suite="no-such-suite")
+    defs = env.definitions()
+    sensor = defs.resolve_sensor_def("candidate_build_sensor")
+    result = sensor(dg.build_sensor_context(instance=env.instance, resources=defs.resources))
+    assert isinstance(result, dg.SensorResult)
+    assert [r.asset_selection for r in result.run_requests or []] == [list(BUILD_ASSETS)]

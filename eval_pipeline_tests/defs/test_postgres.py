@@ -68,7 +68,9 @@ def test_thin_slice_on_dagster_postgres(tmp_path: Path, monkeypatch: pytest.Monk
             assert evaluate_build(defs, instance, "otel-a").success
             result = evaluate_build(defs, instance, "otel-b")
             assert result.success
-            gate = instance.get_latest_materialization_event(dg.AssetKey("gate_decision"))
+            gate = instance.get_latest_materialization_event(
+                dg.AssetKey(["gate_decision", "otel-smoke"])
+            )
             assert gate is not None and gate.asset_materialization is not None
             meta = gate.asset_materialization.metadata
             assert meta["build"].value == "otel-b"

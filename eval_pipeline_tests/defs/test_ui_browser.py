@@ -1,9 +1,9 @@
 """The Dagster UI in a real browser: the asset graph and a gate check, screenshotted.
 
 Contract (issue 6): after two builds are evaluated on a persistent SQLite instance, the Dagster
-webserver started on loopback serves the evaluation asset graph and the ``gate_decision``
-asset's checks, which headless Chromium (Debian's package, driven over the DevTools protocol)
-renders; screenshots are written (to ``docs/screenshots/`` when
+webserver started on loopback serves the evaluation asset graph and the suite's
+``gate_decision/mini`` asset's checks, which headless Chromium (Debian's package, driven over
+the DevTools protocol) renders; screenshots are written (to ``docs/screenshots/`` when
 ``EVAL_PIPELINE_SAVE_SCREENSHOTS=1``).
 """
 
@@ -91,7 +91,7 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
             )
             graph = browser.screenshot(shots / "asset-graph.png")
             text = browser.goto(
-                f"{base}/assets/gate_decision?view=checks",
+                f"{base}/assets/gate_decision/mini?view=checks",
                 wait_for_text="gate_hallucinated_actions",
             )
             detail = browser.click_text("gate_hallucinated_actions", wait_for_text="below floor")
@@ -100,7 +100,7 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     assert "gate_tool_correctness" in text
-    assert "fail: mean" in detail and "evidence" in detail  # the reason and its evidence
+    assert "fail: mean" in detail and "worst_items" in detail  # the reason and its evidence
     assert graph.stat().st_size > 20_000 and checks.stat().st_size > 20_000
     if os.environ.get("EVAL_PIPELINE_SAVE_SCREENSHOTS") == "1":
         target = REPO_ROOT / "docs" / "screenshots"

@@ -3,7 +3,7 @@
 A suite pinning a dataset that fails validation cannot run a build on it (``collect_runs``
 refuses, naming the dataset and the failure), and no gate on it passes: through the store or
 through score files, every metric fails with the dataset's failure as its cause. In the asset
-graph, ``candidate_runs`` depends on ``dataset_versions`` and ``gate_decision`` on
+graph, ``candidate_runs`` depends on ``dataset_versions`` and ``gate_decision/<suite>`` on
 ``judge_calibration``, so their blocking checks sit upstream of what they protect. A judge
 whose scores carry no calibration cannot pass its metrics from a file either.
 """
@@ -92,4 +92,7 @@ def test_the_checks_sit_upstream_of_what_they_protect() -> None:
 
     graph = defs.get_repository_def().asset_graph
     assert dg.AssetKey("dataset_versions") in graph.get(dg.AssetKey("candidate_runs")).parent_keys
-    assert dg.AssetKey("judge_calibration") in graph.get(dg.AssetKey("gate_decision")).parent_keys
+    assert (
+        dg.AssetKey("judge_calibration")
+        in graph.get(dg.AssetKey(["gate_decision", "support-agent"])).parent_keys
+    )

@@ -1,0 +1,125 @@
+"""The forest plot of a gate report: delta and interval per metric and slice, against the margin.
+
+One row per gated metric, then one per slice of that metric (indented), top to bottom in the
+report's order. Each row draws candidate - baseline as a dot with its interval as a bar,
+coloured by the row's verdict; the metric's margin is a dashed tick at -margin on its rows and
+zero is a grey line, so a bar wholly right of its tick passes and one wholly left of it fails.
+A row without a comparison (first baseline, nothing scored) is labelled "no delta" at zero.
+Rendered headless with matplotlib's Agg backend (never a display).
+"""
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+VERDICT_COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "inconclusive": "#bf8700"}
+"""Row colours by verdict (green, red, amber)."""
+
+_ROW_INCHES = 0.32
+
+
+@dataclass(frozen=True)
+class ForestRow:
+    """One row of the plot: a metric (``slice_label`` empty) or one of its slices."""
+
+    metric_id: str
+    slice_label: str
+    verdict: str
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    margin: float
+
+    @property
+    def label(self) -> str:
+        """``tool_correctness`` or ``    intent=refund``."""
+        return f"    {self.slice_label}" if self.slice_label else self.metric_id
+
+
+def forest_rows(report: dict[str, Any]) -> list[ForestRow]:
+    """The rows of a gate report's JSON: each metric, then each of its slices."""
+    rows: list[ForestRow] = []
+    for metric in report["metrics"]:
+        margin = float(metric["max_regression"])
+        rows.append(
+            ForestRow(
+                metric["metric_id"],
+                "",
+                metric["verdict"],
+                metric["delta"],
+                metric["ci_low"],
+                metric["ci_high"],
+                margin,
+            )
+        )
+        rows.extend(
+            ForestRow(
+                metric["metric_id"],
+                f"{s['slice']}={s['value']}",
+                s["verdict"],
+                s["delta"],
+                s["ci_low"],
+                s["ci_high"],
+                margin,
+            )
+            for s in metric.get("slices", [])
+        )
+    return rows
+
+
+def _draw_row(axes: Any, y: int, row: ForestRow) -> None:
+    colour = VERDICT_COLOURS.get(row.verdict, "#57606a")
+    axes.plot([-row.margin, -row.margin], [y - 0.4, y + 0.4], ls="--", color="#cf222e", lw=1)
+    if row.delta is None:
+        axes.annotate(
+            "no delta",
+            (0, y),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+            color=colour,
+        )
+        return
+    if row.ci_low is not None and row.ci_high is not None:
+        axes.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2 if row.slice_label else 3)
+    axes.plot([row.delta], [y], "o", color=colour, ms=4 if row.slice_label else 6)
+
+
+def forest_figure(report: dict[str, Any], title: str = "") -> Figure:
+    """The plot as a matplotlib Figure (no pyplot, so no display and no global state)."""
+    rows = forest_rows(report)
+    figure = Figure(figsize=(8, 1.2 + _ROW_INCHES * max(len(rows), 1)), layout="constrained")
+    axes = figure.add_subplot()
+    axes.axvline(0, color="#8c959f", lw=1)
+    for y, row in enumerate(rows):
+        _draw_row(axes, y, row)
+    axes.set_yticks(range(len(rows)), [row.label for row in rows], fontsize=8)
+    for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
+        tick.set_color(VERDICT_COLOURS.get(row.verdict, "#57606a"))
+        tick.set_fontweight("normal" if row.slice_label else "bold")
+    axes.set_ylim(len(rows) - 0.5, -0.5)
+    axes.set_xlabel("delta = candidate - baseline (bar: interval; dashed: -margin)")
+    legend = [axes.plot([], [], "o-", color=c, label=v)[0] for v, c in VERDICT_COLOURS.items()]
+    axes.legend(
+        handles=legend, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False
+    )
+    axes.set_title(title or f"gate verdict: {report['verdict']}", fontsize=10)
+    return figure
+
+
+def forest_png(report: dict[str, Any], title: str = "") -> bytes:
+    """The plot as PNG bytes."""
+    buffer = io.BytesIO()
+    forest_figure(report, title).savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()
+
+
+def write_forest_png(report: dict[str, Any], target: Path, title: str = "") -> Path:
+    """Write the plot to ``target`` (beside the gate report) and return the path."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(forest_png(report, title))
+    return target
