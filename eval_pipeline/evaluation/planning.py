@@ -36,16 +36,6 @@ def plan_build_requests(records: Sequence[BuildRecord], cursor: str | None) -> B
     return BuildPlan(builds=tuple((build, at) for at, build in fresh), cursor=fresh[-1][0])
 
 
-def gated_ids() -> tuple[str, ...]:
-    """Metric ids gated by any known suite, then the budget ids: one gate check each."""
-    from eval_pipeline.suites.config import load_suite
-
-    metric_ids: set[str] = set()
-    for path in suite_files():
-        metric_ids.update(metric.id for metric in load_suite(path).metrics)
-    return (*sorted(metric_ids), *BUDGET_IDS)
-
-
 def suite_judge_digests() -> dict[str, str]:
     """Suite name -> fingerprint digest of the judge its ``judge:`` block names (known suites).
 
