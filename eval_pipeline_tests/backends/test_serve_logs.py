@@ -7,10 +7,6 @@ events sent with a ``production`` token are refused by build (a production sende
 write evaluation builds' scores), and no token may write scores into a pinned baseline.
 """
 
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -21,9 +17,8 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.home import Home, current_home
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline_tests.backends.scored_build import scored_build
-from eval_pipeline_tests.realtime.nats_process import free_port
+from eval_pipeline_tests.realtime.serve_process import start_serve
 
-CLI = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
 PRODUCTION_TOKEN = "p" * 24
 EVALUATION_TOKEN = "e" * 24
 
@@ -46,22 +41,12 @@ def test_serve_stores_evaluation_events_only_where_the_token_may_write(
     receiver_home = Home(tmp_path / "receiver_home").ensure()
     tokens = tmp_path / "tokens"
     tokens.write_text(f"{PRODUCTION_TOKEN} production\n{EVALUATION_TOKEN} evaluation\n")
-    port = free_port()
-    env = os.environ | {
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        "EVAL_PIPELINE_HOME": str(receiver_home.root),
-    }
-    command = [*CLI, "serve", "--port", str(port), "--no-grpc", "--token-file", str(tokens)]
-    log = (tmp_path / "serve.log").open("wb")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    server, port = start_serve(
+        ["--no-grpc", "--token-file", str(tokens)],
+        tmp_path / "serve.log",
+        env={"EVAL_PIPELINE_HOME": str(receiver_home.root)},
+    )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         refused = _post(port, body, PRODUCTION_TOKEN)
         assert refused.status_code == 400, (tmp_path / "serve.log").read_text()
         assert "the token may not write evaluation builds" in refused.text

@@ -7,10 +7,7 @@ SIGKILL under load loses no acknowledged span (store and stream). The NATS serve
 test's own process (``nats_process``), stopped and started under load.
 """
 
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,8 +19,9 @@ import pytest
 from eval_pipeline.home import current_home
 from eval_pipeline.stream import REALTIME_PLANE, SpanEvent, open_stream
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
-from eval_pipeline_tests.realtime.nats_process import NatsProcess, free_port
+from eval_pipeline_tests.realtime.nats_process import NatsProcess
 from eval_pipeline_tests.realtime.receivers import running_receiver, traces_request
+from eval_pipeline_tests.realtime.serve_process import start_serve
 
 pytestmark = pytest.mark.nats
 TRACES_PER_REQUEST = 5
@@ -130,21 +128,8 @@ def test_nats_restarted_under_load_gives_503_and_loses_nothing(nats: NatsProcess
 def test_a_receiver_killed_under_load_loses_no_acknowledged_span(
     nats: NatsProcess, tmp_path: Path
 ) -> None:
-    port = free_port()
-    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
-    command += ["--port", str(port)]
-    command += ["--no-grpc", "--stream", nats.url]
-    log = (tmp_path / "serve.log").open("wb")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    server, port = start_serve(["--no-grpc", "--stream", nats.url], tmp_path / "serve.log")
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         load = Load(f"http://127.0.0.1:{port}", retry=False)
         load.thread.start()
         while len(load.acknowledged) < 100 and load.thread.is_alive():

@@ -8,9 +8,6 @@ database that ``alerts list`` reads.
 """
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +18,8 @@ from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
 from eval_pipeline_tests.alerts.webhook import Webhook
-from eval_pipeline_tests.realtime.nats_process import free_port
 from eval_pipeline_tests.realtime.receivers import traces_request
-
-CLI = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
+from eval_pipeline_tests.realtime.serve_process import start_serve
 
 
 @pytest.fixture
@@ -39,19 +34,8 @@ def test_a_failed_tool_call_reaches_the_webhook_once_when_sent_twice(
     webhook: Webhook, tmp_path: Path
 ) -> None:
     hook_url, received = webhook.url, webhook.received
-    port = free_port()
-    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    log = (tmp_path / "serve.log").open("wb")
-    command = [*CLI, "serve", "--port", str(port), "--no-grpc", "--alert-webhook", hook_url]
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+    server, port = start_serve(["--no-grpc", "--alert-webhook", hook_url], tmp_path / "serve.log")
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         body = traces_request(0, 1, tool_error=True)
         for _ in range(2):
             reply = httpx.post(
