@@ -87,7 +87,7 @@ def test_asset_graph_and_gate_check_render(tmp_path: Path, monkeypatch: pytest.M
         with Chromium() as browser:
             browser.goto(
                 f"{base}/locations/eval_pipeline.definitions/asset-groups/evaluation",
-                wait_for_text="gate_decision",
+                wait_for_text="otel-smoke",  # the gate assets are listed by suite name
             )
             graph = browser.screenshot(shots / "asset-graph.png")
             text = browser.goto(
