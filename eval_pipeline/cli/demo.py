@@ -58,9 +58,13 @@ def demo(no_defects: bool) -> None:
 
 
 @click.command("ui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Bind address.")
 @click.option("--port", default=3000, show_default=True)
-def ui(port: int) -> None:
-    """Serve the Dagster UI (and daemon: sensor, schedule) on 127.0.0.1 for the home."""
+def ui(host: str, port: int) -> None:
+    """Serve the Dagster UI (and daemon: sensor, schedule) for the home.
+
+    Loopback by default: the UI has no authentication, so binding elsewhere is a choice.
+    """
     from eval_pipeline.defs.launch import prepare_dagster_home
 
     home = current_home().ensure()
@@ -71,7 +75,7 @@ def ui(port: int) -> None:
     dagster = os.path.join(os.path.dirname(sys.executable), "dagster")
     os.execv(
         dagster,
-        [dagster, "dev", "-h", "127.0.0.1", "-p", str(port), "-m", "eval_pipeline.definitions"],
+        [dagster, "dev", "-h", host, "-p", str(port), "-m", "eval_pipeline.definitions"],
     )
 
 
