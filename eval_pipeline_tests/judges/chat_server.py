@@ -11,8 +11,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from eval_pipeline_tests.loopback_http import serving
 
 
 class ChatServer:
@@ -105,17 +107,6 @@ def _handler(server_state: ChatServer) -> type[BaseHTTPRequestHandler]:
 def chat_server(script: list[tuple[Any, ...]]) -> Iterator[ChatServer]:
     """Serve ``script`` on 127.0.0.1 at an ephemeral port; ``.url`` is the ``/v1`` base URL."""
     state = ChatServer(script)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_handler(state)) as httpd:
+        state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
         yield state
-    finally:
-        # ``shutdown`` waits, without a timeout, for the serving loop to say it stopped; once
-        # in a full-suite run that wait never ended. Bound it, so a stuck loop cannot hang CI.
-        stopper = threading.Thread(target=httpd.shutdown, daemon=True)
-        stopper.start()
-        stopper.join(timeout=10)
-        httpd.server_close()

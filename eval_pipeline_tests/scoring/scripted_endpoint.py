@@ -18,8 +18,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from eval_pipeline_tests.loopback_http import serving
 
 _VERDICT_WORDS = ("yes", "no")
 
@@ -181,15 +183,6 @@ def _handler(state: ScriptedEndpoint) -> type[BaseHTTPRequestHandler]:
 def scripted_endpoint(fail_first: int = 0) -> Iterator[ScriptedEndpoint]:
     """Serve on 127.0.0.1 at an ephemeral port; ``.url`` is the ``/v1`` base URL."""
     state = ScriptedEndpoint(fail_first=fail_first)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_handler(state)) as httpd:
+        state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
         yield state
-    finally:
-        stopper = threading.Thread(target=httpd.shutdown, daemon=True)
-        stopper.start()
-        stopper.join(timeout=10)
-        httpd.server_close()
