@@ -23,7 +23,6 @@ from typing import Protocol
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeError, DecodeResult
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF_MEDIA_TYPES, decode_otlp
 from eval_pipeline.traces.eval_context import BUILD_ID
-from eval_pipeline.traces.ingest.added_columns import AddedColumnScrubber
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
 from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest.guard import (
@@ -120,19 +119,18 @@ def ingest(
     report = IngestReport()
     redactor = Redactor(policy or load_policy())
     scrub_row = RowScrubber(redactor).scrub_row
-    scrub_added = AddedColumnScrubber(redactor).scrub_row
     with bulk_allocation():
         for batch in batches:
             report.batches += 1
             rows, calls = _guarded_rows(batch, redactor, report)
-            rows = list(map(scrub_added, map(scrub_row, rows)))
+            rows = list(map(scrub_row, rows))
             rows = _storable(rows, _source(batch), report)
             if rows:
                 report.incomplete.update(incomplete_traces(rows, calls))
                 _store(rows, store, build, day, default_build, report, _source(batch))
             del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
         # The redactor's caches go too, so the collection that follows does not walk them.
-        del redactor, scrub_row, scrub_added
+        del redactor, scrub_row
     return report
 
 

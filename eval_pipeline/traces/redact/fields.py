@@ -13,13 +13,12 @@ plain string goes in ``TEXT_FIELDS``; an id or setting that is exempt only when 
 syntax in ``STRUCTURAL_FIELDS``; a JSON value (dict or list: every string, key and long number
 scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``) gets a case in
 ``RowScrubber.scrub_row`` that applies ``scrub_text`` to its strings and ``scrub_value`` to its
-attributes. Issue 15's columns (links with their attributes and trace states, the trace state,
-schema URLs: ``span_table.ADDED_COLUMNS``) are scanned that way by ``ingest.added_columns``.
+attributes (``links``: their trace states and attributes; link ids are hex like span ids).
 """
 
 from typing import Any
 
-from eval_pipeline.traces.model import SpanEvent
+from eval_pipeline.traces.model import SpanEvent, SpanLink
 from eval_pipeline.traces.redact.redactor import Redactor, structural
 from eval_pipeline.traces.store.span_table import ROW_FIELDS, Row
 
@@ -31,13 +30,16 @@ TEXT_FIELDS = (
     "tool_call_id",
     "conversation_id",
     "scope_name",
+    "trace_state",
+    "schema_url",
+    "resource_schema_url",
 )
 """Free-text columns: every value scanned."""
 STRUCTURAL_FIELDS = ("model", "provider")
 """Ids and settings: scanned unless the value has id syntax (``redactor.STRUCTURAL_ATTRIBUTES``)."""
 VALUE_FIELDS: tuple[str, ...] = ()
 """Columns holding a JSON value of their own (none yet besides ``resource``, cached below)."""
-RECORD_FIELDS = ("events", "resource")
+RECORD_FIELDS = ("events", "links", "resource")
 """Columns of records, each with its own case in ``RowScrubber.scrub_row``."""
 REDACTOR_FIELDS = ("tool_arguments", "tool_result", "input_messages", "output_messages")
 """Payloads the ``Redactor`` scrubs (and ``attributes``: values there, keys here)."""
@@ -58,6 +60,7 @@ _STRUCTURAL_FIELDS = tuple(map(ROW_FIELDS.index, STRUCTURAL_FIELDS))
 _VALUE_FIELDS = tuple(map(ROW_FIELDS.index, VALUE_FIELDS))
 _ATTRIBUTES = ROW_FIELDS.index("attributes")
 _EVENTS = ROW_FIELDS.index("events")
+_LINKS = ROW_FIELDS.index("links")
 _RESOURCE = ROW_FIELDS.index("resource")
 
 
@@ -108,6 +111,12 @@ class RowScrubber:
             if cleaned_events != events:
                 values = values or list(row)
                 values[_EVENTS] = cleaned_events
+        links = row[_LINKS]
+        if links:
+            cleaned_links = tuple(map(self._link, links))
+            if cleaned_links != links:
+                values = values or list(row)
+                values[_LINKS] = cleaned_links
         resource = row[_RESOURCE]
         seen = self._resources.get(id(resource))
         if seen is None or seen[0] is not resource:
@@ -125,6 +134,15 @@ class RowScrubber:
         if all(text(key) == key for key in attributes):
             return attributes
         return {text(key): value for key, value in attributes.items()}
+
+    def _link(self, link: SpanLink) -> SpanLink:
+        """``link`` with personal data in its trace state and attributes tokenised."""
+        state = link.trace_state
+        attributes = self.scrub_value(link.attributes) if link.attributes else {}
+        cleaned_state = self._redactor.scrub_text(state) if state is not None else None
+        if cleaned_state == state and attributes == link.attributes:
+            return link
+        return SpanLink(link.trace_id, link.span_id, cleaned_state, attributes)
 
     def scrub_text(self, value: str) -> str:
         """A string with its personal data tokenised (for a new column's strings)."""
