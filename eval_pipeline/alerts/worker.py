@@ -5,7 +5,11 @@ trace buffer, their alerts are stored, then the spans are acknowledged (at least
 worker that dies before the acknowledgement gets them redelivered, and the alert ids make the
 second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
 period (late spans still arrive), then the trace is assembled from the buffer and judged by
-the trace-scope detectors, its alerts stored, and only then acknowledged.
+the trace-scope detectors, its alerts stored, and only then acknowledged. A completion whose
+named spans (those published with the root) are not all buffered yet is left unacknowledged:
+they are in flight, fetched by a worker that died, and come back after the ack wait, as the
+completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
+what arrived).
 
 New alerts go to the JSON-lines sink at once and to the webhook through the store's outbox
 (``AlertDelivery``): a delivery thread claims undelivered alerts, posts them and marks them
@@ -31,9 +35,12 @@ from eval_pipeline.detectors.flag import Detector
 from eval_pipeline.detectors.registry import default_detectors, detect_span, detect_trace
 from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
+from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.runs.assemble import assemble_runs
 
 _LOG = logging.getLogger(__name__)
+MAX_COMPLETION_DELIVERIES = 5
+"""A completion still missing spans on this delivery is judged on the spans buffered."""
 
 
 @dataclass
@@ -45,6 +52,8 @@ class WorkerStats:
     alerts: int = 0
     redelivered: int = 0
     failures: int = 0
+    deferred: int = 0
+    """Completions left for redelivery because spans published with the root were missing."""
 
 
 class AlertDelivery:
@@ -162,8 +171,11 @@ class DetectorWorker:
         due = [self._held.pop(key) for key, held in list(self._held.items()) if held.due <= now]
         if not due:
             return
+        spans = self.buffer.spans(held.event.trace_id for held in due)
+        due = [held for held in due if self._whole(held, spans)]
+        if not due:
+            return
         completed = [held.event for held in due]
-        spans = self.buffer.spans(e.trace_id for e in completed)
         alerts = [
             Alert.from_flag(flag, event.build)
             for event in completed
@@ -176,6 +188,22 @@ class DetectorWorker:
         self._send(new)
         self._consumer.ack([held.delivery for held in due])
         self.stats.traces += len(due)
+
+    def _whole(self, held: _Held, spans: dict[str, list[Span]]) -> bool:
+        """Judge ``held`` now? Not while spans published with its root are in flight."""
+        buffered = {span.span_id for span in spans.get(held.event.trace_id, [])}
+        if buffered.issuperset(held.event.span_ids):
+            return True
+        if held.delivery.deliveries >= MAX_COMPLETION_DELIVERIES:
+            _LOG.warning(
+                "trace %s judged without %d of its spans after %d deliveries",
+                held.event.trace_id,
+                len(set(held.event.span_ids) - buffered),
+                held.delivery.deliveries,
+            )
+            return True
+        self.stats.deferred += 1  # unacknowledged: delivered again after the ack wait
+        return False
 
     def _send(self, new: Sequence[Alert]) -> None:
         """Hand newly stored alerts to the sinks and wake the webhook sender."""

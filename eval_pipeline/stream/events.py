@@ -41,6 +41,8 @@ SPAN_KIND = "span"
 TRACE_KIND = "trace_completed"
 DEFAULT_PREFIX = "evalpipe"
 END_TIME = ROW_FIELDS.index("end_time_unix_nano")
+MAX_NAMED_SPANS = 10_000
+"""A completion names at most this many spans (about 200 KB, well inside NATS's 1 MB)."""
 
 
 class StreamUnavailable(RuntimeError):
@@ -65,6 +67,9 @@ class TraceCompleted:
     trace_id: str
     root_span_id: str
     root_end_unix_nano: int
+    span_ids: tuple[str, ...] = ()
+    """The spans published with the root (at most ``MAX_NAMED_SPANS``); spans published
+    earlier are not named."""
 
 
 StreamEvent = SpanEvent | TraceCompleted
@@ -123,11 +128,16 @@ def span_payload(row: Row, build: str, day: str) -> bytes:
 def encode_rows(
     prefix: str, rows: Sequence[Row], builds: Sequence[str], day: str
 ) -> list[OutgoingMessage]:
-    """The messages for stored rows: one per span, then one per root span that ended."""
+    """The messages for stored rows: one per span, then one per root span that ended.
+
+    A completion names the spans published with its root (``TraceCompleted.span_ids``), so
+    a worker can tell a trace whose spans are still in flight from one it has whole.
+    """
     if len(rows) != len(builds):
         raise ValueError(f"{len(rows)} rows but {len(builds)} builds")
     messages = []
-    completed = []
+    roots: list[tuple[Row, str]] = []
+    published: dict[tuple[str, str], list[str]] = {}
     for row, build in zip(rows, builds, strict=True):
         trace_id, span_id = row[TRACE_ID], row[SPAN_ID]
         messages.append(
@@ -141,27 +151,34 @@ def encode_rows(
                 trace_id,
             )
         )
+        published.setdefault((build, trace_id), []).append(span_id)
         if row[PARENT_SPAN_ID] is None and row[END_TIME]:
-            event = {
-                "kind": TRACE_KIND,
-                "build": build,
-                "day": day,
-                "trace_id": trace_id,
-                "root_span_id": span_id,
-                "root_end_unix_nano": row[END_TIME],
-            }
-            completed.append(
-                OutgoingMessage(
-                    trace_subject(prefix, build, day),
-                    f"{build}/{trace_id}/{span_id}/completed",
-                    orjson.dumps(event),
-                    TRACE_KIND,
-                    build,
-                    day,
-                    trace_id,
-                )
-            )
-    return messages + completed
+            roots.append((row, build))
+    return messages + [_completion(prefix, row, build, day, published) for row, build in roots]
+
+
+def _completion(
+    prefix: str, root: Row, build: str, day: str, published: dict[tuple[str, str], list[str]]
+) -> OutgoingMessage:
+    trace_id, span_id = root[TRACE_ID], root[SPAN_ID]
+    event = {
+        "kind": TRACE_KIND,
+        "build": build,
+        "day": day,
+        "trace_id": trace_id,
+        "root_span_id": span_id,
+        "root_end_unix_nano": root[END_TIME],
+        "span_ids": published[(build, trace_id)][:MAX_NAMED_SPANS],
+    }
+    return OutgoingMessage(
+        trace_subject(prefix, build, day),
+        f"{build}/{trace_id}/{span_id}/completed",
+        orjson.dumps(event),
+        TRACE_KIND,
+        build,
+        day,
+        trace_id,
+    )
 
 
 def _span(values: list[Any]) -> Span:
@@ -196,6 +213,7 @@ def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
                     payload["trace_id"],
                     payload["root_span_id"],
                     int(payload["root_end_unix_nano"]),
+                    tuple(payload.get("span_ids", ())),
                 )
             )
         else:
