@@ -2,8 +2,8 @@
 
 ``Runner.run_items`` owns everything common to the runner kinds: the (item, run index) plan,
 resumption (runs already in the sink for the build are skipped), a thread pool bounded by
-``concurrency``, progress reported to a callback, the per-run timeout, and turning faults into failed
-runs with a reason (``failure``). Subclasses implement only ``execute`` (one run).
+``concurrency``, progress told to a callback, the per-run timeout, and turning faults into
+failed runs with a reason (``failure``). Subclasses implement only ``execute`` (one run).
 
 A run that hangs past its timeout is abandoned: Python cannot kill a thread, so the agent's
 thread is left to finish (it is a daemon) and its late spans are dropped; ``context.cancelled``

@@ -64,9 +64,7 @@ class ReplayRunner(Runner):
         sink: RunSink | None = None,
         timeout_s: float = 60.0,
     ) -> None:
-        super().__init__(
-            sink=sink if sink is not None else source, timeout_s=timeout_s
-        )
+        super().__init__(sink=sink if sink is not None else source, timeout_s=timeout_s)
         self.source = source
         self.source_build = source_build
         self._runs: dict[tuple[str, int], list[Span]] | None = None
