@@ -86,7 +86,7 @@ def echo_json(document: Any, *, indent: int | None = 2, sort_keys: bool = False)
 
 def cell(value: object) -> Text:
     """One table cell: missing as ``-``, floats to 3 places, lists joined, verdicts coloured."""
-    if value is None or value == "" or value == []:
+    if value is None or (isinstance(value, str) and not value):
         return Text("-")
     if isinstance(value, Text):
         return value
@@ -148,11 +148,6 @@ class Tracker:
     def __init__(self, bar: Progress | None, task: TaskID | None) -> None:
         self._bar = bar
         self._task = task
-
-    @property
-    def drawn(self) -> bool:
-        """Whether a progress display is on screen."""
-        return self._bar is not None
 
     def advance(self, done: int, total: int) -> None:
         """``done`` of ``total`` steps finished (the callback lower layers are given)."""
