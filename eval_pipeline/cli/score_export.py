@@ -2,7 +2,8 @@
 
 ``eval-pipeline scores --build B --format csv|json|parquet [--output F]`` exports the rows with
 everything ``gate --candidate-scores`` needs to give the store's verdict (per-run latency and
-cost, scorer version, judge, dataset), then one column per slice.
+cost, scorer version, judge, dataset), then one column per slice. Registered with ``score``
+and ``summary`` (``cli.scoring.COMMANDS``).
 """
 
 import csv
@@ -110,6 +111,3 @@ def scores(build: str, fmt: str, output: Path | None) -> None:
         return
     output.write_text(text, encoding="utf-8")
     click.echo(f"build {build}: {len(frame)} score rows written to {output}", err=True)
-
-
-COMMANDS: list[click.Command] = [scores]

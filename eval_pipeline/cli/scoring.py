@@ -13,6 +13,7 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_table, progress, quiet_option
+from eval_pipeline.cli.score_export import scores
 from eval_pipeline.home import current_home
 
 
@@ -154,4 +155,4 @@ def summary(build: str, fmt: str) -> None:
         _print_metrics(metrics, f"build {build}")
 
 
-COMMANDS: list[click.Command] = [score, summary]
+COMMANDS: list[click.Command] = [score, scores, summary]
