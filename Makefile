@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-all lint ui bench screenshots clean
+.PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-slow test-all lint ui bench screenshots clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,6 +39,9 @@ demo: setup
 
 test: setup system-deps side-venvs
 	$(BIN)/python -m pytest
+
+test-slow: setup
+	$(BIN)/python -m pytest -q -m slow -n 2
 
 test-all: setup
 	$(BIN)/python -m pytest -m "" 
