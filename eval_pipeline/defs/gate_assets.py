@@ -25,8 +25,16 @@ from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
 from eval_pipeline.evaluation.gate_stage import GateOutcome
-from eval_pipeline.report.forest import write_forest_png
-from eval_pipeline.report.stored import forest_plot_path
+from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.report.gate_plots import write_gate_plots
+from eval_pipeline.report.inputs import ReportInputs, gather_inputs
+
+PLOT_METADATA = {
+    "forest": "forest_plot",
+    "distributions": "score_distributions",
+    "calibration": "judge_calibration_plot",
+}
+"""Gate plot -> the metadata entry holding it (and ``<entry>_image`` inline)."""
 
 GATE_PREFIX = "gate_decision"
 """First part of every gate asset's key: ``gate_decision/<suite>``."""
@@ -57,6 +65,31 @@ def suite_gated_ids() -> dict[str, tuple[str, ...]]:
         )
         gates[suite.suite] = (*suite.metric_ids, *budgets)
     return gates
+
+
+def stage_report_inputs(stage: Stage, *, with_traces: bool = True) -> ReportInputs:
+    """What the report and the gate asset's plots show of a gated build (``report.inputs``).
+
+    Adds what only the evaluation layer knows: the calibration of the judge that scored the
+    build, on the set the suite names, with the false-pass ceiling of the suite's own tier.
+    """
+    from eval_pipeline.evaluation.calibration_stage import stored_report, tier_ceiling
+    from eval_pipeline.evaluation.suite_parts import judged_metrics
+
+    calibration = None
+    digest = stage.registry.scored_with().get(stage.build)
+    if stage.suite.judge is not None and digest:
+        stored = stored_report(stage.home, digest, stage.suite.judge.calibration_set)
+        if stored is not None:
+            tier = stage.suite.risk_tier
+            calibration = {**stored, "ceiling": tier_ceiling(tier), "ceiling_tier": tier}
+    return gather_inputs(
+        stage.home,
+        stage.build,
+        calibration=calibration,
+        judged_metrics=judged_metrics(stage.suite),
+        with_traces=with_traces,
+    )
 
 
 def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
@@ -119,8 +152,10 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         (pass / fail / inconclusive) with the reason and the worst items' trace ids. Budgets:
         p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
         check) cannot pass its metrics, and a pinned dataset that fails validation fails every
-        metric. The report is stored as JSON in the home, its forest plot (delta and interval
-        per metric and slice against the margin) as PNG beside it, shown here too. Stale when
+        metric. The report is stored as JSON in the home, its plots as PNGs beside it (the
+        forest plot: delta and interval per metric and slice against the margin; the score
+        distributions, candidate against baseline; the judge's calibration), shown here too
+        (see ``image_metadata``). Stale when
         either build's scores change, the judge's calibration changes or the baseline is
         re-pinned. Refused for a build of another suite (its gate is that suite's asset).
         """
@@ -131,13 +166,12 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
                 f"materialise {gate_asset_key(stage.suite.suite).to_user_string()} instead"
             )
         outcome = stages.decide_gate(stage)
-        plot = write_forest_png(
-            outcome.to_json(),
-            forest_plot_path(stage.home, stage.build),
-            title=f"{stage.build} vs {outcome.baseline or 'no baseline'}: {outcome.verdict}",
-        )
+        plots = write_gate_plots(stage.home, stage_report_inputs(stage, with_traces=False))
+        images: dict[str, dg.MetadataValue] = {}
+        for name, path in plots.items():
+            images.update(image_metadata(PLOT_METADATA[name], path))
         return dg.MaterializeResult(
-            metadata={**typed_metadata(outcome.metadata()), **image_metadata("forest_plot", plot)},
+            metadata={**typed_metadata(outcome.metadata()), **images},
             check_results=[_check_result(outcome, gated) for gated in gated_ids],
         )
 
