@@ -40,6 +40,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .banner.pass{background:#dafbe1}.banner.fail{background:#ffebe9}
 .banner.inconclusive{background:#fff8c5}
 code{font-size:.85rem}img{max-width:100%}
+dl{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}dd{margin:0}
 """
 
 
