@@ -51,6 +51,7 @@ def table_rows(browser: Chromium, table_id: str) -> list[list[str]]:
 def shot(browser: Chromium, folder: Path, name: str, element_id: str | None = None) -> Path:
     if element_id is not None:
         js(browser, f"document.getElementById({json.dumps(element_id)}).scrollIntoView()")
+        js(browser, "window.scrollBy(0, -80)")  # keep the section's heading in the picture
     return browser.screenshot(folder / name)
 
 
