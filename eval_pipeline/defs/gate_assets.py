@@ -28,6 +28,7 @@ from eval_pipeline.evaluation.gate_stage import GateOutcome
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.report.gate_plots import write_gate_plots
 from eval_pipeline.report.inputs import ReportInputs, gather_inputs
+from eval_pipeline.report.trace_links import TraceLinks, TraceUrlTemplateError, trace_links
 
 PLOT_METADATA = {
     "forest": "forest_plot",
@@ -92,8 +93,18 @@ def stage_report_inputs(stage: Stage, *, with_traces: bool = True) -> ReportInpu
     )
 
 
-def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
-    """One check's result: passed, the reason, and the metadata a release manager reads."""
+def _trace_links_md(trace_ids: Sequence[str], links: TraceLinks, build: str) -> str:
+    """The worst items' traces as Markdown links into the configured tracing UI."""
+    return "\n".join(f"- [{t}]({links.trace(t, build)})" for t in trace_ids)
+
+
+def _check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.AssetCheckResult:
+    """One check's result: passed, the reason, and the metadata a release manager reads.
+
+    With a trace URL template configured (``EVAL_PIPELINE_TRACE_URL``), the worst items'
+    traces are also links into that tracing UI (``trace_links``); the Dagster UI cannot open
+    the report's own trace pages, so without one the ids stay text.
+    """
     check = outcome.check(gated)
     if gated.startswith("budget_"):
         name = gated.removeprefix("budget_")
@@ -101,6 +112,10 @@ def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
         metadata = budget_check_metadata(budgets[0]) if budgets else {}
     else:
         metadata = metric_check_metadata(outcome.report.metric(gated))
+        if links.external and metadata["trace_ids"]:
+            metadata["trace_links_md"] = _trace_links_md(
+                metadata["trace_ids"], links, outcome.build
+            )
     return dg.AssetCheckResult(
         check_name=gate_check_name(gated),
         passed=check.passed,
@@ -165,6 +180,10 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
                 f"build {stage.build} is evaluated on suite {stage.suite.suite}, not {suite}: "
                 f"materialise {gate_asset_key(stage.suite.suite).to_user_string()} instead"
             )
+        try:
+            links = trace_links()
+        except TraceUrlTemplateError as exc:
+            raise dg.Failure(str(exc)) from exc
         outcome = stages.decide_gate(stage)
         plots = write_gate_plots(stage.home, stage_report_inputs(stage, with_traces=False))
         images: dict[str, dg.MetadataValue] = {}
@@ -172,7 +191,7 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
             images.update(image_metadata(PLOT_METADATA[name], path))
         return dg.MaterializeResult(
             metadata={**typed_metadata(outcome.metadata()), **images},
-            check_results=[_check_result(outcome, gated) for gated in gated_ids],
+            check_results=[_check_result(outcome, gated, links) for gated in gated_ids],
         )
 
     return gate_decision

@@ -30,6 +30,7 @@ metrics:
     max_regression: 0.10
 slices: [intent]
 """
+JAEGER = "http://localhost:16686/trace/{trace_id}"
 MINI_CHECKS = {"gate_tool_correctness", "gate_hallucinated_actions", "gate_budget_p95_latency_s"}
 
 
@@ -49,7 +50,10 @@ def gate_checks(result: dg.ExecuteInProcessResult) -> dict[dg.AssetCheckKey, boo
     }
 
 
-def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: GraphEnv) -> None:
+def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(
+    env: GraphEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAL_PIPELINE_TRACE_URL", JAEGER)
     env.register("base", "baseline")
     env.registry.pin_baseline("mini", "base")
     env.register("cand", "defect-claims-unissued-refunds")
@@ -106,6 +110,8 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: G
     }
     traces = meta["trace_ids"].value
     assert traces and all(t in str(meta["worst_items"].value) for t in traces)
+    links = str(meta["trace_links"].value).splitlines()  # into the configured tracing UI
+    assert links == [f"- [{t}]({JAEGER.replace('{trace_id}', t)})" for t in traces]
 
     # The gate asset's partition carries the build's plots, each as a file and inline: the
     # forest plot and the score distributions (the mini suite has no judge: no calibration).
