@@ -1,7 +1,8 @@
 """The report's trace pages: each evidence trace as its span tree, with the scores on their spans.
 
 One ``<section class="trace-page" id="trace-<id>">`` per trace, shown when the address names it
-(CSS ``:target``, no script), so an evidence link opens the trace "page" inside the one file.
+or one of its spans (CSS ``:target`` and ``:has(:target)``, no script), so an evidence link opens
+the trace "page" inside the one file and a score's span link stays on it, the span highlighted.
 The page lists the run (item, run index, root agent, completeness, final answer), every score
 of the run as stored in the score store (metric, value, status, reason, the span ids it was given
 on, each linking to its span below), and the span tree as nested lists; a span carries the
@@ -17,7 +18,7 @@ from eval_pipeline.report.trace_links import TraceLinks, anchor
 
 STYLE = """
 .trace-page{display:none;border-top:2px solid #d0d7de;margin-top:1rem}
-.trace-page:target{display:block}
+.trace-page:target,.trace-page:has(:target){display:block}
 ul.spans{list-style:none;padding-left:1.2rem;border-left:1px dotted #afb8c1}
 li.span{margin:.2rem 0}li.span:target>.span-line{background:#fff8c5}
 .op{color:#57606a;font-size:.8rem}.err{color:#cf222e;font-weight:bold}

@@ -109,6 +109,15 @@ def read_report(browser: Chromium, page: Path, report: dict[str, Any], shots: Pa
     badges = js(browser, f"[...{section}.querySelectorAll('li.span .score')].map(b => b.innerText)")
     assert any(b.startswith(f"{failing['metric_id']}=") for b in badges), badges
     assert "Span tree" in js(browser, "document.body.innerText")
+    # A score's span link stays on the trace page and highlights the span it names.
+    span_hash = js(
+        browser,
+        f"(() => {{ const a = {section}.querySelector('table a[href^=\"#span-\"]');"
+        " a.click(); return a.hash; })()",
+    )
+    assert js(browser, f"getComputedStyle({section}).display") == "block"
+    target = f"document.getElementById({json.dumps(span_hash[1:])})"
+    assert js(browser, f"{target}.matches(':target') && {section}.contains({target})")
     shots_taken.append(shot(browser, shots, "report-trace.png", f"trace-{trace_id}"))
     return shots_taken
 

@@ -70,7 +70,7 @@ def test_the_trace_page_shows_the_span_tree_with_the_scores_on_their_spans() -> 
 
     page = trace_page(inputs, trace_id, TraceLinks())
     assert page.startswith(f'<section class="trace-page" id="trace-{trace_id}">')
-    assert ".trace-page:target{display:block}" in STYLE
+    assert ".trace-page:target,.trace-page:has(:target){display:block}" in STYLE
     shown = re.findall(r'<li class="span" id="span-[^-]+-([0-9a-f]+)">', page)
     assert sorted(shown) == sorted(span_ids)
     on_tool = page.split(f'id="span-{trace_id}-{tool_span}">')[1].split("</li>")[0]
