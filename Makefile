@@ -61,7 +61,8 @@ bench: setup
 	$(BIN)/eval-pipeline bench gate
 
 screenshots: setup system-deps
-	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py
+	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py \
+	  eval_pipeline_tests/report/test_report_browser.py
 
 clean:
 	rm -rf $(VENV) .venv-phoenix .venv-nat .eval_pipeline
