@@ -13,6 +13,7 @@ options apply). A trace not in review is exit 2, as is ``--dataset`` with anothe
 
 import json
 import os
+import sys
 from typing import Any
 
 import click
@@ -50,21 +51,22 @@ def list_reviews(status: str, fmt: str) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     table = Table(title=f"review queue ({status}): {len(rows)} item(s)")
-    for column in ("trace", "stored", "status", "opened", "thumbs-down", "verdict", "reviewer"):
-        table.add_column(column)
-    table.add_column("notes", overflow="fold")
+    table.add_column("trace", no_wrap=True, min_width=32)  # ids are copied from here: whole
+    for column in ("stored", "status", "opened", "thumbs-down", "verdict", "reviewer", "notes"):
+        table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(
             row["trace_id"],
             "yes" if row["trace_stored"] else "no",
             row["status"],
-            row["opened_at"][:19],
+            row["opened_at"][:16].replace("T", " "),
             str(row["negative_feedback"]),
             row["verdict"] or "-",
             row["reviewer"] or "-",
             "; ".join([*row["feedback_notes"], *([row["note"]] if row["note"] else [])]) or "-",
         )
-    Console(soft_wrap=True).print(table)
+    # A pipe or a CI log has no width of its own: rich's default of 80 would fold every cell.
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
 
 
 @review.command("label")
