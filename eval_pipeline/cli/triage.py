@@ -122,6 +122,9 @@ def triage_trace(
         "inherited_reference": "source_item" in case.provenance,
         "expected_calls": len(case.expected_tool_calls),
         "must_not_recur": [c.name for c in case.forbidden_calls],
+        "must_not_recur_skipped": [
+            c["tool"] for c in case.provenance.get("must_not_recur_skipped", [])
+        ],
         "absent_by_design": case.provenance.get("absent_by_design", []),
     }
 

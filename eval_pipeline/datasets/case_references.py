@@ -62,7 +62,8 @@ def failing_calls(
                 {
                     "tool": call.name,
                     "span_id": call.span_id,
-                    "reason": "its arguments are not stored (redaction policy): cannot be narrowed",
+                    "reason": "its arguments are not stored (dropped by the redaction policy or "
+                    "never sent): forbidding the tool outright would forbid every use of it",
                 }
             )
             continue

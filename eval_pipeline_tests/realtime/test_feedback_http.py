@@ -5,10 +5,13 @@ a thumbs-down opens the trace's review item, which ``review list`` shows with wh
 is stored (feedback may come before its trace: accepted and kept). User and session ids are
 stored as keyed tokens, never raw. Bad input is a 400 whose message names the field (unknown
 rating, malformed trace id, a body that is not JSON); the receiver's bearer tokens apply as on
-``/v1/traces`` (401 without one); a protobuf body is a 415.
+``/v1/traces`` (401 without one); a protobuf body is a 415. Through the real ``serve``
+command, a thumbs-down on a live trace reaches the review queue, and a ``defect`` label turns it
+into a regression case whose failing call must not recur.
 """
 
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,10 +19,12 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from eval_pipeline.cli import cli
+from eval_pipeline.datasets.store import default_dataset_store
 from eval_pipeline.feedback.store import FEEDBACK, FeedbackStore
 from eval_pipeline.home import current_home
 from eval_pipeline.realtime.auth import Scope
 from eval_pipeline_tests.realtime.receivers import running_receiver, traces_request, url
+from eval_pipeline_tests.realtime.serve_process import start_serve
 
 TOKEN = "prod-" + "f" * 20
 STORED = f"{1:032x}"  # agent_trace(0)'s trace id
@@ -107,3 +112,53 @@ def test_the_receiver_tokens_apply_and_feedback_is_json() -> None:
         protobuf = _post(feedback, rating, **{"content-type": "application/x-protobuf"})
         assert protobuf.status_code == 415 and "application/json" in protobuf.json()["message"]
     assert FeedbackStore(current_home().state_url).thumbs_down_trace_ids() == set()
+
+
+def test_the_serve_command_takes_feedback_that_review_and_triage_turn_into_a_case(
+    tmp_path: Path,
+) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"{TOKEN} production\n")
+    server, port = start_serve(["--no-grpc", "--token-file", str(tokens)], tmp_path / "serve.log")
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    try:
+        stored = httpx.post(
+            f"http://127.0.0.1:{port}/v1/traces",
+            content=traces_request(0, 1, tool_error=True),
+            headers={"content-type": "application/x-protobuf", **auth},
+            timeout=30,
+        )
+        assert stored.status_code == 200, (tmp_path / "serve.log").read_text()
+        rated = _post(
+            f"http://127.0.0.1:{port}/v1/feedback", {"trace_id": STORED, "rating": "down"}
+        )
+        assert rated.status_code == 202, (tmp_path / "serve.log").read_text()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    runner = CliRunner()
+    (item,) = json.loads(runner.invoke(cli, ["review", "list", "--format", "json"]).output)
+    assert item["trace_id"] == STORED and item["trace_stored"] is True
+    labelled = runner.invoke(
+        cli,
+        [
+            "review",
+            "label",
+            STORED,
+            "--verdict",
+            "defect",
+            "--reviewer",
+            "ana",
+            "--note",
+            "lookup timed out and the agent gave up",
+            "--dataset",
+            "regression/live",
+        ],
+    )
+    assert labelled.exit_code == 0, labelled.output
+    case = default_dataset_store().item("regression/live", "v1", f"trace-{STORED}")
+    # The default policy stores no tool arguments: the failing call cannot be narrowed to them,
+    # and forbidding ``lookup`` outright would forbid every later lookup, so it is skipped.
+    assert case.forbidden_calls == ()
+    assert [c["tool"] for c in case.provenance["must_not_recur_skipped"]] == ["lookup"]
+    assert case.slices["tool"] == "lookup" and case.provenance["build"] == "production"
