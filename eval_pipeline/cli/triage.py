@@ -4,12 +4,14 @@
 stored failing run into a regression case with its trace attached, published as a new version
 of ``regression/NAME`` (the previous version stays readable). For a production trace the
 reviewer may add ``--expected-calls`` and ``--reference-answer`` (what a correct run does),
-``--must-not-recur`` (instead of the trace's failing calls) and ``--slice KEY=VALUE``.
+``--must-not-recur`` (instead of the trace's failing calls), ``--slice KEY=VALUE`` and
+``--tool-schemas-from DATASET`` (a trace carries no tool schemas).
 ``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
 """
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.datasets import case_references
-from eval_pipeline.datasets.artefact import DatasetError
+from eval_pipeline.datasets.artefact import Dataset, DatasetError
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 from eval_pipeline.datasets.triage import add_regression_case, regression_case, source_item
@@ -34,6 +36,18 @@ def _source_item(store: DatasetStore, run: AgentRun) -> DatasetItem | None:
         return source_item(store.load(context.dataset, context.dataset_version), context.item_id)
     except (DatasetError, KeyError):
         return None
+
+
+def _schemas_source(store: DatasetStore, ref: str) -> Dataset:
+    """The dataset ``--tool-schemas-from NAME[@VERSION]`` names (its latest without a version)."""
+    name, _, version = ref.partition("@")
+    versions = store.versions(name)
+    if not versions:
+        raise InputError(f"--tool-schemas-from {ref}: no such dataset")
+    try:
+        return store.load(name, version or versions[-1])
+    except LookupError as exc:
+        raise InputError(f"--tool-schemas-from {ref}: {exc}") from None
 
 
 def json_option(value: str | None, option: str) -> Any:
@@ -73,6 +87,7 @@ def triage_trace(
     reference_answer: str | None = None,
     must_not_recur: str | None = None,
     slices: Sequence[str] = (),
+    tool_schemas_from: str | None = None,
 ) -> dict[str, Any]:
     """Publish the regression case of a stored trace; the summary printed by ``triage``.
 
@@ -106,6 +121,9 @@ def triage_trace(
             else case_references.must_not_recur(forbidden, note),
             slices=parse_slices(slices),
         )
+        if tool_schemas_from is not None:
+            source = _schemas_source(store, tool_schemas_from)
+            case = replace(case, tool_schemas=case_references.schemas_for(case, source))
     except DatasetError as exc:  # a malformed reference (names its option), an empty note
         raise InputError(str(exc)) from None
     try:
@@ -146,6 +164,11 @@ def triage_options(command: Any) -> Any:
                 "trace's failing calls; [] for none.",
             ),
             click.option("--slice", "slices", multiple=True, help="A slice label, KEY=VALUE."),
+            click.option(
+                "--tool-schemas-from",
+                default=None,
+                help="Dataset NAME[@VERSION] to copy the schemas of the case's tools from.",
+            ),
         ]
     ):
         command = option(command)

@@ -6,7 +6,9 @@ the calls that must not recur (each failing tool call with its stored arguments,
 (``agent``, ``tool``). From the reviewer: the expected calls (``--expected-calls``: a JSON list
 of ``{"name", "arguments", "optional"?}``, each argument value the one acceptable value), a
 reference answer, and the calls that must not recur when the failing ones are not it (``[]``:
-none). A failing call whose arguments the redaction policy dropped cannot be narrowed to its
+none), and the dataset whose tool schemas the case copies (a trace carries none; a
+case naming tools needs their schemas to validate and to check arguments by type). A failing
+call whose arguments the redaction policy dropped cannot be narrowed to its
 arguments; forbidding its tool outright would forbid every later use, so it is listed as
 skipped instead, with the reason.
 """
@@ -15,8 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from eval_pipeline.datasets.artefact import DatasetError
-from eval_pipeline.datasets.item import ExpectedToolCall, ForbiddenCall
+from eval_pipeline.datasets.artefact import Dataset, DatasetError, tool_schema_name
+from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
 
@@ -138,3 +140,24 @@ def slices_of(run: AgentRun, given: Sequence[tuple[str, str]] = ()) -> dict[str,
         "tool": tool,
         **dict(given),
     }
+
+
+def schemas_for(
+    case: DatasetItem, source: Dataset, option: str = "--tool-schemas-from"
+) -> tuple[dict[str, Any], ...]:
+    """The schemas in ``source`` (dataset-wide or its items') of every tool ``case`` names.
+
+    Raises:
+        CaseReferenceError: a tool the case names (expected or must not recur) is not defined
+            in ``source``.
+    """
+    named = {c.name for t in case.trajectories for c in t} | {f.name for f in case.forbidden_calls}
+    schemas: dict[str, dict[str, Any]] = {}
+    for schema in (*source.tool_schemas, *(s for i in source.items for s in i.tool_schemas)):
+        name = tool_schema_name(schema)
+        if name in named:
+            schemas.setdefault(name, schema)
+    undefined = sorted(named - set(schemas))
+    if undefined:
+        raise CaseReferenceError(f"{option} {source.ref}: defines no tool {', '.join(undefined)}")
+    return tuple(schemas[n] for n in sorted(schemas))

@@ -149,3 +149,29 @@ def test_an_unreachable_state_database_is_an_internal_error(tmp_path: Path) -> N
     )
     assert done.returncode == 3, done.stderr
     assert done.stderr.startswith("internal error: ")
+
+
+def test_tool_schemas_from_a_dataset_that_lacks_a_tool_is_exit_2_naming_it() -> None:
+    _store_trace()
+    code, out = invoke(
+        "triage",
+        TRACE,
+        "--dataset",
+        "regression/x",
+        "--note",
+        "n",
+        "--tool-schemas-from",
+        "golden/support-agent-refunds",
+    )
+    assert code == 2 and "defines no tool lookup_order" in out
+    code, out = invoke(
+        "triage",
+        TRACE,
+        "--dataset",
+        "regression/x",
+        "--note",
+        "n",
+        "--tool-schemas-from",
+        "golden/nothing-here",
+    )
+    assert code == 2 and "--tool-schemas-from golden/nothing-here: no such dataset" in out

@@ -6,7 +6,8 @@ calls or reference answer when given, the trace's failing calls as calls that mu
 and slices from the trace. On that case, every gated metric of the shipped support-agent suite
 is ``scored`` or ``not_applicable`` (never ``unscored``), for the trace itself and for the next
 candidate run on the case, so the gate counts nothing missing; what the reviewer gave makes the
-metrics that need it scored.
+metrics that need it scored, and with the tool schemas it copies and the slices it names, the
+case passes the suite's dataset validation.
 """
 
 import json
@@ -20,6 +21,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from eval_pipeline.cli import cli
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.datasets.store import default_dataset_store
+from eval_pipeline.datasets.validation import validate_dataset
 from eval_pipeline.evaluation.gate_config import suite_gate_config
 from eval_pipeline.evaluation.suite_parts import suite_judge, suite_scorers
 from eval_pipeline.gate.frame import normalise_scores
@@ -142,12 +144,18 @@ def test_the_reviewer_references_make_the_reference_metrics_scored() -> None:
         "The items of order #W8668939 are returned and refunded.",
         "--must-not-recur",
         '[{"name": "cancel_pending_order"}]',
+        "--tool-schemas-from",
+        "golden/support-agent-refunds",
+        "--slice",
+        "intent=return",
     )
     assert summary["absent_by_design"] == [] and summary["must_not_recur"] == [
         "cancel_pending_order"
     ]
     case = default_dataset_store().item("regression/support", "v1", summary["item_id"])
     suite = load_suite(locate_suite("support-agent"))
+    regression = default_dataset_store().load("regression/support", "v1")
+    assert validate_dataset(regression, required_slices=tuple(suite.slices)).success
     scorers = suite_scorers(suite, suite_judge(suite, state_url=home.state_url))
     found = TraceStore(home.store).find_trace(trace_id)
     assert found is not None
