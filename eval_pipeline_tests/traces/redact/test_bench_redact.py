@@ -24,7 +24,12 @@ def test_cli_reports_each_shape_against_the_budget() -> None:
     report = json.loads(result.output)
     shapes_ = report["shapes"]
     assert set(shapes_) == set(shapes())
-    assert all(shape["tokens"] == 0 for name, shape in shapes_.items() if name in ("percent", "a"))
-    assert all(shapes_[name]["tokens"] > 10_000 for name in ("emails", "dense_pii_prose"))
-    assert shapes_["json_payload"]["tokens"] > 1_000
-    assert report["budget_ms"] == 50.0
+    clean = ("percent", "at", "digits", "a", "a_at", "clean_prose", "base64")
+    assert all(shapes_[name]["tokens"] == 0 for name in clean)
+    dense = ("emails", "cards", "phones", "ibans", "ssns", "dense_pii_prose")
+    assert all(shapes_[name]["tokens"] > 10_000 for name in dense)
+    escaped = ("emails_percent_escaped", "emails_unicode_escaped")
+    assert all(shapes_[name]["distinct_tokens"] > 10_000 for name in escaped)
+    assert shapes_["json_payload"]["tokens"] > 1_000 and shapes_["json_numbers"]["tokens"] > 1_000
+    assert all(shape["linearity"] > 0 for shape in shapes_.values())
+    assert report["budget_ms"] == 50.0 and "dense_pii_prose" in report["table"]
