@@ -66,6 +66,7 @@ _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 _DIGIT_RUN_RE2 = scan.compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_NON_DIGIT = re.compile(r"\D")
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
@@ -92,8 +93,21 @@ def opaque(text: str) -> str:
     return _TOKEN.sub(r"\1", text) if "[" in text else text
 
 
+_DOUBLED = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7, 9)))
+"""ASCII digit -> the digit sum of its double (Luhn's every second digit from the right)."""
+_IBAN_DIGITS = str.maketrans(
+    {c: str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"}
+)
+"""IBAN letter -> its number (A=10 ... Z=35, either case), for the mod-97 check."""
+_SEPARATORS = str.maketrans("", "", " .-")
+
+
 def luhn_ok(digits: str) -> bool:
     """True when ``digits`` passes the Luhn checksum."""
+    if digits.isascii() and digits.isdigit():  # in C: sums over bytes, doubling by table
+        data = digits.encode()
+        kept = data[-1::-2]
+        return (sum(kept) - 48 * len(kept) + sum(data[-2::-2].translate(_DOUBLED))) % 10 == 0
     total = 0
     for index, char in enumerate(reversed(digits)):
         value = ord(char) - 48
@@ -111,8 +125,7 @@ def iban_ok(candidate: str) -> bool:
     if not 15 <= len(compact) <= 34:
         return False
     rearranged = compact[4:] + compact[:4]
-    number = "".join(str(int(c, 36)) for c in rearranged)
-    return int(number) % 97 == 1
+    return int(rearranged.translate(_IBAN_DIGITS)) % 97 == 1
 
 
 def _iban(match: str) -> str | None:
@@ -121,12 +134,12 @@ def _iban(match: str) -> str | None:
 
 
 def _card(match: str) -> str | None:
-    digits = re.sub(r"\D", "", match)
+    digits = match.translate(_SEPARATORS)  # a card match is digits and these separators
     return digits if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
 
 
 def _phone(match: str) -> str | None:
-    digits = re.sub(r"\D", "", match)
+    digits = _NON_DIGIT.sub("", match)
     if not 7 <= len(digits) <= 15 or digits.count(digits[0]) == len(digits):
         return None  # too short or long, or one digit repeated (a placeholder, not a number)
     return ("+" if match.startswith("+") else "") + digits

@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 
 from eval_pipeline.traces.redact import phones, scan
 from eval_pipeline.traces.redact.gate import Gate
-from eval_pipeline.traces.redact.pii import DETECTORS, Detector, Tokeniser, detectors_for
+from eval_pipeline.traces.redact.pii import (
+    DETECTORS,
+    Detector,
+    Tokeniser,
+    detectors_for,
+    iban_ok,
+    luhn_ok,
+)
 
 KEY = b"s" * 32
 _DETECTORS = detectors_for(DETECTORS)
@@ -141,3 +148,34 @@ def test_tokeniser_redacts_as_the_reference_implementation(density: None, text: 
     text = f"{text} {text}".replace("%", "")  # values repeat; never base64 nor %-escaped
     for gate in (Gate(), Gate(chunk=64)):
         assert Tokeniser(_DETECTORS, KEY, gate).redact(text) == _reference(text)
+
+
+def _luhn_reference(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if index % 2:
+            value = value * 2 - 9 if value * 2 > 9 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _iban_reference(candidate: str) -> bool:
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    return int("".join(str(int(c, 36)) for c in compact[4:] + compact[:4])) % 97 == 1
+
+
+@_SETTINGS
+@given(st.text(alphabet="0123456789١", min_size=1, max_size=19))
+def test_luhn_check_equals_the_reference(digits: str) -> None:
+    assert luhn_ok(digits) is _luhn_reference(digits)
+
+
+@_SETTINGS
+@given(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcxyz0123456789 ٣", min_size=10, max_size=40))
+def test_iban_check_equals_the_reference(candidate: str) -> None:
+    assert iban_ok(candidate) is _iban_reference(candidate)
+    valid = "GB82WEST12345698765432"
+    assert iban_ok(valid) and iban_ok(valid.lower()) and not iban_ok(valid[:-1] + "3")
