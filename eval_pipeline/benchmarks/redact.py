@@ -173,17 +173,18 @@ def _hmac_ms(policy: RedactionPolicy, count: int, repeats: int) -> float:
     return statistics.median(times)
 
 
-def run(repeats: int = 5) -> dict[str, Any]:
+def run(repeats: int = 5, size: int = SIZE) -> dict[str, Any]:
     """Median ms per 1 MB input of each shape, its ratio to the 50 ms budget and the reference.
 
     Per shape also: the linearity ratio, time(1 MB) / time(100 KB) / 10 (1.0: linear; the
-    100 KB input is the same shape), the distinct tokens and their keyed hashes' CPU time
+    100 KB input is the same shape; ``size`` and a tenth of it for smaller runs), the distinct
+    tokens and their keyed hashes' CPU time
     (``hmac_ms``: what any scanner that tokenises each distinct value pays, measured here).
     """
     policy = load_policy()
-    small = shapes(SMALL)
+    small = shapes(size * SMALL // SIZE)
     results: dict[str, Any] = {}
-    for name, text in shapes().items():
+    for name, text in shapes(size).items():
         wall_ms, cpu_ms, replaced = _time(lambda: Redactor(policy), text, repeats)
         _, small_cpu_ms, _ = _time(lambda: Redactor(policy), small[name], repeats)
         reference_ms = _reference(text, repeats)
@@ -201,7 +202,7 @@ def run(repeats: int = 5) -> dict[str, Any]:
         }
     worst = max(results.values(), key=lambda r: r["cpu_ms"])
     return {
-        "bytes_per_input": SIZE,
+        "bytes_per_input": size,
         "repeats": repeats,
         "budget_ms": BUDGET_MS,
         "table": _table(results),
