@@ -1,0 +1,129 @@
+"""Estimates of the traffic from a sample with unequal inclusion probabilities.
+
+The production sampler takes trace i with a known probability pi_i, independently of the
+others (Poisson sampling: one hash draw per trace id). A plain mean of the sample then
+over-represents flagged traces. The Hajek (ratio) estimator weights each sampled value by
+w_i = 1 / pi_i:
+
+    mean = sum(w_i y_i) / sum(w_i)
+
+It is consistent for the traffic mean (unbiased to order 1/n), and needs no count of the
+traffic. Its variance, by linearisation of the ratio under Poisson sampling, is estimated by
+
+    var = sum((1 - pi_i) / pi_i^2 * (y_i - mean)^2) / sum(w_i)^2
+
+so a trace taken with certainty (pi = 1) adds nothing to it and a trace taken at a low rate
+adds much. The interval is mean +- z * sqrt(var). A slice's mean is the same estimator over
+the sampled traces of the slice (a domain estimate), and a slice's share of the traffic is the
+estimator applied to the slice's indicator.
+
+Offline scores (every item of a dataset, several runs each) are estimated the same way with
+equal weights, the variance taken over items (runs of one item are not independent).
+"""
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+LEVEL = 0.95
+"""Two-sided level of every interval here."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean, its standard error and interval, and what it rests on.
+
+    ``n`` is the number of sampled values; ``weight`` the sum of their weights (for a Hajek
+    estimate, the estimated number of traces it stands for).
+    """
+
+    mean: float | None
+    se: float | None
+    low: float | None
+    high: float | None
+    n: int
+    weight: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values (rounded to 6 places) for metadata and JSON."""
+        return {k: round(v, 6) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+EMPTY = Estimate(None, None, None, None, 0, 0.0)
+
+
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def _interval(mean: float, se: float, n: int, weight: float, level: float) -> Estimate:
+    half = _z(level) * se
+    return Estimate(mean, se, mean - half, mean + half, n, weight)
+
+
+def hajek(
+    values: Sequence[float] | np.ndarray,
+    probabilities: Sequence[float] | np.ndarray,
+    level: float = LEVEL,
+) -> Estimate:
+    """The Hajek estimate of the traffic mean and its linearised interval (module docstring).
+
+    Raises:
+        ValueError: the lengths differ or a probability is outside (0, 1].
+    """
+    y = np.asarray(values, dtype=float)
+    pi = np.asarray(probabilities, dtype=float)
+    if y.shape != pi.shape:
+        raise ValueError(f"{len(y)} values but {len(pi)} inclusion probabilities")
+    if len(y) == 0:
+        return EMPTY
+    if np.any(pi <= 0) or np.any(pi > 1):
+        raise ValueError("inclusion probabilities must be in (0, 1]")
+    w = 1.0 / pi
+    total = float(w.sum())
+    mean = float((w * y).sum() / total)
+    variance = float(((1.0 - pi) * (w * (y - mean)) ** 2).sum()) / total**2
+    return _interval(mean, math.sqrt(variance), len(y), total, level)
+
+
+def hajek_shares(
+    labels: Sequence[Hashable], probabilities: Sequence[float], level: float = LEVEL
+) -> dict[Hashable, Estimate]:
+    """Each label's share of the traffic: the Hajek estimate of its indicator."""
+    array = np.asarray(labels, dtype=object)
+    return {
+        label: hajek((array == label).astype(float), probabilities, level)
+        for label in dict.fromkeys(labels)
+    }
+
+
+def clustered_mean(
+    values: Sequence[float] | np.ndarray, clusters: Sequence[Hashable], level: float = LEVEL
+) -> Estimate:
+    """The plain mean of ``values`` with a variance over clusters (offline: one per item).
+
+    The with-replacement linearisation: var = C/(C-1) * sum_c (sum_{i in c}(y_i - mean))^2 / n^2
+    over the C clusters; no interval with fewer than two clusters.
+    """
+    y = np.asarray(values, dtype=float)
+    if len(y) == 0:
+        return EMPTY
+    mean = float(y.mean())
+    sums: dict[Hashable, float] = {}
+    for cluster, residual in zip(clusters, y - mean, strict=True):
+        sums[cluster] = sums.get(cluster, 0.0) + float(residual)
+    count = len(sums)
+    if count < 2:
+        return Estimate(mean, None, None, None, len(y), float(len(y)))
+    variance = count / (count - 1) * sum(s * s for s in sums.values()) / len(y) ** 2
+    return _interval(mean, math.sqrt(variance), len(y), float(len(y)), level)
+
+
+def total_variation(first: Mapping[Hashable, float], second: Mapping[Hashable, float]) -> float:
+    """Total variation distance of two distributions over labels: half the L1 distance."""
+    labels = set(first) | set(second)
+    return 0.5 * sum(abs(first.get(k, 0.0) - second.get(k, 0.0)) for k in labels)
