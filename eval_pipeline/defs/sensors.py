@@ -1,5 +1,7 @@
-"""Sensors: a newly registered candidate build gets a partition and an evaluation run; a
-production day with new alerts on its traces gets a scoring run.
+"""Sensors: new builds get an evaluation run, production days with new alerts a scoring run.
+
+A newly registered candidate build gets a partition and an evaluation run; a production day
+with new alerts on its traces gets a run of the production scoring job.
 
 The job is named, not passed: ``define_asset_job`` returns a type Dagster does not export, and
 the Definitions that hold both resolve the name (an unknown job fails when they load).

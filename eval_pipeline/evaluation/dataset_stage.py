@@ -1,6 +1,7 @@
 """Dataset-level stages: the pinned versions, their validation, regression cases.
 
-Production sampling is ``online_sample``."""
+Production sampling is ``online_sample``.
+"""
 
 import hashlib
 import json

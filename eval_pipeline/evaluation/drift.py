@@ -7,10 +7,12 @@ Two findings, each naming what drifted:
   items; above ``max_slice_tvd`` the datasets no longer weight the traffic's cases right.
 - **metric gap**: a metric (over all traffic or one slice) whose online estimate and the
   deployed build's offline mean differ by more than their intervals allow: the difference's
-  interval, sqrt(se_online^2 + se_offline^2) wide per z, excludes zero. The level is
-  Bonferroni-corrected over every comparison made, so a day with many slices does not drift
-  by chance. Comparisons where either side has fewer than ``min_n`` scored values, or no
-  interval, are listed as not compared.
+  interval, sqrt(se_online^2 + se_offline^2) wide per z, excludes zero. The online error is
+  the with-replacement one (``Estimate.se_wr``): the day's traces are draws of the agent's
+  behaviour, as the offline runs are, not the fixed population the day's estimate is about.
+  The level is Bonferroni-corrected over every comparison made, so a day with many slices
+  does not drift by chance. Comparisons where either side has fewer than ``min_n`` scored
+  values, or no interval, are listed as not compared.
 
 A day that cannot be compared at all (no deployed build pinned, nothing scored) is reported
 as such, never as "no drift".
@@ -64,9 +66,9 @@ class DriftReport:
 
     def metadata(self) -> dict[str, Any]:
         """Plain metadata for the drift asset and its check."""
-        from eval_pipeline.evaluation.slices_stage import markdown_table
-
         import pandas as pd
+
+        from eval_pipeline.evaluation.slices_stage import markdown_table
 
         return {
             "day": self.day,
@@ -81,7 +83,7 @@ class DriftReport:
 
 def _gap(c: Comparison, z: float) -> dict[str, Any]:
     assert c.online.mean is not None and c.offline.mean is not None
-    se = math.sqrt((c.online.se or 0.0) ** 2 + (c.offline.se or 0.0) ** 2)
+    se = math.sqrt((c.online.se_wr or 0.0) ** 2 + (c.offline.se or 0.0) ** 2)
     gap = c.online.mean - c.offline.mean
     low, high = gap - z * se, gap + z * se
     return {
@@ -110,8 +112,12 @@ def drift_report(
         online = {label: e.mean or 0.0 for label, e in shares.items()}
         tvd = total_variation(online, scores.offline_mix.get(dimension, {}))
         mix.append(
-            {"dimension": dimension, "tvd": round(tvd, 4), "max_tvd": max_slice_tvd,
-             "drift": tvd > max_slice_tvd}
+            {
+                "dimension": dimension,
+                "tvd": round(tvd, 4),
+                "max_tvd": max_slice_tvd,
+                "drift": tvd > max_slice_tvd,
+            }
         )
     usable = []
     for c in scores.comparisons:

@@ -13,9 +13,18 @@ traffic. Its variance, by linearisation of the ratio under Poisson sampling, is 
     var = sum((1 - pi_i) / pi_i^2 * (y_i - mean)^2) / sum(w_i)^2
 
 so a trace taken with certainty (pi = 1) adds nothing to it and a trace taken at a low rate
-adds much. The interval is mean +- z * sqrt(var). A slice's mean is the same estimator over
-the sampled traces of the slice (a domain estimate), and a slice's share of the traffic is the
-estimator applied to the slice's indicator.
+adds much. Metric values lie in [0, 1], where a few heavily weighted traces make the Wald
+interval mean +- z * sqrt(var) cover too rarely (the simulation measured 0.90-0.93 for 95% in
+small slices); the interval is therefore Wilson's score interval at the effective sample size
+n* = mean (1 - mean) / var (Korn and Graubard's design-effect device; the Kish size
+sum(w)^2 / sum(w^2) when var is 0), with a t quantile on (traces taken at pi < 1) - 1 degrees
+of freedom; values outside [0, 1] get mean +- t * sqrt(var). A census (every pi = 1) has no
+sampling error. A slice's mean is the same estimator over the sampled traces of the slice (a
+domain estimate), and a slice's share of the traffic is the estimator of its indicator.
+
+``se_wr`` is the with-replacement standard error, sqrt(sum(w_i^2 (y_i - mean)^2)) / sum(w_i):
+it treats the day's traces as draws of the agent's behaviour rather than a fixed population,
+which is the right noise when comparing the traffic with an offline evaluation (``drift``).
 
 Offline scores (every item of a dataset, several runs each) are estimated the same way with
 equal weights, the variance taken over items (runs of one item are not independent).
@@ -28,6 +37,7 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 LEVEL = 0.95
 """Two-sided level of every interval here."""
@@ -47,6 +57,7 @@ class Estimate:
     high: float | None
     n: int
     weight: float
+    se_wr: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values (rounded to 6 places) for metadata and JSON."""
@@ -63,6 +74,14 @@ def _z(level: float) -> float:
 def _interval(mean: float, se: float, n: int, weight: float, level: float) -> Estimate:
     half = _z(level) * se
     return Estimate(mean, se, mean - half, mean + half, n, weight)
+
+
+def _wilson(mean: float, n_eff: float, q: float) -> tuple[float, float]:
+    """Wilson's score interval for a mean in [0, 1] at effective size ``n_eff``, quantile ``q``."""
+    k = q * q / n_eff
+    centre = (mean + k / 2) / (1 + k)
+    half = q / (1 + k) * math.sqrt(mean * (1 - mean) / n_eff + k / (4 * n_eff))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def hajek(
@@ -86,8 +105,21 @@ def hajek(
     w = 1.0 / pi
     total = float(w.sum())
     mean = float((w * y).sum() / total)
-    variance = float(((1.0 - pi) * (w * (y - mean)) ** 2).sum()) / total**2
-    return _interval(mean, math.sqrt(variance), len(y), total, level)
+    residual = w * (y - mean)
+    variance = float(((1.0 - pi) * residual**2).sum()) / total**2
+    se_wr = math.sqrt(float((residual**2).sum())) / total
+    uncertain = int((pi < 1).sum())
+    if uncertain == 0:
+        return Estimate(mean, 0.0, mean, mean, len(y), total, se_wr)
+    q = float(stats.t.ppf(0.5 + level / 2, max(uncertain - 1, 1)))
+    se = math.sqrt(variance)
+    if np.all((y >= 0) & (y <= 1)):
+        kish = total**2 / float((w * w).sum())
+        n_eff = mean * (1 - mean) / variance if variance > 0 and 0 < mean < 1 else kish
+        low, high = _wilson(mean, n_eff, q)
+    else:
+        low, high = mean - q * se, mean + q * se
+    return Estimate(mean, se, low, high, len(y), total, se_wr)
 
 
 def hajek_shares(
@@ -123,7 +155,7 @@ def clustered_mean(
     return _interval(mean, math.sqrt(variance), len(y), float(len(y)), level)
 
 
-def total_variation(first: Mapping[Hashable, float], second: Mapping[Hashable, float]) -> float:
+def total_variation(first: Mapping[str, float], second: Mapping[str, float]) -> float:
     """Total variation distance of two distributions over labels: half the L1 distance."""
     labels = set(first) | set(second)
     return 0.5 * sum(abs(first.get(k, 0.0) - second.get(k, 0.0)) for k in labels)

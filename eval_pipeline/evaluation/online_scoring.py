@@ -88,7 +88,9 @@ def score_production_day(home: Home, day: str, suite: str) -> dict[str, Any]:
         failure=lambda run: failure_reason(run.spans),
     )
     rows = [
-        replace(s, dataset=source[s.item_id].dataset, dataset_version=source[s.item_id].dataset_version)
+        replace(
+            s, dataset=source[s.item_id].dataset, dataset_version=source[s.item_id].dataset_version
+        )
         if s.item_id in source
         else s
         for s in result.scores

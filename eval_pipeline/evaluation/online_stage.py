@@ -124,8 +124,9 @@ def _cells(frame: pd.DataFrame, dimensions: tuple[str, ...]) -> list[tuple[str, 
     cells = [(ALL, frame)]
     for dimension in dimensions:
         labels = _slice_labels(frame, dimension)
-        for label in sorted(labels.unique()):
-            cells.append((f"{dimension}={label}", frame[labels == label]))
+        cells.extend(
+            (f"{dimension}={label}", frame[labels == label]) for label in sorted(labels.unique())
+        )
     return cells
 
 
@@ -145,7 +146,9 @@ def compare(online: pd.DataFrame, offline: pd.DataFrame, stage: Stage) -> list[C
             reference = (
                 EMPTY
                 if base_scored is None
-                else clustered_mean(base_scored["value"].to_numpy(float), list(base_scored["item_id"]))
+                else clustered_mean(
+                    base_scored["value"].to_numpy(float), list(base_scored["item_id"])
+                )
             )
             comparisons.append(
                 Comparison(metric_id, label, estimate, reference, len(cell) - len(scored))

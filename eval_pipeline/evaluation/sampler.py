@@ -58,7 +58,9 @@ class SamplingPolicy:
     thumbs_down_rate: float
 
     @classmethod
-    def of(cls, tier: TierPolicy, *, source: str = "", base_rate: float | None = None) -> "SamplingPolicy":
+    def of(
+        cls, tier: TierPolicy, *, source: str = "", base_rate: float | None = None
+    ) -> "SamplingPolicy":
         """The tier's rates (``base_rate`` overrides its ``production_sampling_rate``).
 
         Raises:

@@ -103,7 +103,9 @@ class Production:
         assert outcome.exit_code == 0, outcome.output
 
 
-def production_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n_items: int = 10) -> Production:
+def production_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n_items: int = 10
+) -> Production:
     """Publish the dataset, write the suite, run, score and pin the deployed build."""
     folder = tmp_path / "suites"
     folder.mkdir()
@@ -112,7 +114,11 @@ def production_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n_items: in
     home = current_home().ensure()
     shipped = DatasetStore(shipped_datasets_dir()).load("golden/support-agent-refunds", "v1")
     mini = replace(
-        shipped, name="golden/prod-mini", version="v1", items=shipped.items[:n_items], content_hash=""
+        shipped,
+        name="golden/prod-mini",
+        version="v1",
+        items=shipped.items[:n_items],
+        content_hash="",
     )
     DatasetStore(home.datasets).publish(mini)
     registry = BuildRegistry(home.state_url)

@@ -81,7 +81,9 @@ def study(seeds: range, size: int, domain: str | None = None) -> dict[str, np.nd
     return {k: np.asarray(v) for k, v in locals().items() if isinstance(v, list)}
 
 
-def assert_unbiased_and_covering(runs: dict[str, np.ndarray], coverage: tuple[float, float]) -> None:
+def assert_unbiased_and_covering(
+    runs: dict[str, np.ndarray], coverage: tuple[float, float]
+) -> None:
     error = runs["estimate"] - runs["truth"]
     standard_error = error.std(ddof=1) / np.sqrt(len(error))
     assert abs(error.mean()) < 3 * standard_error, (error.mean(), standard_error)
@@ -104,13 +106,13 @@ def test_the_sample_over_represents_flagged_traces() -> None:
     flagged_share_sample = np.mean([bool(s.flags) for s in sampled])
     flagged_share_traffic = np.mean([bool(f) for f in pop.flags.values()])
     assert flagged_share_sample > 2 * flagged_share_traffic
-    assert {s.probability for s in sampled if not s.flags and s.trace_id not in pop.thumbs_down} == {
-        POLICY.base_rate
-    }
+    assert {
+        s.probability for s in sampled if not s.flags and s.trace_id not in pop.thumbs_down
+    } == {POLICY.base_rate}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", [None, *SLICES])
 def test_the_large_study_per_slice(domain: str | None) -> None:
-    runs = study(range(1000, 2500), size=4000, domain=domain)
-    assert_unbiased_and_covering(runs, coverage=(0.93, 0.97))
+    runs = study(range(1000, 2000), size=4000, domain=domain)
+    assert_unbiased_and_covering(runs, coverage=(0.925, 0.975))

@@ -70,21 +70,28 @@ def test_the_online_estimate_is_weighted_by_inverse_inclusion_probability(
     rows = ScoreStore(prod.home.store).read_frame(production_build(DAY))
     offline = ScoreStore(prod.home.store).read_frame(DEPLOYED)
     for comparison in (c for c in result.comparisons if c.slice == ALL):
-        mine = rows[(rows["metric_id"] == comparison.metric_id) & (rows["status"] == ScoreStatus.SCORED)]
+        mine = rows[
+            (rows["metric_id"] == comparison.metric_id) & (rows["status"] == ScoreStatus.SCORED)
+        ]
         y = mine["value"].to_numpy(float)
         w = 1 / mine["item_id"].map(probability).to_numpy(float)
         assert comparison.online.mean == pytest.approx(float((w * y).sum() / w.sum()))
         assert comparison.online.n == len(mine)
         theirs = offline[
-            (offline["metric_id"] == comparison.metric_id) & (offline["status"] == ScoreStatus.SCORED)
+            (offline["metric_id"] == comparison.metric_id)
+            & (offline["status"] == ScoreStatus.SCORED)
         ]
         assert comparison.offline.mean == pytest.approx(float(theirs["value"].mean()))
     argument = next(
         c for c in result.comparisons if c.metric_id == "argument_correctness" and c.slice == ALL
     )
-    sampled = rows[(rows["metric_id"] == "argument_correctness") & (rows["status"] == ScoreStatus.SCORED)]
+    sampled = rows[
+        (rows["metric_id"] == "argument_correctness") & (rows["status"] == ScoreStatus.SCORED)
+    ]
     plain = float(sampled["value"].mean())
-    weighted = hajek(sampled["value"].to_numpy(float), sampled["item_id"].map(probability).to_numpy(float))
+    weighted = hajek(
+        sampled["value"].to_numpy(float), sampled["item_id"].map(probability).to_numpy(float)
+    )
     assert argument.online == weighted and not np.isclose(plain, weighted.mean)
     shares = result.online_mix["intent"]
     assert sum(e.mean or 0.0 for e in shares.values()) == pytest.approx(1.0)

@@ -125,7 +125,9 @@ def test_alerts_of_the_realtime_plane_raise_the_inclusion_probability(
 def test_a_flag_kind_no_detector_raises_is_refused_naming_the_tier() -> None:
     tier = load_risk_policy().tier("medium")
     bad = tier.model_copy(update={"flagged_sampling_rates": {"tool_eror": 1.0}})
-    with pytest.raises(SamplingPolicyError, match=r"tiers\.medium\.flagged_sampling_rates.*tool_eror"):
+    with pytest.raises(
+        SamplingPolicyError, match=r"tiers\.medium\.flagged_sampling_rates.*tool_eror"
+    ):
         SamplingPolicy.of(bad, source="risk_tiers.yaml")
 
 
