@@ -14,11 +14,14 @@ traffic. Its variance, by linearisation of the ratio under Poisson sampling, is 
 
 so a trace taken with certainty (pi = 1) adds nothing to it and a trace taken at a low rate
 adds much. Metric values lie in [0, 1], where a few heavily weighted traces make the Wald
-interval mean +- z * sqrt(var) cover too rarely (the simulation measured 0.90-0.93 for 95% in
-small slices); the interval is therefore Wilson's score interval at the effective sample size
+interval mean +- z * sqrt(var) cover too rarely (0.90-0.93 for 95% in small slices in the
+simulation). The interval is therefore Wilson's score interval at the effective sample size
 n* = mean (1 - mean) / var (Korn and Graubard's design-effect device; the Kish size
-sum(w)^2 / sum(w^2) when var is 0), with a t quantile on (traces taken at pi < 1) - 1 degrees
-of freedom; values outside [0, 1] get mean +- t * sqrt(var). A census (every pi = 1) has no
+sum(w)^2 / sum(w^2) when var is 0), with a t quantile whose degrees of freedom are the number
+of terms the variance estimate effectively rests on, minus one (Satterthwaite:
+(sum a_i)^2 / sum a_i^2 over its terms a_i, at most the traces taken at pi < 1): a few rare
+failures taken at a low rate make the variance estimate itself uncertain, and the interval
+wider. Values outside [0, 1] get mean +- t * sqrt(var). A census (every pi = 1) has no
 sampling error. A slice's mean is the same estimator over the sampled traces of the slice (a
 domain estimate), and a slice's share of the traffic is the estimator of its indicator.
 
@@ -106,12 +109,15 @@ def hajek(
     total = float(w.sum())
     mean = float((w * y).sum() / total)
     residual = w * (y - mean)
-    variance = float(((1.0 - pi) * residual**2).sum()) / total**2
+    terms = (1.0 - pi) * residual**2
+    variance = float(terms.sum()) / total**2
     se_wr = math.sqrt(float((residual**2).sum())) / total
     uncertain = int((pi < 1).sum())
     if uncertain == 0:
         return Estimate(mean, 0.0, mean, mean, len(y), total, se_wr)
-    q = float(stats.t.ppf(0.5 + level / 2, max(uncertain - 1, 1)))
+    # Satterthwaite: how many terms the variance estimate effectively rests on.
+    rests_on = float(terms.sum()) ** 2 / float((terms**2).sum()) if variance > 0 else uncertain
+    q = float(stats.t.ppf(0.5 + level / 2, max(min(rests_on, uncertain) - 1, 1)))
     se = math.sqrt(variance)
     if np.all((y >= 0) & (y <= 1)):
         kish = total**2 / float((w * w).sum())
