@@ -73,9 +73,7 @@ def score_production_day(home: Home, day: str, suite: str) -> dict[str, Any]:
     known = {entry.item.item_id: entry for entry in stage.items}
     items = [production_item(run, stage, known) for run in runs]
     source = {
-        run.trace_id: (known[run.eval_context.item_id or ""])
-        for run in runs
-        if (run.eval_context.item_id or "") in known
+        run.trace_id: known[key] for run in runs if (key := run.eval_context.item_id or "") in known
     }
     prices = PriceTable.load()
     result = score_build(
