@@ -51,7 +51,7 @@ def test_traffic_like_the_datasets_does_not_drift_and_a_moved_slice_mix_does(
     assert same.success
     online = same.asset_materializations_for_node("online_scores")[0].metadata
     assert online["deployed_build"].value == DEPLOYED
-    assert online["sampled_traces"].value >= 15
+    assert online["sampled_traces"].value >= 10  # of 40, each taken with probability >= 0.5
     check = drift_check(same)
     assert check.passed, check.metadata["drifted"].value
     moved = "2026-11-27"

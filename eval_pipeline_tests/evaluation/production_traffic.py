@@ -9,6 +9,7 @@ stores live traffic. ``record_alerts`` replays the real-time detectors over the 
 their alerts (``eval-pipeline detect --build production --record``).
 """
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -95,7 +96,12 @@ class Production:
         """The sample agent's build ``agent`` answering the chosen items ``copies`` times."""
         items: Sequence[DatasetItem] = [i for i in self.items if where(i)]
         runner = runner_from_spec(RUNNER.format(agent=agent), DaySink(self.home, day))  # type: ignore[arg-type]
-        result = runner.run_items(items, build=f"{label}-{agent}-{day}", runs_per_item=copies)
+        # Trace ids come from the OTel SDK's generator (``random``): seeded, one run at a time,
+        # so the ids, and with them which traces the hash sampler takes, are reproducible.
+        random.seed(f"{label}-{agent}-{day}")
+        result = runner.run_items(
+            items, build=f"{label}-{agent}-{day}", runs_per_item=copies, concurrency=1
+        )
         assert not result.failed
 
     def record_alerts(self) -> None:
