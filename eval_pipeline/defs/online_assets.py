@@ -18,6 +18,7 @@ from eval_pipeline.evaluation.drift import MAX_SLICE_TVD, MIN_N, drift_report
 from eval_pipeline.evaluation.online_sample import DEFAULT_PRODUCTION_SUITE, sample_production_day
 from eval_pipeline.evaluation.online_scoring import score_production_day
 from eval_pipeline.evaluation.online_stage import online_scores as estimate_online_scores
+from eval_pipeline.feedback.store import FeedbackStore
 
 DRIFT_CHECK = "traffic_resembles_datasets"
 
@@ -53,9 +54,7 @@ def production_sample(
     detectors raised, the thumbs-down rate; decided by a hash of the trace id (reproducible).
     """
     home = eval_home.home()
-    # The thumbs-down trace ids: FeedbackStore(home.state_url).thumbs_down_trace_ids(), from
-    # the feedback store of issue 19's feedback part (wired where that package is merged).
-    thumbs_down: frozenset[str] = frozenset()
+    thumbs_down = FeedbackStore(home.state_url).thumbs_down_trace_ids()
     return dg.MaterializeResult(
         metadata=typed_metadata(
             sample_production_day(

@@ -8,6 +8,7 @@ kind the policy names that no detector raises is an error naming the file, tier 
 """
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -28,6 +29,8 @@ from eval_pipeline.evaluation.sampler import (
     flags_of,
     hash_uniform,
 )
+from eval_pipeline.feedback.rating import Feedback, parse_rating
+from eval_pipeline.feedback.store import FeedbackStore
 from eval_pipeline.home import current_home
 from eval_pipeline.suites.risk import load_risk_policy
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
@@ -133,6 +136,11 @@ def test_a_flag_kind_no_detector_raises_is_refused_naming_the_tier() -> None:
 
 def test_the_asset_samples_its_day_partition() -> None:
     load_day()
+    home = current_home()
+    runs = production_runs(home, DAY)
+    unflagged = sorted(r.trace_id for r in runs if not flags_of(r))
+    moment = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    FeedbackStore(home.state_url).record(Feedback(unflagged[0], parse_rating("down"), moment))
     result = dg.materialize(
         [production_sample],
         partition_key=DAY,
@@ -143,3 +151,8 @@ def test_the_asset_samples_its_day_partition() -> None:
     assert meta["suite"].value == "support-agent" and meta["tier"].value == "medium"
     assert meta["sampled"].value >= meta["flagged"].value >= 1
     assert meta["estimated_traffic"].value > 0
+    # A thumbs-down in the feedback store raises that trace to the tier's thumbs-down rate.
+    sampled = {e["trace_id"]: e for e in json.loads(sample_path(home, DAY).read_text())["sampled"]}
+    assert load_risk_policy().tier("medium").thumbs_down_sampling_rate == 1.0
+    assert THUMBS_DOWN in sampled[unflagged[0]]["reasons"]
+    assert sampled[unflagged[0]]["probability"] == 1.0
