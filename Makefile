@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-all lint ui bench screenshots clean
+.PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-slow test-all lint ui bench screenshots clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -40,6 +40,9 @@ demo: setup
 test: setup system-deps side-venvs
 	$(BIN)/python -m pytest
 
+test-slow: setup
+	$(BIN)/python -m pytest -q -m slow -n 2
+
 test-all: setup
 	$(BIN)/python -m pytest -m "" 
 
@@ -58,7 +61,8 @@ bench: setup
 	$(BIN)/eval-pipeline bench gate
 
 screenshots: setup system-deps
-	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py
+	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py \
+	  eval_pipeline_tests/report/test_report_browser.py
 
 clean:
 	rm -rf $(VENV) .venv-phoenix .venv-nat .eval_pipeline

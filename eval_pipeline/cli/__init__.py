@@ -23,10 +23,12 @@ from eval_pipeline.cli import (
     demo,
     detect,
     export,
+    feedback,
     gate,
     import_cmd,
     ingest,
     report,
+    review,
     scoring,
     serve,
     traces,
@@ -58,6 +60,8 @@ for module in (
     alerts,
     bench,
     report,
+    feedback,
+    review,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

@@ -2,15 +2,24 @@
 
 ``eval-pipeline triage TRACE_ID --dataset regression/NAME --note TEXT`` (**contract**) turns a
 stored failing run into a regression case with its trace attached, published as a new version
-of ``regression/NAME`` (the previous version stays readable).
+of ``regression/NAME`` (the previous version stays readable). For a production trace the
+reviewer may add ``--expected-calls`` and ``--reference-answer`` (what a correct run does),
+``--must-not-recur`` (instead of the trace's failing calls), ``--slice KEY=VALUE`` and
+``--tool-schemas-from DATASET`` (a trace carries no tool schemas).
+``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
 """
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import click
 
 from eval_pipeline.cli.errors import InputError
-from eval_pipeline.datasets.artefact import DatasetError
+from eval_pipeline.datasets import case_references
+from eval_pipeline.datasets.artefact import Dataset, DatasetError
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 from eval_pipeline.datasets.triage import add_regression_case, regression_case, source_item
@@ -29,6 +38,143 @@ def _source_item(store: DatasetStore, run: AgentRun) -> DatasetItem | None:
         return None
 
 
+def _schemas_source(store: DatasetStore, ref: str) -> Dataset:
+    """The dataset ``--tool-schemas-from NAME[@VERSION]`` names (its latest without a version)."""
+    name, _, version = ref.partition("@")
+    versions = store.versions(name)
+    if not versions:
+        raise InputError(f"--tool-schemas-from {ref}: no such dataset")
+    try:
+        return store.load(name, version or versions[-1])
+    except LookupError as exc:
+        raise InputError(f"--tool-schemas-from {ref}: {exc}") from None
+
+
+def json_option(value: str | None, option: str) -> Any:
+    """An option holding inline JSON (``[``/``{`` first) or the path of a JSON file."""
+    if value is None:
+        return None
+    text = value
+    if value.lstrip()[:1] not in ("[", "{"):
+        try:
+            text = Path(value).read_text()
+        except OSError as exc:
+            raise InputError(f"{option} {value}: cannot be read: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{option}: not valid JSON: {exc}") from None
+
+
+def parse_slices(values: Sequence[str]) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` pairs of ``--slice``."""
+    pairs = []
+    for value in values:
+        key, sep, label = value.partition("=")
+        if not sep or not key.strip() or not label.strip():
+            raise InputError(f"--slice {value!r}: expected KEY=VALUE (e.g. intent=return)")
+        pairs.append((key.strip(), label.strip()))
+    return pairs
+
+
+def triage_trace(
+    trace_id: str,
+    dataset_name: str,
+    note: str,
+    *,
+    owner: str = "triage",
+    expected_calls: str | None = None,
+    reference_answer: str | None = None,
+    must_not_recur: str | None = None,
+    slices: Sequence[str] = (),
+    tool_schemas_from: str | None = None,
+) -> dict[str, Any]:
+    """Publish the regression case of a stored trace; the summary printed by ``triage``.
+
+    Raises:
+        InputError: the trace is not stored, a reference is malformed, or the dataset refuses
+            the case (wrong kind, already a case).
+    """
+    from eval_pipeline.traces.runs.assemble import assemble_run
+    from eval_pipeline.traces.store.trace_store import TraceStore
+
+    home = current_home().ensure()
+    found = TraceStore(home.store).find_trace(trace_id)
+    if found is None:
+        raise InputError(f"error: trace {trace_id}: not in the trace store")
+    build, spans = found
+    run = assemble_run(trace_id.lower(), spans)
+    store = default_dataset_store()
+    try:
+        expected = json_option(expected_calls, "--expected-calls")
+        forbidden = json_option(must_not_recur, "--must-not-recur")
+        case = regression_case(
+            run,
+            spans,
+            note=note,
+            build=build,
+            source_item=_source_item(store, run),
+            expected_calls=None if expected is None else case_references.expected_calls(expected),
+            reference_answer=reference_answer,
+            must_not_recur=None
+            if forbidden is None
+            else case_references.must_not_recur(forbidden, note),
+            slices=parse_slices(slices),
+        )
+        if tool_schemas_from is not None:
+            source = _schemas_source(store, tool_schemas_from)
+            case = replace(case, tool_schemas=case_references.schemas_for(case, source))
+    except DatasetError as exc:  # a malformed reference (names its option), an empty note
+        raise InputError(str(exc)) from None
+    try:
+        published = add_regression_case(store, dataset_name, case, owner=owner)
+    except DatasetError as exc:
+        raise InputError(f"error: --dataset {dataset_name}: {exc}") from None
+    return {
+        "dataset": published.name,
+        "version": published.version,
+        "item_id": case.item_id,
+        "cases": len(published.items),
+        "trace_id": run.trace_id,
+        "build": build,
+        "inherited_reference": "source_item" in case.provenance,
+        "expected_calls": len(case.expected_tool_calls),
+        "must_not_recur": [c.name for c in case.forbidden_calls],
+        "must_not_recur_skipped": [
+            c["tool"] for c in case.provenance.get("must_not_recur_skipped", [])
+        ],
+        "absent_by_design": case.provenance.get("absent_by_design", []),
+    }
+
+
+def triage_options(command: Any) -> Any:
+    """The reviewer's reference options, shared by ``triage`` and ``review label``."""
+    for option in reversed(
+        [
+            click.option(
+                "--expected-calls",
+                default=None,
+                help='Expected calls: inline JSON or a file, [{"name": ..., "arguments": {...}}].',
+            ),
+            click.option("--reference-answer", default=None, help="What a correct answer says."),
+            click.option(
+                "--must-not-recur",
+                default=None,
+                help="Calls that must not recur (JSON, as --expected-calls); default: the "
+                "trace's failing calls; [] for none.",
+            ),
+            click.option("--slice", "slices", multiple=True, help="A slice label, KEY=VALUE."),
+            click.option(
+                "--tool-schemas-from",
+                default=None,
+                help="Dataset NAME[@VERSION] to copy the schemas of the case's tools from.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 @click.command("triage")
 @click.argument("trace_id")
 @click.option(
@@ -44,41 +190,18 @@ def _source_item(store: DatasetStore, run: AgentRun) -> DatasetItem | None:
     show_default=True,
     help="Owner of the dataset when this creates it.",
 )
+@triage_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def triage(trace_id: str, dataset_name: str, note: str, owner: str, fmt: str) -> None:
+def triage(trace_id: str, dataset_name: str, note: str, owner: str, fmt: str, **refs: Any) -> None:
     """Turn a failing run into a regression case (a new dataset version)."""
-    from eval_pipeline.traces.runs.assemble import assemble_run
-    from eval_pipeline.traces.store.trace_store import TraceStore
-
-    home = current_home().ensure()
-    found = TraceStore(home.store).find_trace(trace_id)
-    if found is None:
-        raise InputError(f"error: trace {trace_id}: not in the trace store")
-    build, spans = found
-    run = assemble_run(trace_id.lower(), spans)
-    store = default_dataset_store()
-    try:
-        case = regression_case(
-            run, spans, note=note, build=build, source_item=_source_item(store, run)
-        )
-        published = add_regression_case(store, dataset_name, case, owner=owner)
-    except DatasetError as exc:
-        raise InputError(f"error: --dataset {dataset_name}: {exc}") from None
-    summary = {
-        "dataset": published.name,
-        "version": published.version,
-        "item_id": case.item_id,
-        "cases": len(published.items),
-        "trace_id": run.trace_id,
-        "build": build,
-        "inherited_reference": "source_item" in case.provenance,
-    }
+    summary = triage_trace(trace_id, dataset_name, note, owner=owner, **refs)
     if fmt == "json":
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(
-            f"published {published.ref}: case {case.item_id} from build {build} "
-            f"({len(published.items)} case(s); previous versions unchanged)"
+            f"published {summary['dataset']}@{summary['version']}: case {summary['item_id']} "
+            f"from build {summary['build']} ({summary['cases']} case(s); previous versions "
+            "unchanged)"
         )
 
 

@@ -5,6 +5,12 @@ triage note, and the trace itself (trace id, build, every span as JSON) in prove
 run came from an offline evaluation of a dataset item, the case inherits that item's reference
 (expected calls, ordering, forbidden calls, required outputs), so the regression is scored
 exactly as the original failure was. The note becomes an assertion the fixed agent must satisfy.
+
+A production trace has no item to inherit from: its case is built from the trace
+(``case_references``: input messages, the failing calls as calls that must not recur, slices)
+and the reviewer's references (expected calls, reference answer) when given. What the reviewer
+did not give is declared absent by design (``absent_references``), so a metric needing it is
+not applicable on the case, not missing.
 """
 
 import dataclasses
@@ -14,6 +20,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from eval_pipeline.datasets import absent_references, case_references
 from eval_pipeline.datasets.artefact import (
     Dataset,
     DatasetError,
@@ -21,7 +28,7 @@ from eval_pipeline.datasets.artefact import (
     next_version,
     tool_schema_name,
 )
-from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
 from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.traces.model import AgentRun, Span
 
@@ -59,8 +66,17 @@ def regression_case(
     build: str,
     source_item: DatasetItem | None = None,
     triaged_at: datetime | None = None,
+    expected_calls: Sequence[ExpectedToolCall] | None = None,
+    reference_answer: str | None = None,
+    must_not_recur: Sequence[ForbiddenCall] | None = None,
+    slices: Sequence[tuple[str, str]] = (),
 ) -> DatasetItem:
-    """The regression item for a failing ``run`` (see the module docstring)."""
+    """The regression item for a failing ``run`` (see the module docstring).
+
+    ``expected_calls``, ``reference_answer`` and ``must_not_recur`` are the reviewer's (None:
+    not given; for ``must_not_recur``, the run's failing calls); ``slices`` add to or override
+    the trace's.
+    """
     if not note.strip():
         raise TriageError("a triage note is required: say what went wrong")
     observed = [
@@ -89,23 +105,34 @@ def regression_case(
             "item_id": source_item.item_id,
             "provenance": source_item.provenance,
         }
-        return replace(
+        inherited = replace(
             source_item,
             item_id=item_id,
             assertions=(*source_item.assertions, assertion),
-            slices={**source_item.slices, "origin": "offline"},
+            slices={**source_item.slices, **dict(slices), "origin": "offline"},
             provenance=provenance,
         )
-    user_input = run.user_input or ""
-    tool = next((c.name for c in run.tool_calls if c.error), None)
-    tool = tool or (run.tool_calls[-1].name if run.tool_calls else "none")
-    return DatasetItem(
+        if expected_calls is not None:
+            inherited = replace(inherited, expected_tool_calls=tuple(expected_calls))
+        if reference_answer is not None:
+            inherited = replace(inherited, reference_answer=reference_answer)
+        return inherited
+    forbidden, skipped = case_references.failing_calls(run, note.strip())
+    if must_not_recur is not None:
+        forbidden, skipped = tuple(must_not_recur), []
+    provenance["must_not_recur_skipped"] = skipped
+    case = DatasetItem(
         item_id=item_id,
-        input_messages=({"role": "user", "content": user_input},) if user_input else (),
+        input_messages=case_references.input_messages(run),
+        reference_answer=reference_answer,
+        expected_tool_calls=tuple(expected_calls or ()),
+        forbidden_calls=forbidden,
         assertions=(assertion,),
-        slices={"origin": "production", "tool": tool},
+        slices=case_references.slices_of(run, slices),
         provenance=provenance,
     )
+    provenance[absent_references.KEY] = absent_references.declaration(case)
+    return case
 
 
 def add_regression_case(

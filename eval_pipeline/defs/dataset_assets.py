@@ -1,9 +1,11 @@
-"""Dataset versions pinned by the suites, their validation, and the regression cases."""
+"""Dataset versions pinned by the suites, their validation, and the regression cases.
+
+The production assets (sample, scores, online scores, drift) are ``online_assets``.
+"""
 
 import dagster as dg
 
 from eval_pipeline.defs.metadata import typed_metadata
-from eval_pipeline.defs.partitions import production_days
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import dataset_stage
 
@@ -45,21 +47,4 @@ def regression_cases(eval_home: EvalHomeResource) -> dg.MaterializeResult:
     """
     return dg.MaterializeResult(
         metadata=typed_metadata(dataset_stage.regression_summary(eval_home.home()))
-    )
-
-
-@dg.asset(group_name="production", partitions_def=production_days)
-def production_sample(
-    context: dg.AssetExecutionContext, eval_home: EvalHomeResource
-) -> dg.MaterializeResult:
-    """Production traces sampled for batch scoring, one partition per UTC day.
-
-    The sampler keeps every flagged trace (tool errors, long trajectories, guardrail hits,
-    negative feedback) and a seeded uniform share of the rest at the risk tier's sampling rate,
-    so the batch plane sees failures first without losing the base rate.
-    """
-    return dg.MaterializeResult(
-        metadata=typed_metadata(
-            dataset_stage.sample_production_day(eval_home.home(), context.partition_key)
-        )
     )

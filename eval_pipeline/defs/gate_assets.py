@@ -25,8 +25,17 @@ from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
 from eval_pipeline.evaluation.gate_stage import GateOutcome
-from eval_pipeline.report.forest import write_forest_png
-from eval_pipeline.report.stored import forest_plot_path
+from eval_pipeline.evaluation.stage import Stage
+from eval_pipeline.report.gate_plots import write_gate_plots
+from eval_pipeline.report.inputs import ReportInputs, gather_inputs
+from eval_pipeline.report.trace_links import TraceLinks, TraceUrlTemplateError, trace_links
+
+PLOT_METADATA = {
+    "forest": "forest_plot",
+    "distributions": "score_distributions",
+    "calibration": "judge_calibration_plot",
+}
+"""Gate plot -> the metadata entry holding it (and ``<entry>_image`` inline)."""
 
 GATE_PREFIX = "gate_decision"
 """First part of every gate asset's key: ``gate_decision/<suite>``."""
@@ -59,8 +68,43 @@ def suite_gated_ids() -> dict[str, tuple[str, ...]]:
     return gates
 
 
-def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
-    """One check's result: passed, the reason, and the metadata a release manager reads."""
+def stage_report_inputs(stage: Stage, *, with_traces: bool = True) -> ReportInputs:
+    """What the report and the gate asset's plots show of a gated build (``report.inputs``).
+
+    Adds what only the evaluation layer knows: the calibration of the judge that scored the
+    build, on the set the suite names, with the false-pass ceiling of the suite's own tier.
+    """
+    from eval_pipeline.evaluation.calibration_stage import stored_report, tier_ceiling
+    from eval_pipeline.evaluation.suite_parts import judged_metrics
+
+    calibration = None
+    digest = stage.registry.scored_with().get(stage.build)
+    if stage.suite.judge is not None and digest:
+        stored = stored_report(stage.home, digest, stage.suite.judge.calibration_set)
+        if stored is not None:
+            tier = stage.suite.risk_tier
+            calibration = {**stored, "ceiling": tier_ceiling(tier), "ceiling_tier": tier}
+    return gather_inputs(
+        stage.home,
+        stage.build,
+        calibration=calibration,
+        judged_metrics=judged_metrics(stage.suite),
+        with_traces=with_traces,
+    )
+
+
+def _trace_links_md(trace_ids: Sequence[str], links: TraceLinks, build: str) -> str:
+    """The worst items' traces as Markdown links into the configured tracing UI."""
+    return "\n".join(f"- [{t}]({links.trace(t, build)})" for t in trace_ids)
+
+
+def _check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.AssetCheckResult:
+    """One check's result: passed, the reason, and the metadata a release manager reads.
+
+    With a trace URL template configured (``EVAL_PIPELINE_TRACE_URL``), the worst items'
+    traces are also links into that tracing UI (``trace_links``); the Dagster UI cannot open
+    the report's own trace pages, so without one the ids stay text.
+    """
     check = outcome.check(gated)
     if gated.startswith("budget_"):
         name = gated.removeprefix("budget_")
@@ -68,6 +112,10 @@ def _check_result(outcome: GateOutcome, gated: str) -> dg.AssetCheckResult:
         metadata = budget_check_metadata(budgets[0]) if budgets else {}
     else:
         metadata = metric_check_metadata(outcome.report.metric(gated))
+        if links.external and metadata["trace_ids"]:
+            metadata["trace_links_md"] = _trace_links_md(
+                metadata["trace_ids"], links, outcome.build
+            )
     return dg.AssetCheckResult(
         check_name=gate_check_name(gated),
         passed=check.passed,
@@ -119,8 +167,10 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         (pass / fail / inconclusive) with the reason and the worst items' trace ids. Budgets:
         p95 latency and cost per task. A judge over its ceiling (``judge_calibration``'s
         check) cannot pass its metrics, and a pinned dataset that fails validation fails every
-        metric. The report is stored as JSON in the home, its forest plot (delta and interval
-        per metric and slice against the margin) as PNG beside it, shown here too. Stale when
+        metric. The report is stored as JSON in the home, its plots as PNGs beside it (the
+        forest plot: delta and interval per metric and slice against the margin; the score
+        distributions, candidate against baseline; the judge's calibration), shown here too
+        (see ``image_metadata``). Stale when
         either build's scores change, the judge's calibration changes or the baseline is
         re-pinned. Refused for a build of another suite (its gate is that suite's asset).
         """
@@ -130,15 +180,18 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
                 f"build {stage.build} is evaluated on suite {stage.suite.suite}, not {suite}: "
                 f"materialise {gate_asset_key(stage.suite.suite).to_user_string()} instead"
             )
+        try:
+            links = trace_links()
+        except TraceUrlTemplateError as exc:
+            raise dg.Failure(str(exc)) from exc
         outcome = stages.decide_gate(stage)
-        plot = write_forest_png(
-            outcome.to_json(),
-            forest_plot_path(stage.home, stage.build),
-            title=f"{stage.build} vs {outcome.baseline or 'no baseline'}: {outcome.verdict}",
-        )
+        plots = write_gate_plots(stage.home, stage_report_inputs(stage, with_traces=False))
+        images: dict[str, dg.MetadataValue] = {}
+        for name, path in plots.items():
+            images.update(image_metadata(PLOT_METADATA[name], path))
         return dg.MaterializeResult(
-            metadata={**typed_metadata(outcome.metadata()), **image_metadata("forest_plot", plot)},
-            check_results=[_check_result(outcome, gated) for gated in gated_ids],
+            metadata={**typed_metadata(outcome.metadata()), **images},
+            check_results=[_check_result(outcome, gated, links) for gated in gated_ids],
         )
 
     return gate_decision

@@ -1,4 +1,7 @@
-"""Sensors: a newly registered candidate build gets a partition and an evaluation run.
+"""Sensors: new builds get an evaluation run, production days with new alerts a scoring run.
+
+A newly registered candidate build gets a partition and an evaluation run; a production day
+with new alerts on its traces gets a run of the production scoring job.
 
 The job is named, not passed: ``define_asset_job`` returns a type Dagster does not export, and
 the Definitions that hold both resolve the name (an unknown job fails when they load).
@@ -7,8 +10,9 @@ the Definitions that hold both resolve the name (an unknown job fails when they 
 import dagster as dg
 
 from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
-from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.defs.partitions import builds_partitions, production_days
 from eval_pipeline.defs.resources import EvalHomeResource
+from eval_pipeline.evaluation.online_planning import plan_flagged_days
 from eval_pipeline.evaluation.planning import plan_build_requests
 from eval_pipeline.evaluation.stages import load_stage
 from eval_pipeline.home import Home
@@ -63,3 +67,44 @@ def make_candidate_build_sensor(job_name: str) -> dg.SensorDefinition:
         )
 
     return candidate_build_sensor
+
+
+def make_flagged_trace_sensor(job_name: str) -> dg.SensorDefinition:
+    """The sensor that turns new production alerts into scoring runs of their day.
+
+    ``job_name`` is the production scoring job (``online_assets.production_scoring_job``).
+    """
+
+    @dg.sensor(
+        job_name=job_name,
+        minimum_interval_seconds=60,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+    )
+    def flagged_trace_sensor(
+        context: dg.SensorEvaluationContext, eval_home: EvalHomeResource
+    ) -> dg.SensorResult:
+        """Request sampling, scoring, online estimates and drift for each day with new alerts.
+
+        The alerts are the real-time plane's, on production traces, stored since the cursor;
+        their traces are sampled at their flags' rates and scored within a minute or so.
+        """
+        plan = plan_flagged_days(eval_home.home(), context.cursor)
+        known = set(production_days.get_partition_keys())
+        requests = [d for d in plan.days if d.day in known]
+        if not requests:
+            return dg.SensorResult(
+                skip_reason="no new alerts on production traces", cursor=plan.cursor
+            )
+        return dg.SensorResult(
+            run_requests=[
+                dg.RunRequest(
+                    partition_key=d.day,
+                    run_key=d.run_key,
+                    tags={"flagged_alerts": str(d.alerts), "flagged_traces": str(len(d.traces))},
+                )
+                for d in requests
+            ],
+            cursor=plan.cursor,
+        )
+
+    return flagged_trace_sensor

@@ -1,15 +1,16 @@
-"""Dataset-level stages: the pinned versions, their validation, regression cases, sampling."""
+"""Dataset-level stages: the pinned versions, their validation, regression cases.
+
+Production sampling is ``online_sample``.
+"""
 
 import hashlib
 import json
 from typing import Any
 
-from eval_pipeline.evaluation.sampler import sample_runs
 from eval_pipeline.evaluation.stage import Stage, dataset_store
 from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
 from eval_pipeline.home import Home
 from eval_pipeline.suites.locate import suite_files
-from eval_pipeline.traces.store.trace_store import PRODUCTION as PRODUCTION_BUILD
 
 
 def _pinned(home: Home) -> list[tuple[Any, Any]]:
@@ -128,26 +129,4 @@ def regression_summary(home: Home) -> dict[str, Any]:
         "regression_versions": len(rows),
         "cases": sum(r["cases"] for r in rows),
         "versions": rows,
-    }
-
-
-def sample_production_day(home: Home, day: str, rate: float | None = None) -> dict[str, Any]:
-    """Sample one day of production traces (build ``production``) and store the sample."""
-    from eval_pipeline.suites.risk import load_risk_policy
-    from eval_pipeline.traces.runs.assemble import assemble_runs
-    from eval_pipeline.traces.store.trace_store import TraceStore
-
-    if rate is None:
-        rate = float(load_risk_policy().tier("medium").production_sampling_rate)
-    runs = assemble_runs(TraceStore(home.store).read_spans(PRODUCTION_BUILD, day=day))
-    sampled = sample_runs(runs, rate, seed=day)
-    target = home.store / "production_sample" / f"day={day}" / "sample.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps([s.__dict__ for s in sampled], indent=2, default=list))
-    return {
-        "day": day,
-        "traces": len(runs),
-        "sampled": len(sampled),
-        "flagged": sum(1 for s in sampled if s.flags),
-        "rate": rate,
     }

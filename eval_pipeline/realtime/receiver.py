@@ -11,7 +11,8 @@ readable span is a 400. Every refusal is a ``google.rpc.Status`` in the request'
 
 ``/healthz`` (liveness) answers from the event loop whatever the workers do; ``/readyz``
 (readiness) is 503 while the write path is saturated. ``/v1/logs`` hands the decoded
-``ExportLogsServiceRequest`` to ``on_logs`` (404 without one). Never imports dagster.
+``ExportLogsServiceRequest`` to ``on_logs`` (404 without one). ``/v1/feedback`` takes users'
+ratings of traces into the state database (``feedback_route``). Never imports dagster.
 """
 
 import asyncio
@@ -37,6 +38,7 @@ from starlette.routing import Route
 from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.home import current_home
 from eval_pipeline.realtime.auth import Authenticator, Grant
+from eval_pipeline.realtime.feedback_route import feedback_endpoint
 from eval_pipeline.realtime.http_body import BodyLimits, media_kind, read_body
 from eval_pipeline.realtime.rpc_status import Refusal
 from eval_pipeline.realtime.write_path import Accepted, SpanPublisher, WritePath, Writer
@@ -93,8 +95,12 @@ def make_http_app(
     *,
     limits: BodyLimits | None = None,
     on_logs: LogsHandler | None = None,
+    feedback_state_url: str | None = None,
 ) -> Starlette:
-    """The receiver as an ASGI app over a write path shared with the gRPC server."""
+    """The receiver as an ASGI app over a write path shared with the gRPC server.
+
+    ``feedback_state_url``: the state database ``/v1/feedback`` writes (the home's by default).
+    """
     limits = limits or BodyLimits()
 
     async def admitted(request: Request) -> tuple[Grant, bytes, bool]:
@@ -159,6 +165,13 @@ def make_http_app(
         routes=[
             Route("/v1/traces", traces, methods=["POST"]),
             Route("/v1/logs", logs, methods=["POST"]),
+            Route(
+                "/v1/feedback",
+                feedback_endpoint(
+                    admitted, write_path.submit, feedback_state_url or current_home().state_url
+                ),
+                methods=["POST"],
+            ),
             Route("/healthz", health, methods=["GET"]),
             Route("/readyz", ready, methods=["GET"]),
         ]

@@ -8,15 +8,13 @@ A row without a comparison (first baseline, nothing scored) is labelled "no delt
 Rendered headless with matplotlib's Agg backend (never a display).
 """
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
-VERDICT_COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "inconclusive": "#bf8700"}
-"""Row colours by verdict (green, red, amber)."""
+from eval_pipeline.report.figures import VERDICT_COLOURS, figure_png
 
 _ROW_INCHES = 0.32
 
@@ -113,9 +111,7 @@ def forest_figure(report: dict[str, Any], title: str = "") -> Figure:
 
 def forest_png(report: dict[str, Any], title: str = "") -> bytes:
     """The plot as PNG bytes."""
-    buffer = io.BytesIO()
-    forest_figure(report, title).savefig(buffer, format="png", dpi=110)
-    return buffer.getvalue()
+    return figure_png(forest_figure(report, title))
 
 
 def write_forest_png(report: dict[str, Any], target: Path, title: str = "") -> Path:

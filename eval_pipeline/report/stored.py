@@ -1,7 +1,7 @@
 """Where a build's gate report and its pictures live in the home, and reading them back.
 
-The gate stage writes ``<home>/store/gates/<build>.json``; the forest plot sits beside it as
-``<build>.forest.png``.
+The gate stage writes ``<home>/store/gates/<build>.json``; the gate asset's plots sit beside
+it as ``<build>.<plot>.png`` (``forest``, ``distributions``, ``calibration``).
 """
 
 import json
@@ -20,9 +20,9 @@ def gate_report_path(home: Home, build: str) -> Path:
     return home.store / "gates" / f"{build}.json"
 
 
-def forest_plot_path(home: Home, build: str) -> Path:
-    """The forest plot of ``build``, beside its gate report."""
-    return home.store / "gates" / f"{build}.forest.png"
+def plot_path(home: Home, build: str, plot: str) -> Path:
+    """The ``plot`` PNG of ``build`` (``forest``, ``distributions``, ``calibration``)."""
+    return home.store / "gates" / f"{build}.{plot}.png"
 
 
 def load_gate_report(home: Home, build: str) -> dict[str, Any]:

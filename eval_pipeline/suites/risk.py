@@ -42,6 +42,13 @@ class TierPolicy(BaseModel):
     unknown_judge: bool = False
     judge_false_pass_ceiling: Fraction
     production_sampling_rate: Fraction
+    flagged_sampling_rates: dict[str, Fraction] = Field(default_factory=dict)
+    flagged_sampling_rate: Fraction = 1.0
+    thumbs_down_sampling_rate: Fraction = 1.0
+
+    def inclusion_rate_for_flag(self, kind: str) -> float:
+        """The inclusion probability a flag of ``kind`` (detector id without version) asks for."""
+        return self.flagged_sampling_rates.get(kind, self.flagged_sampling_rate)
 
     def threshold_for(self, metric_id: str) -> float | None:
         """The tier's default floor for ``metric_id`` (None when the tier sets none)."""

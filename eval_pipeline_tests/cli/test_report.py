@@ -1,10 +1,13 @@
 """``eval-pipeline report --build B [--out DIR]``: one standalone HTML file per gated build.
 
 Contract (issue 20): the page holds the verdict, a row per metric, a row per slice (passing
-ones too), the budgets, the evidence items with their trace ids and the forest plot inlined as
-a PNG data URI, and refers to nothing outside itself (no script, stylesheet, image or link to
-fetch). A build never gated is bad input (exit 2, one ``error:`` line); a damaged stored report
-is the tool's own data (exit 3).
+ones too), the budgets, the evidence items linking to their trace pages inside the page, the
+forest and distribution plots inlined as PNG data URIs and the NIST AI RMF section, and refers
+to nothing outside itself (no script, stylesheet, image or link to fetch; every ``#`` link has
+its target in the page). With a trace URL template (``--trace-url`` or
+``EVAL_PIPELINE_TRACE_URL``) the traces also link out through it. A build never gated, or a
+template without ``{trace_id}``, is bad input (exit 2, one ``error:`` line naming what is at
+fault); a damaged stored report is the tool's own data (exit 3).
 """
 
 import base64
@@ -13,6 +16,7 @@ import json
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -31,15 +35,25 @@ class Page(HTMLParser):
         self.tables: dict[str, list[list[str]]] = {}
         self.images: dict[str, str] = {}
         self.external: list[str] = []
+        self.fragments: list[str] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
         self.text: list[str] = []
         self._table: str | None = None
         self._cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag == "a" and a.get("href"):
+            self.links.append(str(a["href"]))
         for name in ("src", "href"):
-            if a.get(name) and not str(a[name]).startswith("data:"):
-                self.external.append(str(a[name]))
+            value = str(a.get(name) or "")
+            if value.startswith("#"):
+                self.fragments.append(value[1:])
+            elif value and not value.startswith("data:"):
+                self.external.append(value)
         if tag == "script":
             self.external.append("<script>")
         if tag == "table":
@@ -73,13 +87,22 @@ def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
     return code if isinstance(code, int) else (0 if code is None else 1)
 
 
-def test_the_report_is_one_standalone_page_of_the_stored_gate(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def store_report() -> dict[str, Any]:
     report = {**real_gate_report(), "build": "cand", "baseline": "base"}
     target = gate_report_path(current_home().ensure(), "cand")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(report))
+    return report
+
+
+def evidence_traces(report: dict[str, Any]) -> set[str]:
+    return {t for m in report["metrics"] for e in m["evidence"] for t in e["trace_ids"]}
+
+
+def test_the_report_is_one_standalone_page_of_the_stored_gate(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = store_report()
 
     assert _main(monkeypatch, "report", "--build", "cand", "--out", str(tmp_path / "out")) == 0
     written = Path(capsys.readouterr().out.strip())
@@ -88,6 +111,7 @@ def test_the_report_is_one_standalone_page_of_the_stored_gate(
     page.feed(written.read_text(encoding="utf-8"))
 
     assert page.external == []
+    assert page.fragments and set(page.fragments) <= page.ids
     assert "FAIL" in "".join(page.text) and "no-go" in "".join(page.text)
     metrics = page.tables["metrics"][1:]
     assert [(r[0], r[1]) for r in metrics] == [
@@ -101,15 +125,46 @@ def test_the_report_is_one_standalone_page_of_the_stored_gate(
     ]
     assert [(r[0], r[1], r[2]) for r in slices] == expected
     assert {"pass", "fail"} <= {r[2] for r in slices}
-    traces = {t for m in report["metrics"] for e in m["evidence"] for t in e["trace_ids"]}
+    traces = evidence_traces(report)
     shown = {t for row in page.tables["evidence"][1:] for t in row[-1].split()}
     assert traces and shown == traces
+    # Each trace has its page in the report; this home holds no spans or scores of them.
+    assert {f"trace-{t}" for t in traces} <= page.ids
+    assert "This trace is not in this home's trace store." in "".join(page.text)
+    nist = page.tables["nist-table"][1:]
+    assert {row[0] for row in nist} == {"GOVERN", "MAP", "MEASURE", "MANAGE"}
+    assert "No judge calibration" in "".join(page.text)  # a build nobody registered
 
     prefix = "data:image/png;base64,"
-    assert page.images["forest-plot"].startswith(prefix)
-    png = base64.b64decode(page.images["forest-plot"].removeprefix(prefix))
-    with Image.open(io.BytesIO(png)) as image:
-        assert image.format == "PNG"
+    assert set(page.images) == {"forest-plot", "distribution-plot"}
+    for uri in page.images.values():
+        with Image.open(io.BytesIO(base64.b64decode(uri.removeprefix(prefix)))) as image:
+            assert uri.startswith(prefix) and image.format == "PNG"
+
+
+def test_a_trace_url_template_links_every_trace_out_and_a_bad_one_exits_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = store_report()
+    jaeger = "http://localhost:16686/trace/{trace_id}"
+    assert (
+        _main(
+            monkeypatch, "report", "--build", "cand", "--out", str(tmp_path), "--trace-url", jaeger
+        )
+        == 0
+    )
+    page = Page()
+    page.feed(Path(capsys.readouterr().out.strip()).read_text(encoding="utf-8"))
+    out = {link for link in page.links if link.startswith("http")}
+    assert out == {jaeger.replace("{trace_id}", t) for t in evidence_traces(report)}
+    assert {f"trace-{t}" for t in evidence_traces(report)} <= page.ids  # its own pages remain
+
+    monkeypatch.setenv("EVAL_PIPELINE_TRACE_URL", "http://tempo.example/no-placeholder")
+    assert _main(monkeypatch, "report", "--build", "cand") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: EVAL_PIPELINE_TRACE_URL: ") and "{trace_id}" in err
+    assert _main(monkeypatch, "report", "--build", "cand", "--trace-url", "ftp://x/{trace_id}") == 2
+    assert capsys.readouterr().err.startswith("error: --trace-url: ")
 
 
 def test_a_build_never_gated_exits_2_and_a_damaged_report_exits_3(

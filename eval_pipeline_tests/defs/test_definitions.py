@@ -14,11 +14,14 @@ ASSETS = [
     "candidate_runs",
     "dataset_versions",
     "defect_validation",
+    "drift",
     "gate_decision/otel-smoke",
     "gate_decision/support-agent",
     "judge_calibration",
+    "online_scores",
     "operational_metrics",
     "production_sample",
+    "production_scores",
     "regression_cases",
     "run_scores",
     "slice_scores",
@@ -27,6 +30,7 @@ NON_GATE_CHECKS = [
     "candidate_runs:traces_are_complete",
     "dataset_versions:datasets_are_valid",
     "defect_validation:every_defect_is_caught",
+    "drift:traffic_resembles_datasets",
     "judge_calibration:judge_false_pass_rate_is_under_ceiling",
     "run_scores:every_run_is_scored",
 ]
@@ -67,10 +71,15 @@ def test_asset_keys_checks_sensors_schedules_jobs_snapshot() -> None:
             )
         ),
     }
-    assert [s.name for s in repo.sensor_defs] == ["candidate_build_sensor"]
+    assert [s.name for s in repo.sensor_defs] == ["candidate_build_sensor", "flagged_trace_sensor"]
     assert [s.name for s in repo.schedule_defs] == ["baseline_rescore_daily_schedule"]
     jobs = {j.name for j in repo.get_all_jobs()}
-    assert {"build_evaluation_job", "baseline_rescore_job", "reference_data_job"} <= jobs
+    assert {
+        "build_evaluation_job",
+        "baseline_rescore_job",
+        "reference_data_job",
+        "production_scoring_job",
+    } <= jobs
 
 
 def test_gate_checks_are_blocking_and_judge_assets_carry_the_fingerprint() -> None:

@@ -30,6 +30,7 @@ metrics:
     max_regression: 0.10
 slices: [intent]
 """
+JAEGER = "http://localhost:16686/trace/{trace_id}"
 MINI_CHECKS = {"gate_tool_correctness", "gate_hallucinated_actions", "gate_budget_p95_latency_s"}
 
 
@@ -49,7 +50,10 @@ def gate_checks(result: dg.ExecuteInProcessResult) -> dict[dg.AssetCheckKey, boo
     }
 
 
-def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: GraphEnv) -> None:
+def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(
+    env: GraphEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAL_PIPELINE_TRACE_URL", JAEGER)
     env.register("base", "baseline")
     env.registry.pin_baseline("mini", "base")
     env.register("cand", "defect-claims-unissued-refunds")
@@ -106,8 +110,11 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: G
     }
     traces = meta["trace_ids"].value
     assert traces and all(t in str(meta["worst_items"].value) for t in traces)
+    links = str(meta["trace_links"].value).splitlines()  # into the configured tracing UI
+    assert links == [f"- [{t}]({JAEGER.replace('{trace_id}', t)})" for t in traces]
 
-    # The gate asset's partition carries the build's forest plot, as a file and inline.
+    # The gate asset's partition carries the build's plots, each as a file and inline: the
+    # forest plot and the score distributions (the mini suite has no judge: no calibration).
     event = next(
         e
         for e in env.instance.fetch_materializations(mini_gate, limit=10).records
@@ -115,12 +122,14 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(env: G
     ).event_log_entry
     assert event.asset_materialization is not None
     meta = event.asset_materialization.metadata
-    plot = Path(str(meta["forest_plot"].value))
-    assert plot == env.home.store / "gates" / "cand.forest.png"
-    inline = str(meta["forest_plot_image"].value)
-    prefix = "![forest_plot](data:image/png;base64,"
-    assert inline.startswith(prefix)
-    assert base64.b64decode(inline.removeprefix(prefix).rstrip(")")) == plot.read_bytes()
+    for name, file in (("forest_plot", "forest"), ("score_distributions", "distributions")):
+        plot = Path(str(meta[name].value))
+        assert plot == env.home.store / "gates" / f"cand.{file}.png"
+        inline = str(meta[f"{name}_image"].value)
+        prefix = f"![{name}](data:image/png;base64,"
+        assert inline.startswith(prefix)
+        assert base64.b64decode(inline.removeprefix(prefix).rstrip(")")) == plot.read_bytes()
+    assert "judge_calibration_plot" not in meta
 
 
 def test_a_gate_asset_refuses_a_build_of_another_suite(env: GraphEnv) -> None:

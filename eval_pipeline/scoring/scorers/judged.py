@@ -5,7 +5,9 @@ a scorer builds the rubric's fields from the run and item, renders the request, 
 verdict into a score carrying the judge's fingerprint digest and backend. A ``JudgeError``
 becomes an ``error`` row; a missing input (no answer, no evidence, no plan) is ``unscored``, and
 so is a ``JudgeCannotJudge`` (the judge has no method for this input, e.g. the offline judge
-on task completion without an expected outcome).
+on task completion without an expected outcome), unless the item declares that it lacks the
+reference the judge needed by design (``absent_by_design``: a production regression case the
+reviewer gave no reference answer): then the metric does not apply (``not_applicable``).
 
 ``score_many`` scores many runs with one batch of requests (``judges.cache.judge_each``): the
 judge cache looks them up in one query and the offline judge embeds their texts together, which
@@ -15,6 +17,7 @@ is most of the cost of scoring a build. ``score`` is a batch of one.
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from eval_pipeline.datasets.absent_references import absent_by_design
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.cache import judge_each
 from eval_pipeline.judges.errors import JudgeCannotJudge
@@ -48,6 +51,13 @@ class JudgedScorer(ScorerBase):
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """The rubric fields for this run, or why they cannot be built."""
         raise NotImplementedError
+
+    def absent_reference(self, item: DatasetItem) -> str | None:
+        """Which reference ``item`` lacks by design that the rubric would judge against.
+
+        None (the default) when it lacks none: a judge that cannot judge is then ``unscored``.
+        """
+        return None
 
     def spans(self, run: AgentRun) -> list[str]:
         """Span ids the verdict is about (default: the final answer's span)."""
@@ -87,8 +97,16 @@ class JudgedScorer(ScorerBase):
                 )
         answers = judge_each(self._judge, [request for _, _, request in asked])
         for (n, rubric, _), answer in zip(asked, answers, strict=True):
-            run = pairs[n][0]
-            if isinstance(answer, JudgeCannotJudge):
+            run, item = pairs[n]
+            absent = self.absent_reference(item)
+            if isinstance(answer, JudgeCannotJudge) and absent is not None:
+                rows[n] = self.not_applicable(
+                    run,
+                    f"{absent}, and the judge cannot judge without it: {answer}",
+                    judge_fingerprint=fingerprint,
+                    judge_backend=backend,
+                )
+            elif isinstance(answer, JudgeCannotJudge):
                 rows[n] = self.unscored(
                     run,
                     f"judge cannot judge this input: {answer}",
@@ -183,15 +201,23 @@ class TaskCompletion(JudgedScorer):
     """``task_completion``: did the agent do what was asked?
 
     Needs no reference; the item's ``reference_answer`` is passed as the rubric's optional
-    ``expected_outcome`` when present. Unscored without a question or a final answer. Reads:
-    run ``final_answer``, ``tool_calls``, ``user_input``; item ``input_messages``,
-    ``reference_answer``.
+    ``expected_outcome`` when present. Unscored without a question or a final answer, and when
+    the judge cannot judge without a reference answer (the offline judge), unless the item
+    declares it has none by design (a production regression case): then not applicable.
+    Reads: run ``final_answer``, ``tool_calls``, ``user_input``; item ``input_messages``,
+    ``reference_answer``, ``provenance``.
     """
 
     metric_id = "task_completion"
     task = "task_completion"
     run_fields = frozenset({"final_answer", "tool_calls", "user_input"})
-    item_fields = frozenset({"input_messages", "reference_answer"})
+    item_fields = frozenset({"input_messages", "reference_answer", "provenance"})
+
+    def absent_reference(self, item: DatasetItem) -> str | None:
+        """The reference answer, when the item declares it has none by design."""
+        if absent_by_design(item, "reference_answer"):
+            return "the regression case has no reference answer by design (none given at triage)"
+        return None
 
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """Question, answer and the calls made."""

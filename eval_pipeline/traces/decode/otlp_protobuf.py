@@ -1,8 +1,9 @@
 """OTLP ``ExportTraceServiceRequest`` in protobuf -> raw spans (before normalisation).
 
-The fast path parses the whole request with the generated classes. When that fails (a
-truncated body, invalid UTF-8 in one string), the request is split on the wire format and each
-span is parsed on its own, so one bad span is rejected and the others are kept.
+The fast path parses the whole request with the generated classes (span attributes as their
+bytes, read once each: ``raw_attributes``). When that fails (a truncated body, invalid UTF-8 in
+one string), the request is split on the wire format and each span is parsed on its own, so
+one bad span is rejected and the others are kept.
 """
 
 import base64
@@ -11,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
+from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute, RawRequest
 from eval_pipeline.traces.decode.wire import Truncated, diagnose_span, iter_fields
 from eval_pipeline.traces.model import Span, SpanEvent, SpanLink, StatusCode
 from eval_pipeline.traces.span_factory import RAW_DEFAULTS as _RAW_DEFAULTS
@@ -117,17 +118,33 @@ def schema_urls(resource_spans: Any, scope_spans: Any) -> tuple[str | None, str 
     return (scope_url or None, resource_url or None) if scope_url or resource_url else NO_URLS
 
 
+def attribute_reader(limit: int) -> AttributeReader:
+    """A reader of one ``RawRequest``'s span attributes (values converted as here)."""
+    return AttributeReader(_value, limit)
+
+
 def pb_span(
     span: PbSpan,
     resource: dict[str, Any],
     scope: str | None,
     limit: int,
     urls: tuple[str | None, str | None] = NO_URLS,
+    reader: AttributeReader | None = None,
 ) -> Span:
     """One protobuf span -> a raw ``Span``; raises ``FieldError`` for a bad field.
 
-    ``urls`` are the scope's and the resource's schema URLs (``schema_urls``).
+    ``urls`` are the scope's and the resource's schema URLs (``schema_urls``). ``reader``:
+    the span is a ``RawRequest``'s (attributes as bytes), read first so that a damaged one
+    raises ``DamagedAttribute`` whatever else is wrong; a bad value is still reported in
+    the order of the checks below.
     """
+    span_attributes: dict[str, Any] | None = None
+    problem: FieldError | None = None
+    if reader is not None:
+        try:
+            span_attributes = reader.split(span.attributes, _NO_KEYS)[0]
+        except FieldError as exc:
+            problem = exc
     trace_id = span.trace_id.hex()
     span_id = span.span_id.hex()
     parent = span.parent_span_id.hex()
@@ -146,6 +163,10 @@ def pb_span(
         if events
         else ()
     )
+    if problem is not None:
+        raise problem
+    if span_attributes is None:
+        span_attributes = attributes(span.attributes, limit)
     status = span.status
     code = status.code
     kind = span.kind
@@ -161,7 +182,7 @@ def pb_span(
             "end_time_unix_nano": span.end_time_unix_nano,
             "status_code": STATUS_NAMES[code] if 0 <= code < 3 else StatusCode.UNSET,
             "status_message": status.message or None,
-            "attributes": attributes(span.attributes, limit),
+            "attributes": span_attributes,
             "events": events,
             "resource": resource,
             "scope_name": scope,
@@ -175,11 +196,20 @@ def pb_span(
 
 
 def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
-    """Decode a protobuf request; per-span errors on the salvage path (see module docstring)."""
+    """Decode a protobuf request; per-span errors on the salvage path (see module docstring).
+
+    The request is parsed as a ``RawRequest`` (``raw_attributes``); a damaged attribute
+    means the generated classes would not have parsed it: salvaged as such.
+    """
     try:
-        request = ExportTraceServiceRequest.FromString(payload)
-    except ProtobufDecodeError:
+        request = RawRequest.FromString(payload)
+        return _decode_request(request, source, limit)
+    except (ProtobufDecodeError, DamagedAttribute):
         return _salvage(payload, source, limit)
+
+
+def _decode_request(request: Any, source: str, limit: int) -> DecodeResult:
+    reader = attribute_reader(limit)
     result = DecodeResult()
     keep = result.spans.append
     for resource_spans in request.resource_spans:
@@ -189,7 +219,7 @@ def decode_protobuf(payload: bytes, source: str, limit: int) -> DecodeResult:
             urls = schema_urls(resource_spans, scope_spans)
             for span in scope_spans.spans:
                 try:
-                    keep(pb_span(span, resource, scope, limit, urls))
+                    keep(pb_span(span, resource, scope, limit, urls, reader))
                 except FieldError as exc:
                     result.errors.append(rejected(span, exc, source))
     return result

@@ -23,10 +23,10 @@ benchmark payload and each way off the fast path.
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from eval_pipeline.traces import semconv as sc
@@ -45,6 +45,7 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
     KIND_NAMES,
     NO_URLS,
     STATUS_NAMES,
+    attribute_reader,
     attributes,
     links,
     pb_span,
@@ -52,6 +53,7 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
     schema_urls,
     split_attributes,
 )
+from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute, RawRequest
 from eval_pipeline.traces.model import Message, Span
 from eval_pipeline.traces.normalise import openinference as dialect_openinference
 from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
@@ -115,13 +117,15 @@ class RowBatch:
 def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> RowBatch | None:
     """Rows for every span of a protobuf request; None when the request does not parse.
 
-    A request that does not parse as a whole goes to the general decoder's salvage path
+    A request that does not parse as a whole (a damaged attribute included: see
+    ``raw_attributes``) goes to the general decoder's salvage path
     (``otlp_protobuf.decode_protobuf``), which keeps its good spans.
     """
     try:
-        request = ExportTraceServiceRequest.FromString(payload)
+        request = RawRequest.FromString(payload)
     except ProtobufDecodeError:
         return None
+    reader = attribute_reader(limit)
     scopes = (
         (
             resource,
@@ -133,7 +137,18 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
         for resource in [attributes(resource_spans.resource.attributes, limit)]
         for scope_spans in resource_spans.scope_spans
     )
-    return _rows(scopes, fast_row, pb_span, rejected, source, limit, redactor)
+    try:
+        return _rows(
+            scopes,
+            partial(fast_row, reader=reader),
+            partial(pb_span, reader=reader),
+            rejected,
+            source,
+            limit,
+            redactor,
+        )
+    except DamagedAttribute:
+        return None
 
 
 def decode_json_rows(
@@ -222,12 +237,23 @@ def fast_row(
     redactor: Redactor,
     calls: ToolCalls | None = None,
     urls: Urls = NO_URLS,
+    reader: AttributeReader | None = None,
 ) -> Row | None:
     """The redacted store row of a current-conventions GenAI span; None for any other span.
 
     ``calls`` (optional) receives the tool calls of the output text written (``RowBatch``);
-    ``urls`` are the span's scope's and resource's schema URLs.
+    ``urls`` are the span's scope's and resource's schema URLs. ``reader``: the span is a
+    ``RawRequest``'s; its attributes are read first (a damaged one raises
+    ``DamagedAttribute`` whatever else is wrong with the span, see ``otlp_protobuf.pb_span``).
     """
+    try:
+        attrs, lifted = (
+            split_attributes(span.attributes, limit, LIFTED)
+            if reader is None
+            else reader.split(span.attributes, LIFTED)
+        )
+    except FieldError:
+        return None
     trace_id = span.trace_id.hex()
     span_id = span.span_id.hex()
     parent = span.parent_span_id.hex()
@@ -241,7 +267,6 @@ def fast_row(
     ):
         return None
     try:
-        attrs, lifted = split_attributes(span.attributes, limit, LIFTED)
         span_links: Any = span.links
         span_links = links(span_links, limit) if span_links else _NO_LINKS
     except FieldError:

@@ -11,6 +11,10 @@ building the row's Arrow columns one by one, and runs only on the rows of a batc
 could not be built, so the happy path pays nothing for it.
 """
 
+from collections.abc import Sequence
+from functools import partial
+from itertools import chain
+from operator import is_not, itemgetter
 from urllib.parse import quote
 
 import pyarrow as pa
@@ -56,6 +60,29 @@ def build_problem(build: object) -> str | None:
             f"(its folder name is limited to {MAX_NAME_BYTES} bytes)"
         )
     return None
+
+
+_INT_COLUMNS = tuple(itemgetter(index) for index, _ in _INTS)
+_PLAIN_INT_TYPES = frozenset({int, type(None)})
+_PRESENT = partial(is_not, None)
+_EVAL_CONTEXT_KEYS = (eval_context.RUN_INDEX, eval_context.BUILD_ID)
+
+
+def all_storable(rows: Sequence[Row]) -> bool:
+    """True when ``cheap_problem`` finds nothing in any of ``rows`` (False: look row by row).
+
+    The same checks column by column, in C-level passes: each integer column holds only
+    ints (or None) within int64, and no row carries an eval-context value to check.
+    """
+    for column in _INT_COLUMNS:
+        values = list(map(column, rows))
+        if not _PLAIN_INT_TYPES.issuperset(map(type, values)):
+            return False
+        present = list(filter(_PRESENT, values))
+        if present and (min(present) < -INT64_MAX - 1 or max(present) > INT64_MAX):
+            return False
+    keys = set(chain.from_iterable(map(itemgetter(ATTRIBUTES), rows)))
+    return keys.isdisjoint(_EVAL_CONTEXT_KEYS)
 
 
 def cheap_problem(row: Row) -> tuple[str, str] | None:

@@ -28,6 +28,7 @@ from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, d
 from eval_pipeline.traces.ingest.guard import (
     BAD_INPUT,
     STORE_FAILURES,
+    all_storable,
     build_problem,
     cheap_problem,
     rejection,
@@ -162,6 +163,8 @@ def _guarded_rows(
 
 def _storable(rows: list[Row], source: str, report: IngestReport) -> list[Row]:
     """The rows that pass ``guard.cheap_problem``; each other row is rejected with its error."""
+    if all_storable(rows):  # the usual batch, decided column by column
+        return rows
     kept = []
     for row in rows:
         problem = cheap_problem(row)

@@ -2,9 +2,11 @@
 
 The precise patterns (``pii``) need lookarounds, so they run on Python's backtracking engine,
 which tries every start position: on a 1 MB run of digits or ``%`` that alone costs 20-40 ms
-per pattern. This gate runs one set of *candidate* patterns on RE2 (``google-re2``: a
-finite-automaton engine, linear in its input, no backtracking; ``re2.Set`` runs them in one
-pass and says which matched) over fixed chunks of the text. Each candidate pattern is a
+per pattern (on ASCII text ``scan`` runs them on RE2 while matches are sparse; where they are
+dense, and on other text, ``re`` scans the hot spans found here). This gate runs one set of
+*candidate* patterns on RE2 (``google-re2``: a finite-automaton engine, linear in its input,
+no backtracking; ``re2.Set`` runs them in one pass and says which matched) over fixed chunks
+of the text. Each candidate pattern is a
 superset of its detector's precise pattern: lookarounds become consumed
 boundary characters (``^`` or a character the lookaround allows; RE2 has no lookarounds),
 bounded repetitions become unbounded ones where that keeps the automaton small. So a chunk in

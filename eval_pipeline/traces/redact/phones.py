@@ -32,6 +32,11 @@ LOOKUPS_PER_TEXT = 16
 
 GROUPED = re.compile(r"(?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w])")
 """Digits written in 2 to 8 groups (linear: groups are split by non-digits, lengths bounded)."""
+GROUPED_RE2 = (
+    r"(?:^|[^A-Za-z0-9_+.-])([+(]?[0-9]{1,15}(?:[ ().-]{1,3}[0-9]{1,15}){1,7})"
+    r"(?:$|[^A-Za-z0-9_])"
+)
+"""``GROUPED`` in the exact RE2 form ``scan.Pattern`` runs on ASCII text."""
 
 _NON_DIGIT = re.compile(r"\D")
 _DATE = re.compile(r"(?:19|20)\d\d[-./]\d\d?[-./]\d\d?|\d\d?[-./]\d\d?[-./](?:19|20)\d\d")

@@ -18,12 +18,17 @@ version-2 ones).
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from eval_pipeline.traces.redact import phones
-from eval_pipeline.traces.redact.gate import Gate, Spans
+from eval_pipeline.traces.redact import phones, scan
+from eval_pipeline.traces.redact.gate import Gate
+from eval_pipeline.traces.redact.scan import Found, Spans
+
+Taken = tuple[int, int, str, str]
+"""A replaced match: start, end, its token and the token's kind."""
+_UNSEEN = object()
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
@@ -44,9 +49,24 @@ _PHONE = re.compile(
     r"|(?:1[ .-])?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4}"
     r"|0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w])"
 )
+_W = "A-Za-z0-9_"  # ``\\w`` on ASCII text, for the RE2 forms (``scan``)
+_EMAIL_RE2 = (
+    rf"(?:^|[^{_W}.%+-])([A-Za-z0-9._%+-]{{1,64}}@[A-Za-z0-9-]{{1,63}}"
+    r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24})(?:$|[^A-Za-z0-9-])"
+)
+_CARD_RE2 = rf"(?:^|[^{_W}-])([0-9](?:[ .-]?[0-9]){{12,18}})(?:$|[^{_W}-])"
+_IBAN_RE2 = r"(?:^|[^A-Za-z0-9])([A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]){11,30})(?:$|[^A-Za-z0-9])"
+_SSN_RE2 = r"(?:^|[^0-9-]|^-|[^0-9]-)([0-9]{3}-[0-9]{2}-[0-9]{4})(?:$|[^0-9-]|-$|-[^0-9])"
+_PHONE_RE2 = (
+    rf"(?:^|[^{_W}+])(\+[0-9]{{1,3}}[ .-]?(?:\(?[0-9]{{1,4}}\)?[ .-]?){{1,4}}[0-9]{{2,4}}"
+    r"|(?:1[ .-])?(?:\([0-9]{3}\)[ .-]?|[0-9]{3}[ .-])[0-9]{3}[ .-][0-9]{4}"
+    rf"|0[0-9]{{2,4}}[ .-]?[0-9]{{3,4}}[ .-]?[0-9]{{3,6}})(?:$|[^{_W}])"
+)
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
+_DIGIT_RUN_RE2 = scan.compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_NON_DIGIT = re.compile(r"\D")
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
@@ -73,8 +93,21 @@ def opaque(text: str) -> str:
     return _TOKEN.sub(r"\1", text) if "[" in text else text
 
 
+_DOUBLED = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7, 9)))
+"""ASCII digit -> the digit sum of its double (Luhn's every second digit from the right)."""
+_IBAN_DIGITS = str.maketrans(
+    {c: str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"}
+)
+"""IBAN letter -> its number (A=10 ... Z=35, either case), for the mod-97 check."""
+_SEPARATORS = str.maketrans("", "", " .-")
+
+
 def luhn_ok(digits: str) -> bool:
     """True when ``digits`` passes the Luhn checksum."""
+    if digits.isascii() and digits.isdigit():  # in C: sums over bytes, doubling by table
+        data = digits.encode()
+        kept = data[-1::-2]
+        return (sum(kept) - 48 * len(kept) + sum(data[-2::-2].translate(_DOUBLED))) % 10 == 0
     total = 0
     for index, char in enumerate(reversed(digits)):
         value = ord(char) - 48
@@ -92,8 +125,7 @@ def iban_ok(candidate: str) -> bool:
     if not 15 <= len(compact) <= 34:
         return False
     rearranged = compact[4:] + compact[:4]
-    number = "".join(str(int(c, 36)) for c in rearranged)
-    return int(number) % 97 == 1
+    return int(rearranged.translate(_IBAN_DIGITS)) % 97 == 1
 
 
 def _iban(match: str) -> str | None:
@@ -102,30 +134,15 @@ def _iban(match: str) -> str | None:
 
 
 def _card(match: str) -> str | None:
-    digits = re.sub(r"\D", "", match)
+    digits = match.translate(_SEPARATORS)  # a card match is digits and these separators
     return digits if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
 
 
 def _phone(match: str) -> str | None:
-    digits = re.sub(r"\D", "", match)
+    digits = _NON_DIGIT.sub("", match)
     if not 7 <= len(digits) <= 15 or digits.count(digits[0]) == len(digits):
         return None  # too short or long, or one digit repeated (a placeholder, not a number)
     return ("+" if match.startswith("+") else "") + digits
-
-
-Found = tuple[int, int, str]
-"""A match: start, end and the matched text."""
-
-
-def _finder(pattern: re.Pattern[str]) -> Callable[[str, Spans], Iterator[Found]]:
-    def find(text: str, spans: Spans) -> Iterator[Found]:
-        for start, keep_end, scan_end in spans:
-            for match in pattern.finditer(text, start, scan_end):
-                if match.start() >= keep_end:
-                    break
-                yield match.start(), match.end(), match.group()
-
-    return find
 
 
 @dataclass(frozen=True)
@@ -134,24 +151,26 @@ class Detector:
 
     kind: str
     gate: str
-    """The key of this detector's candidate pattern in ``gate.CANDIDATES``."""
-    find: Callable[[str, Spans], Iterable[Found]]
+    """The key of this detector's candidate pattern in ``gate.CANDIDATES`` (unique per detector)."""
+    pattern: scan.Pattern
     check: Callable[[str], str | None]
     unchecked: Callable[[str], str | None] | None = None
     """For a costly ``check``: the value once a text's look-ups are spent (``phones``)."""
+    memo: bool = True
+    """Cache the check per matched text (False where the check costs less than a cache)."""
 
 
 DETECTORS: dict[str, tuple[Detector, ...]] = {
-    "credit_card": (Detector("CARD", "card", _finder(_CARD), _card),),
-    "iban": (Detector("IBAN", "iban", _finder(_IBAN), _iban),),
-    "email": (Detector("EMAIL", "email", _finder(_EMAIL), lambda m: m.lower()),),
-    "ssn": (Detector("SSN", "ssn", _finder(_SSN), lambda m: m),),
+    "credit_card": (Detector("CARD", "card", scan.Pattern(_CARD, _CARD_RE2), _card),),
+    "iban": (Detector("IBAN", "iban", scan.Pattern(_IBAN, _IBAN_RE2), _iban),),
+    "email": (Detector("EMAIL", "email", scan.Pattern(_EMAIL, _EMAIL_RE2), lambda m: m.lower()),),
+    "ssn": (Detector("SSN", "ssn", scan.Pattern(_SSN, _SSN_RE2), lambda m: m, memo=False),),
     "phone": (
-        Detector("PHONE", "phone", _finder(_PHONE), _phone),
+        Detector("PHONE", "phone", scan.Pattern(_PHONE, _PHONE_RE2), _phone),
         Detector(
             "PHONE",
             "grouped",
-            _finder(phones.GROUPED),
+            scan.Pattern(phones.GROUPED, phones.GROUPED_RE2),
             phones.national_phone,
             phones.unchecked_phone,
         ),
@@ -168,7 +187,15 @@ def detectors_for(names: Iterable[str]) -> tuple[Detector, ...]:
 
 def _may_hold(text: str) -> bool:
     """False when no detector can match ``text`` (the usual case, decided cheaply)."""
-    return "@" in text or "%" in text or "\\u" in text or _DIGIT_RUN.search(text) is not None
+    return "@" in text or "%" in text or "\\u" in text or _digit_run(text)
+
+
+def _digit_run(text: str) -> bool:
+    """True when ``text`` holds 7 digits close together (every digit detector needs them)."""
+    data = scan.ascii_bytes(text)
+    if data is None:
+        return _DIGIT_RUN.search(text) is not None
+    return bool(_DIGIT_RUN_RE2.Match(scan.UNANCHORED, data, 0, len(data))[0][0] >= 0)
 
 
 def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
@@ -190,9 +217,11 @@ class Tokeniser:
         self._detectors = detectors
         self._gate = gate or Gate()
         self._inner, self._outer = _hmac_pads(key)
-        self._checked: dict[tuple[object, str], str | None] = {}  # (finder, match) -> token
+        self._checked: dict[tuple[str, str], str | None] = {}  # (detector gate, match) -> token
         self._lookups_left = phones.LOOKUPS_PER_TEXT  # costly checks left for this text
-        self._cache: dict[tuple[str, str], str] = {}
+        self._memo: dict[str, dict[str, str | None]] = {d.gate: {} for d in detectors}
+        """Per cheap detector: matched text -> token (None: check failed); checks are pure."""
+        self._cache: dict[str, str] = {}  # "KIND:value" -> token
         self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._clean: set[str] = set()  # short texts known to hold nothing
         self.clean = self._clean
@@ -200,26 +229,34 @@ class Tokeniser:
 
     def token(self, kind: str, value: str) -> str:
         """The token for one normalised value (same value and key -> same token)."""
-        cached = self._cache.get((kind, value))
+        message = f"{kind}:{value}"  # what is hashed, and the cache key (kinds hold no ":")
+        cached = self._cache.get(message)
         if cached is None:
             inner = self._inner.copy()  # HMAC-SHA256 with the key pads hashed once, in __init__
-            inner.update(f"{kind}:{value}".encode())
+            inner.update(message.encode())
             outer = self._outer.copy()
             outer.update(inner.digest())
-            cached = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
-            self._cache[(kind, value)] = cached
+            cached = self._cache[message] = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
         return cached
 
     def _token_of_match(self, detector: "Detector", match: str) -> str | None:
         """The token for a matched text, None when its check fails.
 
         Costly checks (``Detector.unchecked`` set: ``phones``) are cached per match and
-        limited per text; the others cost less than a cache would.
+        limited per text; the others per match in ``_memo`` (dense texts repeat values), unless
+        the check costs less than the cache (``Detector.memo``).
         """
-        if detector.unchecked is None:
+        if not detector.memo:
             value = detector.check(match)
             return None if value is None else self.token(detector.kind, value)
-        key = (detector.find, match)
+        if detector.unchecked is None:
+            memo = self._memo[detector.gate]
+            token = memo.get(match, _UNSEEN)
+            if token is _UNSEEN:
+                value = detector.check(match)
+                token = memo[match] = None if value is None else self.token(detector.kind, value)
+            return token  # type: ignore[return-value]
+        key = (detector.gate, match)
         if key in self._checked:
             return self._checked[key]
         if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
@@ -279,77 +316,61 @@ class Tokeniser:
         return found
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
+        data = scan.ascii_bytes(text)
         hot: dict[str, Spans] | None = None  # None: every detector scans the whole text
         if len(text) > self._gate.chunk and (
-            text.isascii() or _OTHER_DIGIT.search(text) is None
+            data is not None or text.isascii() or _OTHER_DIGIT.search(text) is None
         ):  # long texts: each detector only where its candidate occurs (linear, see ``gate``)
             hot = self._gate.hot_spans(text)
             if not hot:
                 return text, ()
-        whole: Spans = [(0, len(text), len(text))]
-        taken: list[tuple[int, int, str]] = []  # sorted, non-overlapping
-        digits = _DIGIT_RUN.search(text) is not None
+        taken: list[Taken] = []  # sorted, non-overlapping
+        digits = _digit_run(text)
         self._lookups_left = phones.LOOKUPS_PER_TEXT
         has_at = "@" in text
+        for memo in self._memo.values():
+            if len(memo) >= 65536:
+                memo.clear()
         for detector in self._detectors:
             if not (has_at if detector.kind == "EMAIL" else digits):
                 continue
-            spans = whole if hot is None else hot.get(detector.gate)
-            if spans is None:
+            spans = None if hot is None else hot.get(detector.gate)
+            if hot is not None and spans is None:
                 continue
-            token_of = self._token_of_match
-            matches = detector.find(text, spans)
-            if taken:  # what an earlier detector took is not checked again (nor looked up)
-                matches = _unclaimed(taken, list(matches))
-            found = [
-                (start, end, token)
-                for start, end, match in matches
-                for token in [token_of(detector, match)]
-                if token is not None
-            ]
-            if found:
-                taken = _merge(taken, found)
+            taken = self._claimed(taken, detector, detector.pattern.find(text, data, spans))
         if not taken:
             return text, ()
         pieces: list[str] = []
+        append = pieces.append
         last = 0
-        for start, end, token in taken:
-            pieces.append(text[last:start])
-            pieces.append(token)
+        for start, end, token, _ in taken:
+            append(text[last:start])
+            append(token)
             last = end
-        pieces.append(text[last:])
-        return "".join(pieces), tuple(token[1:].split(":", 1)[0] for _, _, token in taken)
+        append(text[last:])
+        return "".join(pieces), tuple(kind for _, _, _, kind in taken)
 
+    def _claimed(
+        self, taken: list[Taken], detector: Detector, matches: Iterable[Found]
+    ) -> list[Taken]:
+        """``taken`` plus the matches that overlap none of it and pass their check, in order.
 
-def _unclaimed(taken: list[tuple[int, int, str]], found: list[Found]) -> list[Found]:
-    """The matches of ``found`` that overlap nothing in ``taken`` (both sorted: linear)."""
-    out: list[Found] = []
-    index = 0
-    for item in found:
-        while index < len(taken) and taken[index][1] <= item[0]:
-            index += 1
-        if index < len(taken) and taken[index][0] < item[1]:
-            continue
-        out.append(item)
-    return out
-
-
-def _merge(
-    taken: list[tuple[int, int, str]], found: list[tuple[int, int, str]]
-) -> list[tuple[int, int, str]]:
-    """``taken`` plus the matches of ``found`` that overlap none of it (both sorted: linear)."""
-    if not taken:
-        return found
-    out: list[tuple[int, int, str]] = []
-    index = 0
-    for item in found:
-        while index < len(taken) and taken[index][1] <= item[0]:
-            out.append(taken[index])
-            index += 1
-        if index < len(taken) and taken[index][0] < item[1]:
-            continue  # overlaps a match of a detector earlier in priority
-        if out and out[-1][1] > item[0]:
-            continue
-        out.append(item)
-    out.extend(taken[index:])
-    return out
+        One pass over both (sorted): a match an earlier detector (higher priority) took is
+        not checked again, nor looked up.
+        """
+        out: list[Taken] = []
+        append = out.append
+        token_of = self._token_of_match
+        kind = detector.kind
+        index, count = 0, len(taken)
+        for start, end, match in matches:
+            while index < count and taken[index][1] <= start:
+                append(taken[index])
+                index += 1
+            if index < count and taken[index][0] < end:
+                continue  # overlaps a match of a detector earlier in priority
+            token = token_of(detector, match)
+            if token is not None:
+                append((start, end, token, kind))
+        out.extend(taken[index:])
+        return out

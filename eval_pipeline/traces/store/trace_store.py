@@ -23,7 +23,8 @@ import os
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from operator import itemgetter, methodcaller
+from itertools import repeat
+from operator import is_, itemgetter, methodcaller
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -180,8 +181,7 @@ class TraceStore:
         missing = set(map(_TRACE_ID, rows)).difference(roots)
         if missing:
             roots.update(self.ledger.roots(missing))
-        get = roots.get
-        return [get(row[TRACE_ID], default) for row in rows]
+        return list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
 
     def write_spans(
         self,
@@ -224,7 +224,7 @@ class TraceStore:
             with self.write_lock(build):
                 name = self._write(folder, rows_table(fresh, [build] * len(fresh), day))
                 relative = str((folder / name).relative_to(self.spans_dir))
-                roots = [parent is None for parent in map(_PARENT_SPAN_ID, fresh)]
+                roots = list(map(is_, map(_PARENT_SPAN_ID, fresh), repeat(None)))
                 keys = list(zip(map(_TRACE_ID, fresh), map(_SPAN_ID, fresh), roots, strict=True))
                 try:
                     self._record(build, day, relative, keys)

@@ -40,6 +40,7 @@ def test_no_hostile_request_raises_in_either_encoding(data: st.DataObject, mutat
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # the suite's 300 s is for default tests; 100k inputs take longer
 def test_fuzz_ingest_100k_fixed_seed() -> None:
     pytest.importorskip("atheris")
     done = subprocess.run(

@@ -1,0 +1,177 @@
+"""``feedback``, ``review list`` and ``review label`` through the CLI (contract).
+
+A thumbs-down on a stored trace opens a review item (never a failure: nothing is scored);
+``review list`` prints it as JSON or a table; ``review label`` records the verdict, who
+(``--reviewer``, else ``$USER``) and when, and with ``--dataset`` turns a defect into a
+regression case. Bad input is one ``error:`` line and exit 2 naming it: an unknown trace id, a
+rating outside the scale, a label for a trace not in review; a state database that cannot be
+reached is ours (exit 3).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from eval_pipeline.cli import cli
+from eval_pipeline.datasets.store import default_dataset_store
+from eval_pipeline.home import current_home
+from eval_pipeline.traces.store.trace_store import TraceStore
+from eval_pipeline_tests.stream.builders import agent_trace_rows
+
+TRACE = "d4" * 16
+
+
+def _store_trace(trace_id: str = TRACE) -> None:
+    rows = agent_trace_rows(trace_id, tool_error=True, answer="I have refunded your order.")
+    TraceStore(current_home().ensure().store).write_rows(rows, build="production")
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), env=env)
+    return result.exit_code, result.output
+
+
+def test_a_thumbs_down_routes_a_stored_trace_to_review_and_a_label_records_who() -> None:
+    _store_trace()
+    code, out = invoke("feedback", TRACE, "--rating", "down", "--note", "refund never came")
+    assert code == 0 and "review opened" in out
+    assert invoke("feedback", TRACE, "--rating", "0.8")[0] == 0
+    code, out = invoke("review", "list", "--format", "json")
+    (item,) = json.loads(out)
+    assert code == 0 and item["status"] == "open" and item["trace_stored"] is True
+    assert item["negative_feedback"] == 1 and item["feedback_notes"] == ["refund never came"]
+    code, table = invoke("review", "list")
+    assert code == 0 and TRACE in table and "refund never came" in table
+    code, out = invoke(
+        "review",
+        "label",
+        TRACE,
+        "--verdict",
+        "needs-info",
+        "--format",
+        "json",
+        env={"USER": "ana"},
+    )
+    labelled = json.loads(out)["review"]
+    assert code == 0 and labelled["reviewer"] == "ana" and labelled["labelled_at"]
+    code, out = invoke("review", "label", TRACE, "--verdict", "not-defect", "--reviewer", "bo")
+    assert code == 0 and "labelled" in out and "by bo" in out
+    assert json.loads(invoke("review", "list", "--format", "json")[1]) == []
+    (done,) = json.loads(invoke("review", "list", "--status", "labelled", "--format", "json")[1])
+    assert done["verdict"] == "not-defect" and done["reviewer"] == "bo"
+
+
+def test_a_defect_label_with_a_dataset_becomes_a_regression_case() -> None:
+    _store_trace()
+    invoke("feedback", TRACE, "--rating", "down")
+    code, out = invoke(
+        "review",
+        "label",
+        TRACE,
+        "--verdict",
+        "defect",
+        "--reviewer",
+        "ana",
+        "--note",
+        "refund claimed after a failed lookup",
+        "--dataset",
+        "regression/support",
+        "--slice",
+        "intent=return",
+        "--format",
+        "json",
+    )
+    assert code == 0, out
+    summary = json.loads(out)
+    assert summary["review"]["verdict"] == "defect"
+    assert summary["triage"]["must_not_recur"] == ["lookup_order"]
+    case = default_dataset_store().item("regression/support", "v1", f"trace-{TRACE}")
+    assert case.slices["intent"] == "return" and case.slices["tool"] == "lookup_order"
+    assert case.provenance["trace_id"] == TRACE
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["feedback", "ef" * 16, "--rating", "down"],
+            f"TRACE_ID {'ef' * 16}: not in the trace store",
+        ),
+        (["feedback", "nope", "--rating", "down"], "TRACE_ID: 'nope' is not a trace id"),
+        (["feedback", TRACE, "--rating", "1.5"], "--rating: '1.5' is outside the scale"),
+        (["feedback", TRACE, "--rating", "meh"], "--rating: 'meh' is not up, down"),
+        (["review", "label", TRACE, "--verdict", "defect", "--reviewer", "a"], "not in review"),
+    ],
+)
+def test_bad_input_is_exit_2_naming_it(args: list[str], message: str) -> None:
+    _store_trace()
+    code, out = invoke(*args)
+    assert code == 2 and out.startswith("error: ") and message in out, out
+
+
+def test_a_dataset_with_another_verdict_or_a_bad_reference_is_exit_2_and_labels_nothing() -> None:
+    _store_trace()
+    invoke("feedback", TRACE, "--rating", "down")
+    label = ["review", "label", TRACE, "--reviewer", "ana", "--note", "n"]
+    code, out = invoke(*label, "--verdict", "not-defect", "--dataset", "regression/x")
+    assert code == 2 and "only a defect becomes a regression case" in out
+    code, out = invoke(
+        *label,
+        "--verdict",
+        "defect",
+        "--dataset",
+        "regression/x",
+        "--expected-calls",
+        '[{"arguments": {}}]',
+    )
+    assert code == 2 and "--expected-calls[0].name: required" in out
+    code, out = invoke(*label, "--verdict", "defect", "--reference-answer", "x")
+    assert code == 2 and "--reference-answer: only with --dataset" in out
+    (item,) = json.loads(invoke("review", "list", "--format", "json")[1])
+    assert item["status"] == "open"
+
+
+def test_an_unreachable_state_database_is_an_internal_error(tmp_path: Path) -> None:
+    _store_trace()
+    env = {"EVAL_PIPELINE_STATE_URL": "postgresql+psycopg://127.0.0.1:1/nowhere"}
+    command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
+    done = subprocess.run(
+        [*command, "feedback", TRACE, "--rating", "down"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, **env},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("internal error: ")
+
+
+def test_tool_schemas_from_a_dataset_that_lacks_a_tool_is_exit_2_naming_it() -> None:
+    _store_trace()
+    code, out = invoke(
+        "triage",
+        TRACE,
+        "--dataset",
+        "regression/x",
+        "--note",
+        "n",
+        "--tool-schemas-from",
+        "golden/support-agent-refunds",
+    )
+    assert code == 2 and "defines no tool lookup_order" in out
+    code, out = invoke(
+        "triage",
+        TRACE,
+        "--dataset",
+        "regression/x",
+        "--note",
+        "n",
+        "--tool-schemas-from",
+        "golden/nothing-here",
+    )
+    assert code == 2 and "--tool-schemas-from golden/nothing-here: no such dataset" in out
