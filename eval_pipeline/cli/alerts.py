@@ -4,13 +4,17 @@ JSON (**contract**): a list of objects with ``alert_id, detector, severity, trac
 span_ids, build, reason, detected_at`` (ISO 8601, UTC) and ``evidence``, oldest first.
 """
 
-import json
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.home import current_home
+
+if TYPE_CHECKING:
+    from eval_pipeline.alerts.alert import Alert
 
 
 def _since(value: str | None) -> datetime | None:
@@ -33,22 +37,36 @@ def alerts() -> None:
 @alerts.command("list")
 @click.option("--since", default=None, help="Only alerts detected at or after this time.")
 @click.option("--build", default=None, help="Only alerts of this build.")
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text")
+@format_option()
 def list_alerts(since: str | None, build: str | None, fmt: str) -> None:
     """The stored alerts, oldest first."""
     from eval_pipeline.alerts.store import AlertStore
 
     found = AlertStore(current_home().state_url).list_alerts(since=_since(since), build=build)
     if fmt == "json":
-        click.echo(json.dumps([a.as_json() for a in found], indent=2, ensure_ascii=False))
+        echo_json([a.as_json() for a in found])
         return
-    for alert in found:
-        spans = ",".join(alert.span_ids) or "-"
-        click.echo(
-            f"{alert.detected_at.isoformat(timespec='seconds')}  {alert.severity:8} "
-            f"{alert.detector:20} {alert.build}  {alert.trace_id} {spans}  {alert.reason}"
-        )
-    click.echo(f"{len(found)} alert(s)")
+    print_alerts(found, f"{len(found)} alert(s)")
+
+
+def print_alerts(found: "list[Alert]", caption: str) -> None:
+    """Alerts as a table, oldest first (``alerts list``, ``detect``)."""
+    print_table(
+        ("detected", "severity", "detector", "build", "trace", "spans", "reason"),
+        (
+            (
+                a.detected_at.isoformat(timespec="seconds"),
+                a.severity,
+                a.detector,
+                a.build,
+                a.trace_id,
+                list(a.span_ids),
+                a.reason,
+            )
+            for a in found
+        ),
+        caption=caption,
+    )
 
 
 COMMANDS: list[click.Command] = [alerts]

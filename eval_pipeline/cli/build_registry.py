@@ -1,11 +1,14 @@
-"""CLI: ``builds register|list|pin`` (the build registry the Dagster sensor watches)."""
+"""CLI: ``builds register|list|pin`` (the build registry the Dagster sensor watches).
 
-import json
+``register`` and ``pin`` print one JSON object by default (CI scripts read it; ``--format
+text``: a table); ``list`` prints a table by default (``--format json``: builds and pins).
+"""
 
 import click
 
 from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_fields, print_table
 from eval_pipeline.home import current_home
 from eval_pipeline.suites.locate import SuiteNotFoundError, locate_suite
 
@@ -30,8 +33,9 @@ def builds() -> None:
     "the build's traces are ingested.",
 )
 @click.option("--pin-baseline", is_flag=True, help="Also pin this build as the suite's baseline.")
+@format_option(default="json")
 def register(
-    build: str, suite: str, baseline: str | None, runner: str | None, pin_baseline: bool
+    build: str, suite: str, baseline: str | None, runner: str | None, pin_baseline: bool, fmt: str
 ) -> None:
     """Register BUILD; the candidate_build_sensor then requests its evaluation run."""
     from eval_pipeline.suites.config import SuiteError, load_suite
@@ -47,23 +51,24 @@ def register(
         raise InputError(str(exc)) from exc
     if pin_baseline:
         registry.pin_baseline(config.suite, build)
-    click.echo(
-        json.dumps(
-            {
-                "build": record.build,
-                "suite": config.suite,
-                "runner": record.runner,
-                "baseline": record.baseline or registry.baseline_for(config.suite),
-                "registered_at": record.registered_at.isoformat(),
-            }
-        )
-    )
+    document = {
+        "build": record.build,
+        "suite": config.suite,
+        "runner": record.runner,
+        "baseline": record.baseline or registry.baseline_for(config.suite),
+        "registered_at": record.registered_at.isoformat(),
+    }
+    if fmt == "json":
+        echo_json(document, indent=None)
+    else:
+        print_fields(document, title=f"registered {record.build}")
 
 
 @builds.command("pin")
 @click.argument("build")
 @click.option("--suite", "suite", required=True, help="Suite YAML path or shipped suite name.")
-def pin(build: str, suite: str) -> None:
+@format_option(default="json")
+def pin(build: str, suite: str, fmt: str) -> None:
     """Pin BUILD as the baseline of SUITE (re-pinning replaces the old pin)."""
     from eval_pipeline.suites.config import SuiteError, load_suite
 
@@ -72,11 +77,14 @@ def pin(build: str, suite: str) -> None:
     except (SuiteNotFoundError, SuiteError) as exc:
         raise InputError(str(exc)) from exc
     _registry().pin_baseline(config.suite, build)
-    click.echo(json.dumps({"suite": config.suite, "baseline": build}))
+    if fmt == "json":
+        echo_json({"suite": config.suite, "baseline": build}, indent=None)
+    else:
+        click.echo(f"baseline of {config.suite}: {build}")
 
 
 @builds.command("list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 def list_builds(fmt: str) -> None:
     """List registered builds and baseline pins."""
     registry = _registry()
@@ -92,12 +100,24 @@ def list_builds(fmt: str) -> None:
         for r in registry.all()
     ]
     if fmt == "json":
-        click.echo(json.dumps({"builds": records, "baselines": registry.baselines()}, indent=2))
+        echo_json({"builds": records, "baselines": registry.baselines()})
         return
-    for record in records:
-        click.echo(f"{record['build']}\t{record['suite']}\t{record['runner'] or 'stored traces'}")
-    for suite, build in registry.baselines().items():
-        click.echo(f"baseline of {suite}: {build}")
+    print_table(
+        ("build", "suite", "baseline", "runner", "registered", "requested"),
+        (
+            (
+                r["build"],
+                r["suite"],
+                r["baseline"],
+                r["runner"] or "stored traces",
+                r["registered_at"],
+                r["requested"],
+            )
+            for r in records
+        ),
+        title="builds",
+    )
+    print_table(("suite", "pinned baseline"), registry.baselines().items(), title="baselines")
 
 
 COMMANDS: list[click.Command] = [builds]

@@ -2,19 +2,28 @@
 
 ``eval-pipeline run --suite S --build B`` runs the build over the suite's items x runs_per_item
 with its runner (``--runner``, else the one registered for the build, else the sample agent's
-build of that name), resuming runs already stored, and prints a JSON summary; failed runs are
-stored with their reason and listed. ``eval-pipeline defects [--suite S] --format json`` runs
+build of that name), resuming runs already stored, and prints a JSON summary (``--format text``:
+tables); failed runs are stored with their reason and listed. Both draw a progress bar on a
+terminal's stderr (``--quiet``: none). ``eval-pipeline defects [--suite S] --format json`` runs
 every seeded defect of the sample agent against its baseline through runner -> scoring ->
 gate; exit 0 only when every defect fails on its targeted metric, the improved candidate
 passes and the A/A control passes, 1 otherwise, 2 on bad input.
 """
 
-import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import (
+    echo_json,
+    format_option,
+    print_fields,
+    print_table,
+    progress,
+    quiet_option,
+)
 from eval_pipeline.home import current_home
 
 
@@ -69,6 +78,8 @@ def _runner_spec(build: str, explicit: str | None) -> str | None:
     help="Only the first N items of each dataset.",
 )
 @click.option("--retry-failed", is_flag=True, help="Redo runs stored as failed.")
+@format_option(default="json")
+@quiet_option
 def run(
     suite_ref: str,
     build: str,
@@ -78,6 +89,8 @@ def run(
     timeout_s: float,
     limit: int | None,
     retry_failed: bool,
+    fmt: str,
+    quiet: bool,
 ) -> None:
     """Run BUILD over the suite's items x runs_per_item and store the traces (resumable)."""
     from eval_pipeline.cli.stage import cli_stage
@@ -94,24 +107,39 @@ def run(
         needs=("items", "redaction_policy"),
     )
     try:
-        summary = collect_runs(
-            stage, concurrency=concurrency, timeout_s=timeout_s, retry_failed=retry_failed
-        )
+        with progress(f"run {build}", quiet=quiet) as tracker:
+            summary = collect_runs(
+                stage,
+                concurrency=concurrency,
+                timeout_s=timeout_s,
+                retry_failed=retry_failed,
+                progress=tracker.advance,
+            )
     except (RunnerSpecError, ImportError) as exc:
         raise InputError(f"--runner {stage.runner}: {exc}") from exc
     except SuiteResolutionError as exc:  # the suite pins a dataset that fails validation
         raise InputError(str(exc)) from exc
-    click.echo(
-        json.dumps(
-            {
-                "suite": stage.suite.suite,
-                "items": len(stage.items),
-                "runs_per_item": stage.runs_per_item,
-                **summary.metadata(),
-            },
-            indent=2,
+    document = {
+        "suite": stage.suite.suite,
+        "items": len(stage.items),
+        "runs_per_item": stage.runs_per_item,
+        **summary.metadata(),
+    }
+    if fmt == "json":
+        echo_json(document)
+    else:
+        _print_runs(document)
+
+
+def _print_runs(document: dict[str, Any]) -> None:
+    failures = document["failures"]
+    print_fields({k: v for k, v in document.items() if k != "failures"}, title="runs")
+    if failures:
+        print_table(
+            ("item", "run", "reason", "trace"),
+            ((f["item_id"], f["run_index"], f["reason"], f["trace_id"]) for f in failures),
+            title=f"{len(failures)} failed run(s)",
         )
-    )
 
 
 @click.command("defects")
@@ -134,40 +162,50 @@ def run(
     default=None,
     help="Override the suite's runs_per_item.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
-def defects(suite_ref: str | None, limit: int | None, runs_per_item: int | None, fmt: str) -> None:
+@format_option()
+@quiet_option
+def defects(
+    suite_ref: str | None, limit: int | None, runs_per_item: int | None, fmt: str, quiet: bool
+) -> None:
     """Seeded-defect validation: every defect must fail its metric; controls must pass."""
     from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS
     from eval_pipeline.defects.story import validate_sample_agent
     from eval_pipeline.suites.locate import locate_suite
 
     home = current_home().ensure()
-
-    def progress(line: str) -> None:
-        if fmt == "text":
-            click.echo(line, err=True)
-
     try:
         path = locate_suite(suite_ref) if suite_ref else None
-        report = validate_sample_agent(
-            home,
-            Path(path) if path else None,
-            items_per_dataset=limit,
-            runs_per_item=runs_per_item,
-            progress=progress,
-        )
+        with progress("seeded defects", quiet=quiet) as tracker:
+            report = validate_sample_agent(
+                home,
+                Path(path) if path else None,
+                items_per_dataset=limit,
+                runs_per_item=runs_per_item,
+                progress=tracker.status,
+                advance=tracker.advance,
+            )
     except STAGE_INPUT_ERRORS as exc:
         raise InputError(f"suite {suite_ref or 'support-agent'}: {exc}") from exc
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), indent=2))
+        echo_json(report.to_json())
     else:
-        click.echo(
-            f"suite {report.suite}: {report.items} items x {report.runs_per_item} runs, "
-            f"baseline {report.baseline}"
+        rows = (
+            (
+                r.build,
+                r.target_metric or "(control)",
+                r.target_verdict,
+                r.gate_verdict,
+                [m for m in r.failing_metrics if m != r.target_metric],
+                "ok" if r.ok else "NOT OK",
+            )
+            for r in (*report.defects, *(c for c in (report.candidate, report.aa_control) if c))
         )
-        click.echo(report.table())
+        print_table(
+            ("seeded build", "targeted metric", "verdict on it", "gate", "also failing", "check"),
+            rows,
+            title=f"suite {report.suite}: {report.items} items x {report.runs_per_item} runs, "
+            f"baseline {report.baseline}",
+        )
         click.echo("validation " + ("passed" if report.ok else "FAILED"))
     raise SystemExit(report.exit_code)
 

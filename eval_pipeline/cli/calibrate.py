@@ -3,42 +3,36 @@
 ``eval-pipeline calibrate --labels LABELS --verdicts VERDICTS --format json`` compares existing
 verdicts; ``eval-pipeline calibrate --judge J --labels LABELS [--task T] [--limit N]`` runs the
 judge (``offline-minilm``, or a model served at ``EVAL_PIPELINE_JUDGE_BASE_URL``) on the
-labelled items first, through the judge cache, and reports its call counts too.
-
-``eval-pipeline calibrate variance --suite S --repeats K --target-half-width W`` asks the
-suite's judge K times per item of the suite's calibration set and reports the spread of its
-verdicts and the runs per item that reach an interval of half-width W on the suite mean; the
-result is stored in the judge's calibration report (``variance``).
+labelled items first, through the judge cache, and reports its call counts too. Text output
+is tables; ``calibrate variance`` lives in ``calibrate_variance``.
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
+from eval_pipeline.cli.calibrate_variance import variance_command
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_fields, print_table
 
 
-def _report_text(payload: dict[str, Any]) -> str:
-    def fmt(value: object) -> str:
-        return (
-            "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
-        )
-
-    lines = [f"n={payload['n']} (missing verdicts: {payload['missing_verdicts']})"]
-    for name in ("accuracy", "balanced_accuracy", "kappa", "false_pass_rate", "false_fail_rate"):
-        low, high = payload["intervals"][name]
-        lines.append(f"{name:>18}: {fmt(payload[name])}  [{fmt(low)}, {fmt(high)}]")
-    for column, values in payload["slices"].items():
-        for value, stats in values.items():
-            lines.append(
-                f"  {column}={value}: n={stats['n']} accuracy={fmt(stats['accuracy'])} "
-                f"false_pass_rate={fmt(stats['false_pass_rate'])}"
-            )
+def _print_report(payload: dict[str, Any]) -> None:
+    rates = ("accuracy", "balanced_accuracy", "kappa", "false_pass_rate", "false_fail_rate")
+    print_table(
+        ("measure", "value", "low", "high"),
+        ((name, payload[name], *payload["intervals"][name]) for name in rates),
+        title=f"n={payload['n']} (missing verdicts: {payload['missing_verdicts']})",
+    )
+    slices = [
+        (f"{column}={value}", stats["n"], stats["accuracy"], stats["false_pass_rate"])
+        for column, values in payload["slices"].items()
+        for value, stats in values.items()
+    ]
+    if slices:
+        print_table(("slice", "n", "accuracy", "false_pass_rate"), slices, title="slices")
     if "judge" in payload:
-        lines.append("judge: " + json.dumps(payload["judge"], sort_keys=True))
-    return "\n".join(lines)
+        print_fields(payload["judge"], title="judge")
 
 
 @click.group("calibrate", invoke_without_command=True)
@@ -85,13 +79,7 @@ def _report_text(payload: dict[str, Any]) -> str:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["json", "text"]),
-    default="text",
-    show_default=True,
-)
+@format_option()
 @click.pass_context
 def calibrate_command(
     ctx: click.Context,
@@ -107,7 +95,7 @@ def calibrate_command(
     threshold: float,
     seed: int,
     resamples: int,
-    output_format: str,
+    fmt: str,
 ) -> None:
     """Measure a judge against human labels: accuracy, kappa, false-pass/false-fail rates."""
     from eval_pipeline.judges.calibration import calibrate
@@ -151,7 +139,10 @@ def calibrate_command(
     payload = report.to_json()
     if judge_info is not None:
         payload["judge"] = judge_info
-    click.echo(json.dumps(payload, indent=2) if output_format == "json" else _report_text(payload))
+    if fmt == "json":
+        echo_json(payload)
+    else:
+        _print_report(payload)
 
 
 def _run_judge(
@@ -209,92 +200,6 @@ def _save(frame: Any, path: Path) -> None:
         raise InputError(f"--save-verdicts {path}: use .csv, .jsonl or .parquet")
 
 
-@calibrate_command.command("variance")
-@click.option("--suite", "suite_ref", required=True, help="Suite name or YAML path (its judge).")
-@click.option(
-    "--repeats",
-    type=click.IntRange(min=2),
-    required=True,
-    help="Verdicts asked per labelled item (at least 2).",
-)
-@click.option(
-    "--target-half-width",
-    type=click.FloatRange(min=0.0, min_open=True),
-    required=True,
-    help="Half-width wanted for the interval on the suite mean score.",
-)
-@click.option(
-    "--confidence",
-    type=click.FloatRange(0.5, 1.0, max_open=True),
-    default=0.95,
-    show_default=True,
-)
-@click.option(
-    "--items",
-    "n_items",
-    type=click.IntRange(min=1),
-    help="Suite size the advice is for (default: the labelled items used).",
-)
-@click.option("--limit", type=click.IntRange(min=2), help="Use only the first N labelled items.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["json", "text"]),
-    default="text",
-    show_default=True,
-)
-def variance_command(
-    suite_ref: str,
-    repeats: int,
-    target_half_width: float,
-    confidence: float,
-    n_items: int | None,
-    limit: int | None,
-    workers: int,
-    output_format: str,
-) -> None:
-    """Judge variance: repeated verdicts per item -> spread -> runs per item for a target."""
-    from eval_pipeline.cli.gate import load_suite_config
-    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
-    from eval_pipeline.evaluation.variance_stage import measure_judge_variance
-    from eval_pipeline.home import current_home
-    from eval_pipeline.judges.errors import JudgeCannotJudge
-
-    suite = load_suite_config(suite_ref)
-    try:
-        result = measure_judge_variance(
-            current_home().ensure(),
-            suite,
-            repeats=repeats,
-            target_half_width=target_half_width,
-            confidence=confidence,
-            n_items=n_items,
-            limit=limit,
-            workers=workers,
-        )
-    except (SuiteResolutionError, JudgeCannotJudge) as exc:
-        raise InputError(f"--suite {suite_ref}: {exc}") from exc
-    except ValueError as exc:
-        raise InputError(f"--suite {suite_ref}: {exc}") from exc
-    click.echo(json.dumps(result, indent=2) if output_format == "json" else _variance_text(result))
-
-
-def _variance_text(result: dict[str, Any]) -> str:
-    runs = result["runs_per_item"]
-    return "\n".join(
-        [
-            f"judge {result['judge_backend']} {result['judge_fingerprint']} on "
-            f"{result['calibration_set']}: {result['items']} items x {result['repeats']} verdicts"
-            f" ({result['errors']} items with failures)",
-            f"within-item variance {result['within_variance']:.4g}, between-item variance "
-            f"{result['between_variance']:.4g}",
-            f"half-width with one run per item: {result['half_width_with_one_run']:.4f}",
-            f"runs per item for half-width {result['target_half_width']:g} over "
-            f"{result['advice_items']} items: "
-            f"{'not reachable by runs' if runs is None else runs} ({result['reason']})",
-        ]
-    )
-
+calibrate_command.add_command(variance_command)
 
 COMMANDS: list[click.Command] = [calibrate_command]

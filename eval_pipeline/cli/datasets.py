@@ -7,13 +7,13 @@ shipped with the package. ``datasets validate NAME VERSION`` runs the great_expe
 checks (exit 1 on failure).
 """
 
-import json
 from pathlib import Path
 from typing import Any, cast
 
 import click
 
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.datasets.artefact import KINDS, DatasetError, DatasetKind
 from eval_pipeline.datasets.codec import item_to_dict
 from eval_pipeline.datasets.importers import FORMATS, SourceError, import_dataset
@@ -45,6 +45,14 @@ def datasets() -> None:
 )
 @click.option("--owner", default="unowned", show_default=True, help="Owning team or person.")
 @click.option("--description", default="", help="One line on what the dataset is for.")
+@click.option(
+    "--output-format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: one line; json: the published version's manifest.",
+)
 def import_command(
     paths: tuple[Path, ...],
     fmt: str,
@@ -53,6 +61,7 @@ def import_command(
     kind: str | None,
     owner: str,
     description: str,
+    output_format: str,
 ) -> None:
     """Import benchmark files as a dataset version and publish it to the home's store."""
     missing = [str(p) for p in paths if not p.exists()]
@@ -72,6 +81,20 @@ def import_command(
     except (SourceError, DatasetError) as exc:
         raise InputError(f"{exc}") from None
     slices = sorted({key for item in published.items for key in item.slices})
+    if output_format == "json":
+        echo_json(
+            {
+                "name": published.name,
+                "version": published.version,
+                "kind": published.kind,
+                "owner": published.owner,
+                "items": len(published.items),
+                "tool_schemas": len(published.tool_schemas),
+                "slices": slices,
+                "content_hash": published.content_hash,
+            }
+        )
+        return
     click.echo(
         f"published {published.ref} ({published.kind}, owner {published.owner}): "
         f"{len(published.items)} item(s), {len(published.tool_schemas)} tool schema(s), "
@@ -80,7 +103,7 @@ def import_command(
 
 
 @datasets.command("list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 def list_command(fmt: str) -> None:
     """Every dataset version in the home's store and the shipped data."""
     store = _store()
@@ -98,19 +121,27 @@ def list_command(fmt: str) -> None:
             }
         )
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2))
+        echo_json(rows)
         return
-    for row in rows:
-        click.echo(
-            f"{row['name']}@{row['version']}  {row['kind']}  owner={row['owner']}  "
-            f"items={row['items']}  {row['content_hash'][:19]}"
-        )
+    print_table(
+        ("dataset", "kind", "owner", "items", "content hash"),
+        (
+            (
+                f"{r['name']}@{r['version']}",
+                r["kind"],
+                r["owner"],
+                r["items"],
+                r["content_hash"][:19],
+            )
+            for r in rows
+        ),
+    )
 
 
 @datasets.command("show")
 @click.argument("name")
 @click.argument("version")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 def show_command(name: str, version: str, fmt: str) -> None:
     """One dataset version: manifest and items."""
     try:
@@ -129,19 +160,28 @@ def show_command(name: str, version: str, fmt: str) -> None:
             "tool_schemas": list(dataset.tool_schemas),
             "items": [item_to_dict(item) for item in dataset.items],
         }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        echo_json(document)
         return
-    click.echo(f"{dataset.ref}  {dataset.kind}  owner={dataset.owner}  {dataset.content_hash}")
-    for item in dataset.items:
-        tools = ",".join(c.name for c in item.expected_tool_calls) or "-"
-        click.echo(f"  {item.item_id}  tools={tools}  slices={item.slices}")
+    print_table(
+        ("item", "expected tools", "slices"),
+        (
+            (
+                item.item_id,
+                [c.name for c in item.expected_tool_calls],
+                [f"{k}={v}" for k, v in item.slices.items()],
+            )
+            for item in dataset.items
+        ),
+        title=f"{dataset.ref}  {dataset.kind}  owner={dataset.owner}  {dataset.content_hash}",
+    )
 
 
 @datasets.command("validate")
 @click.argument("name")
 @click.argument("version")
 @click.option("--require-slice", "slices", multiple=True, help="A slice key every item needs.")
-def validate_command(name: str, version: str, slices: tuple[str, ...]) -> None:
+@format_option()
+def validate_command(name: str, version: str, slices: tuple[str, ...], fmt: str) -> None:
     """Run the great_expectations schema checks on one dataset version (exit 1 on failure)."""
     from eval_pipeline.datasets.validation import validate_dataset
 
@@ -150,9 +190,19 @@ def validate_command(name: str, version: str, slices: tuple[str, ...]) -> None:
     except DatasetError as exc:
         raise InputError(f"{exc}") from None
     result = validate_dataset(dataset, required_slices=slices)
-    for failure in result.failures:
-        click.echo(f"fail: {failure}")
-    click.echo(f"{dataset.ref}: {'valid' if result.success else 'INVALID'} {result.statistics}")
+    if fmt == "json":
+        echo_json(
+            {
+                "dataset": dataset.ref,
+                "valid": result.success,
+                "failures": list(result.failures),
+                "statistics": result.statistics,
+            }
+        )
+    else:
+        for failure in result.failures:
+            click.echo(f"fail: {failure}")
+        click.echo(f"{dataset.ref}: {'valid' if result.success else 'INVALID'} {result.statistics}")
     if not result.success:
         raise SystemExit(1)
 

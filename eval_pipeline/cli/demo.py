@@ -4,29 +4,56 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from eval_pipeline.cli.output import echo_json, format_option, print_table, progress, quiet_option
 from eval_pipeline.home import current_home
 
-
-def _defect_table(result: object) -> str:
+if TYPE_CHECKING:
     from eval_pipeline.defs.demo import DemoResult
 
-    assert isinstance(result, DemoResult)
-    lines = ["| build | targets | gate | release | failing |", "|---|---|---|---|---|"]
+
+def _print_builds(result: "DemoResult") -> None:
+    rows = []
     for entry in result.builds:
         outcome = result.outcomes[entry.build]
-        lines.append(
-            f"| {entry.build} | {entry.target_metric or '-'} | {outcome['verdict']} | "
-            f"{outcome['release']} | {', '.join(outcome['failing']) or '-'} |"
+        rows.append(
+            (
+                entry.build,
+                entry.target_metric,
+                outcome["verdict"],
+                outcome["release"],
+                outcome["failing"],
+            )
         )
-    return "\n".join(lines)
+    print_table(("build", "targets", "gate", "release", "failing"), rows)
+
+
+def _document(result: "DemoResult", candidate: str, report: dict[str, Any] | None) -> dict:
+    """The ``demo --format json`` document: each build's outcome and the candidate's gate."""
+    return {
+        "home": str(current_home().root),
+        "baseline": result.baseline,
+        "candidate": candidate,
+        "gate": report,
+        "builds": [
+            {
+                "build": entry.build,
+                "target_metric": entry.target_metric,
+                **{k: v for k, v in result.outcomes[entry.build].items() if k != "report"},
+            }
+            for entry in result.builds
+        ],
+    }
 
 
 @click.command("demo")
 @click.option("--no-defects", is_flag=True, help="Only the baseline and the improved candidate.")
-def demo(no_defects: bool) -> None:
+@format_option()
+@quiet_option
+def demo(no_defects: bool, fmt: str, quiet: bool) -> None:
     """Evaluate the sample agent's builds end to end and print the gate report.
 
     Runs in-process on the embedded default (SQLite Dagster instance and Parquet store under
@@ -38,23 +65,31 @@ def demo(no_defects: bool) -> None:
     from eval_pipeline.gate.reports import render_text
 
     home = current_home().ensure()
-    click.echo(f"eval-pipeline home: {home.root}", err=True)
     started = time.perf_counter()
-    result = run_demo(
-        home, include_defects=not no_defects, progress=lambda line: click.echo(line, err=True)
-    )
-    click.echo(f"all builds evaluated in {time.perf_counter() - started:.1f} s", err=True)
+    with progress("demo", quiet=quiet) as tracker:
+        tracker.say(f"eval-pipeline home: {home.root}")
+        result = run_demo(
+            home,
+            include_defects=not no_defects,
+            progress=tracker.say,
+            advance=tracker.advance,
+        )
+        tracker.say(f"all builds evaluated in {time.perf_counter() - started:.1f} s")
     candidate = sample_agent_builds()[1].build
     outcome = result.outcomes[candidate]
+    # The gate is seeded: re-deciding from the stored scores reproduces the asset's report.
+    gate = None if outcome["report"] is None else decide_gate(load_stage(home, candidate))
+    if fmt == "json":
+        echo_json(_document(result, candidate, None if gate is None else gate.to_json()))
+        return
     click.echo(f"== gate: {candidate} vs baseline {result.baseline} ==")
-    if outcome["report"] is None:
+    if gate is None:
         click.echo(f"not gated; failing checks: {', '.join(outcome['failing'])}")
     else:
-        # The gate is seeded: re-deciding from the stored scores reproduces the asset's report.
-        click.echo(render_text(decide_gate(load_stage(home, candidate)).report))
+        click.echo(render_text(gate.report))
     click.echo("")
     click.echo("== every build of the story ==")
-    click.echo(_defect_table(result))
+    _print_builds(result)
 
 
 @click.command("ui")

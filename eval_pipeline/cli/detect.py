@@ -7,7 +7,6 @@ consumes the span stream with N workers until SIGINT/SIGTERM, storing alerts, PO
 ``--webhook`` and printing them as JSON lines on stdout.
 """
 
-import json
 import signal
 import sys
 import threading
@@ -17,11 +16,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from eval_pipeline.cli.alerts import print_alerts
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option
 from eval_pipeline.home import current_home
 
 if TYPE_CHECKING:
-    from eval_pipeline.alerts.alert import Alert
     from eval_pipeline.detectors.config import DetectorConfig
     from eval_pipeline.detectors.flag import Detector
 
@@ -52,7 +52,7 @@ _CONFIG = click.option(
 @click.option("--build", required=True, help="The stored build to replay the detectors over.")
 @_CONFIG
 @click.option("--record", is_flag=True, help="Store the alerts (deduplicated) in the state db.")
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text")
+@format_option()
 def detect(build: str, config_path: Path | None, record: bool, fmt: str) -> None:
     """Replay the real-time detectors over a stored build; print its alerts."""
     from eval_pipeline.alerts.alert import Alert
@@ -77,16 +77,9 @@ def detect(build: str, config_path: Path | None, record: bool, fmt: str) -> None
     if record:
         AlertStore(home.state_url).record(alerts, deliver=False)
     if fmt == "json":
-        click.echo(json.dumps([a.as_json() for a in alerts], indent=2, ensure_ascii=False))
+        echo_json([a.as_json() for a in alerts])
         return
-    for alert in alerts:
-        click.echo(_text(alert))
-    click.echo(f"{len(alerts)} alert(s) over build {build}")
-
-
-def _text(alert: "Alert") -> str:
-    span = ",".join(alert.span_ids) or "-"
-    return f"{alert.severity:8} {alert.detector:20} {alert.trace_id} {span}  {alert.reason}"
+    print_alerts(alerts, f"{len(alerts)} alert(s) over build {build}")
 
 
 @click.group("detectors")

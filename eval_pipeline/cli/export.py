@@ -15,7 +15,6 @@ cannot be reached or refuses the request is an ``error:`` line with exit 3 (noth
 wrong, and nothing stored changes either way).
 """
 
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from eval_pipeline.backends.otlp_traces_out import send_traces
 from eval_pipeline.backends.phoenix_in import ProjectNotFound, read_spans
 from eval_pipeline.backends.phoenix_out import PhoenixError, export_annotations
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_fields
 from eval_pipeline.home import current_home
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
@@ -114,7 +114,7 @@ def export() -> None:
 @click.option(
     "--with-traces", is_flag=True, help="Send the build's spans first (Phoenix, Langfuse)."
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 def scores(
     build: str,
     otlp_endpoint: str | None,
@@ -160,9 +160,9 @@ def scores(
         except (LangfuseError, httpx.HTTPError) as exc:
             raise EndpointError(str(exc)) from None
     if fmt == "json":
-        click.echo(json.dumps(result, sort_keys=True))
+        echo_json(result, indent=None, sort_keys=True)
     else:
-        click.echo(", ".join(f"{k}: {v}" for k, v in result.items() if k != "messages"))
+        print_fields({k: v for k, v in result.items() if k != "messages"}, title="exported")
     if result.get("rejected"):
         raise EndpointError(
             f"the endpoint rejected {result['rejected']} event(s): {result['messages']}"

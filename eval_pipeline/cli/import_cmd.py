@@ -15,6 +15,8 @@
 Spans go through the one ingest function; scores into the score store
 (``backends.imported_scores``). Good data is always stored; any rejected span, score row or
 unreadable file is an ``error:`` line naming the file and field, and exit 2 at the end.
+``--format json`` prints the import's summary as one object; a terminal's stderr shows a
+spinner with the elapsed time while the import runs (``--quiet``: none).
 """
 
 from collections.abc import Sequence
@@ -28,6 +30,7 @@ from eval_pipeline.backends.phoenix_in import ProjectNotFound, import_project
 from eval_pipeline.backends.phoenix_out import PhoenixError
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.export import EndpointError
+from eval_pipeline.cli.output import echo_json, format_option, progress, quiet_option
 from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.home import current_home
 from eval_pipeline.importers.report import ImportReport
@@ -46,18 +49,22 @@ def _policy(value: str | None) -> RedactionPolicy:
         raise InputError(f"--redaction-policy: {exc}") from None
 
 
-def _finish(report: ImportReport, extra: str = "") -> None:
+def _finish(report: ImportReport, fmt: str, extra: dict[str, object] | None = None) -> None:
     summary = report.summary()
     try:
         written = store_imported_scores(ScoreStore(current_home().store), report.scores)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    click.echo(
-        f"imported {summary['spans_stored']} span(s) ({summary['spans_duplicate']} already "
-        f"stored, {summary['spans_rejected']} rejected), {summary['traces']} trace(s), "
-        f"{len(report.scores)} score(s); builds: "
-        f"{', '.join(sorted(set(summary['builds']) | set(written))) or '-'}{extra}"
-    )
+    builds = sorted(set(summary["builds"]) | set(written))
+    if fmt == "json":
+        echo_json({**summary, "scores": len(report.scores), "builds": builds, **(extra or {})})
+    else:
+        dataset = f"; dataset {extra['dataset']} ({extra['items']} item(s))" if extra else ""
+        click.echo(
+            f"imported {summary['spans_stored']} span(s) ({summary['spans_duplicate']} already "
+            f"stored, {summary['spans_rejected']} rejected), {summary['traces']} trace(s), "
+            f"{len(report.scores)} score(s); builds: {', '.join(builds) or '-'}{dataset}"
+        )
     if report.errors:
         for error in report.errors:
             click.echo(f"error: {error}", err=True)
@@ -82,6 +89,8 @@ def _paths(paths: Sequence[Path], source: str) -> list[Path]:
 @click.option("--name", default=None, help="Dataset name (--from openai-evals).")
 @click.option("--version", "version", default=None, help="Dataset version (--from openai-evals).")
 @click.option("--redaction-policy", "policy_path", default=None, help="Redaction policy.")
+@format_option()
+@quiet_option
 def import_(
     source: str,
     paths: tuple[Path, ...],
@@ -91,46 +100,62 @@ def import_(
     name: str | None,
     version: str | None,
     policy_path: str | None,
+    fmt: str,
+    quiet: bool,
 ) -> None:
     """Import traces and scores from Phoenix, Langfuse, NeMo Agent Toolkit or OpenAI Evals."""
     if build is not None and (problem := build_problem(build)) is not None:
         raise InputError(f"--build: {problem}")
     policy = _policy(policy_path)
+    with progress(f"import from {source}", quiet=quiet):
+        report, extra = _import(source, paths, url, project, build, name, version, policy)
+    _finish(report, fmt, extra)
+
+
+def _import(
+    source: str,
+    paths: tuple[Path, ...],
+    url: str | None,
+    project: str,
+    build: str | None,
+    name: str | None,
+    version: str | None,
+    policy: RedactionPolicy,
+) -> tuple[ImportReport, dict[str, object] | None]:
+    """Read and store what ``source`` holds: the import report, and the dataset it made."""
     home = current_home().ensure()
     store = TraceStore(home.store)
     if source == "phoenix":
         if not url or not url.startswith(("http://", "https://")):
             raise InputError("--url: the Phoenix server's http(s) base URL is required")
         try:
-            report = import_project(url, project, store=store, build=build, policy=policy)
+            return import_project(url, project, store=store, build=build, policy=policy), None
         except ProjectNotFound as exc:
             raise InputError(str(exc)) from None
         except PhoenixError as exc:
             raise EndpointError(str(exc)) from None
-        _finish(report)
-    elif source == "langfuse":
-        _finish(
-            langfuse_in.import_files(_paths(paths, source), store=store, build=build, policy=policy)
-        )
-    elif source == "nat":
-        _finish(nat_in.import_files(_paths(paths, source), store=store, build=build, policy=policy))
-    else:
-        if not name or not version:
-            raise InputError("--from openai-evals: --name and --version name the dataset version")
+    if source == "langfuse":
         files = _paths(paths, source)
-        try:
-            result = openai_evals_in.import_files(
-                files,
-                datasets=DatasetStore(home.datasets),
-                store=store,
-                policy=policy,
-                name=name,
-                version=version,
-                build=build,
-            )
-        except openai_evals_in.EvalsInputError as exc:
-            raise InputError(str(exc)) from None
-        _finish(result.report, f"; dataset {result.dataset} ({result.items} item(s))")
+        return langfuse_in.import_files(files, store=store, build=build, policy=policy), None
+    if source == "nat":
+        files = _paths(paths, source)
+        return nat_in.import_files(files, store=store, build=build, policy=policy), None
+    if not name or not version:
+        raise InputError("--from openai-evals: --name and --version name the dataset version")
+    files = _paths(paths, source)
+    try:
+        result = openai_evals_in.import_files(
+            files,
+            datasets=DatasetStore(home.datasets),
+            store=store,
+            policy=policy,
+            name=name,
+            version=version,
+            build=build,
+        )
+    except openai_evals_in.EvalsInputError as exc:
+        raise InputError(str(exc)) from None
+    return result.report, {"dataset": result.dataset, "items": result.items}
 
 
 COMMANDS: list[click.Command] = [import_]

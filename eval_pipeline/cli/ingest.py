@@ -4,7 +4,9 @@
 normalise, redact, judge and store traces through the one ingest function (the format
 dispatch is ``importers.files``; BFCL results ``importers.bfcl_results``); good data is always
 stored, and any rejected span or unreadable file makes the command exit 2 with errors naming
-file, span and field. Incomplete traces are reported, not rejected.
+file, span and field. Incomplete traces are reported, not rejected. A terminal's stderr shows a
+bar over the files (``--quiet``: none); ``--output-format json`` prints the summary as one
+object (``--format`` names the input format here).
 """
 
 from pathlib import Path
@@ -13,6 +15,7 @@ import click
 
 from eval_pipeline.backends.imported_scores import store_imported_scores
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, progress, quiet_option
 from eval_pipeline.home import current_home
 from eval_pipeline.importers.bfcl_results import ingest_bfcl_results
 from eval_pipeline.importers.files import FORMATS, ingest_files
@@ -33,8 +36,11 @@ def _policy(value: str | None) -> RedactionPolicy:
         raise InputError(f"--redaction-policy: {exc}") from None
 
 
-def _print(result: ImportReport) -> None:
+def _print(result: ImportReport, fmt: str) -> None:
     summary = result.summary()
+    if fmt == "json":
+        echo_json({**summary, "incomplete": result.ingest.incomplete})
+        return
     click.echo(
         f"ingested {summary['batches']} file(s): {summary['spans_stored']} span(s) stored, "
         f"{summary['spans_duplicate']} already stored, {summary['spans_rejected']} rejected; "
@@ -58,7 +64,7 @@ def _print(result: ImportReport) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--format",
-    "fmt",
+    "input_format",
     type=click.Choice([*FORMATS, "bfcl"]),
     default=None,
     help="Input format; auto-detected when omitted.",
@@ -82,13 +88,17 @@ def _print(result: ImportReport) -> None:
     default=None,
     help="BFCL possible-answer file (--format bfcl).",
 )
+@format_option(flag="--output-format")
+@quiet_option
 def ingest(
     paths: tuple[Path, ...],
-    fmt: str | None,
+    input_format: str | None,
     build: str | None,
     policy_path: str | None,
     questions: Path | None,
     answers: Path | None,
+    fmt: str,
+    quiet: bool,
 ) -> None:
     """Ingest trace files (OTLP JSON/protobuf, tau2-bench, tau-bench) into the trace store."""
     missing = [str(p) for p in paths if not p.exists()]
@@ -98,20 +108,28 @@ def ingest(
         raise InputError(f"--build: {problem}")
     policy = _policy(policy_path)
     store = TraceStore(current_home().ensure().store)
-    if fmt == "bfcl":
-        result = ingest_bfcl_results(
-            list(paths),
-            store=store,
-            build=build,
-            policy=policy,
-            questions=questions,
-            answers=answers,
-        )
-    else:
-        result = ingest_files(list(paths), store=store, build=build, fmt=fmt, policy=policy)
+    with progress("ingest", quiet=quiet) as tracker:
+        if input_format == "bfcl":
+            result = ingest_bfcl_results(
+                list(paths),
+                store=store,
+                build=build,
+                policy=policy,
+                questions=questions,
+                answers=answers,
+            )
+        else:
+            result = ingest_files(
+                list(paths),
+                store=store,
+                build=build,
+                fmt=input_format,
+                policy=policy,
+                progress=tracker.advance,
+            )
     # the benchmark's own recorded scores (e.g. tau2's reward), kept beside ours
     store_imported_scores(ScoreStore(current_home().store), result.scores)
-    _print(result)
+    _print(result, fmt)
     if result.errors:
         for error in result.errors:
             click.echo(f"error: {error}", err=True)

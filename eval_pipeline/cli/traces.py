@@ -9,11 +9,10 @@ and ``--build`` shows what one of them holds. ``traces compact`` merges small pa
 ``traces clean`` deletes parts a failure left unrecorded (``traces.store.maintenance``).
 """
 
-import json
-
 import click
 
 from eval_pipeline.cli.errors import InputError
+from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.render import render_text, run_row, run_tree
@@ -28,7 +27,7 @@ def traces() -> None:
 
 @traces.command("list")
 @click.option("--build", default=None, help="Only this build (default: every build).")
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text")
+@format_option()
 def list_runs(build: str | None, fmt: str) -> None:
     """One row per stored run."""
     store = TraceStore(current_home().store)
@@ -42,20 +41,30 @@ def list_runs(build: str | None, fmt: str) -> None:
         builds = [build]
     rows = [run_row(run, name) for name in builds for run in store.runs(name)]
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        echo_json(rows)
         return
-    for row in rows:
-        click.echo(
-            f"{row['trace_id']}  {row['build']}  item={row['item_id']} run={row['run_index']}  "
-            f"{row['root_agent']}  tools={','.join(row['tool_calls']) or '-'}  "
-            f"complete={row['complete']}"
-        )
+    print_table(
+        ("trace", "build", "item", "run", "root agent", "tools", "complete"),
+        (
+            (
+                r["trace_id"],
+                r["build"],
+                r["item_id"],
+                r["run_index"],
+                r["root_agent"],
+                r["tool_calls"],
+                r["complete"],
+            )
+            for r in rows
+        ),
+        caption=f"{len(rows)} run(s)",
+    )
 
 
 @traces.command("show")
 @click.argument("trace_id")
 @click.option("--build", default=None, help="Only the spans stored under this build.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 def show(trace_id: str, build: str | None, fmt: str) -> None:
     """Show one run as a span tree."""
     store = TraceStore(current_home().store)
@@ -77,7 +86,7 @@ def show(trace_id: str, build: str | None, fmt: str) -> None:
         },
     }
     if fmt == "json":
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+        echo_json(document)
         return
     click.echo(render_text(document))
     if len(holders) > 1:
@@ -86,10 +95,14 @@ def show(trace_id: str, build: str | None, fmt: str) -> None:
 
 
 @traces.command("compact")
-def compact_parts() -> None:
+@format_option()
+def compact_parts(fmt: str) -> None:
     """Merge each build-day's small parts into one (reads get faster; nothing changes)."""
     replaced = compact(TraceStore(current_home().store))
-    click.echo(f"{replaced} small part(s) compacted")
+    if fmt == "json":
+        echo_json({"compacted": replaced})
+    else:
+        click.echo(f"{replaced} small part(s) compacted")
 
 
 @traces.command("clean")
@@ -101,10 +114,14 @@ def compact_parts() -> None:
     show_default=True,
     help="Seconds an unrecorded part must be old (writers on other hosts may be mid-write).",
 )
-def clean_parts(min_age: float) -> None:
+@format_option()
+def clean_parts(min_age: float, fmt: str) -> None:
     """Delete parts (and temporary parts) a failure left unrecorded in the ledger."""
     removed = clean(TraceStore(current_home().store), min_age_seconds=min_age)
-    click.echo(f"{removed} orphan part(s) removed")
+    if fmt == "json":
+        echo_json({"removed": removed})
+    else:
+        click.echo(f"{removed} orphan part(s) removed")
 
 
 COMMANDS: list[click.Command] = [traces]

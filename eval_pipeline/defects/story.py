@@ -125,10 +125,16 @@ def validate_sample_agent(
     items_per_dataset: int | None = None,
     runs_per_item: int | None = None,
     progress: Progress | None = None,
+    advance: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
-    """Seeded-defect validation of the suite's gate with the sample agent's builds."""
+    """Seeded-defect validation of the suite's gate with the sample agent's builds.
+
+    ``progress`` gets a line per stage of each build; ``advance`` (builds evaluated, builds).
+    """
     suite_ref: str | Path = suite_path or SAMPLE_SUITE
     builds = story_builds()
+    step = advance or (lambda done, total: None)
+    step(0, len(builds))
     suite_name = register_story(home, builds, suite_ref)
     scope = Scope(items_per_dataset=items_per_dataset, runs_per_item=runs_per_item)
     baseline, candidate, defects, aa = sample_agent_builds()
@@ -138,10 +144,14 @@ def validate_sample_agent(
 
     base_stage = stage_of(baseline)
     evaluate_build(base_stage, gate=False, progress=progress)
+    evaluated = [baseline.build]
+    step(len(evaluated), len(builds))
 
     def evaluate(seeded: SeededBuild) -> tuple[Any, int]:
         done = evaluate_build(stage_of(seeded), progress=progress)
         assert done.outcome is not None  # gated
+        evaluated.append(seeded.build)
+        step(len(evaluated), len(builds))
         return done.outcome.report, done.runs.failed
 
     report = validate_defects(

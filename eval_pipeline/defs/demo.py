@@ -38,9 +38,15 @@ def run_demo(
     *,
     include_defects: bool = True,
     progress: Callable[[str], None] | None = None,
+    advance: Callable[[int, int], None] | None = None,
 ) -> DemoResult:
-    """Register the story's builds and evaluate each through the asset graph, once."""
+    """Register the story's builds and evaluate each through the asset graph, once.
+
+    ``progress`` gets a line as each step starts and ends; ``advance`` gets (steps done,
+    steps in all): the reference data, then each build.
+    """
     say = progress or (lambda line: None)
+    step = advance or (lambda done, total: None)
     # The A/A control is the defects check's (`eval-pipeline defects`), not the demo's.
     builds = story_builds(include_defects, include_control=False)
     register_story(home, builds)
@@ -49,6 +55,7 @@ def run_demo(
     defs = build_definitions()
     outcomes: dict[str, dict[str, Any]] = {}
     with local_instance(home) as instance:
+        step(0, len(builds) + 1)
         started = time.perf_counter()
         say("reference data: pinned datasets, judge calibration, regression cases ...")
         reference = defs.resolve_job_def("reference_data_job")
@@ -58,6 +65,7 @@ def run_demo(
             instance=instance, raise_on_error=False, run_config=quiet_run_config()
         )
         say(f"reference data: done in {time.perf_counter() - started:.1f} s")
+        step(1, len(builds) + 1)
         for index, entry in enumerate(builds, start=1):
             started = time.perf_counter()
             say(f"[{index}/{len(builds)}] {entry.build}: run, score, gate ({entry.description})")
@@ -70,6 +78,7 @@ def run_demo(
                 f"[{index}/{len(builds)}] {entry.build}: {outcome['verdict']} "
                 f"(failing: {failing}) in {time.perf_counter() - started:.1f} s"
             )
+            step(index + 1, len(builds) + 1)
     return DemoResult(baseline=baseline, outcomes=outcomes, builds=builds)
 
 

@@ -1,5 +1,6 @@
 """Stage 1: the candidate runs of a build (executed now, or read as stored)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,11 +71,13 @@ def collect_runs(
     concurrency: int = 4,
     timeout_s: float = 60.0,
     retry_failed: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunsSummary:
     """Execute the build's runner over the suite's items x runs_per_item (resumable).
 
     Runs already stored for the build are not redone (``retry_failed`` redoes the failed
     ones). A build without a runner is read as stored (its traces were ingested or imported).
+    ``progress`` gets (runs finished, runs to do) as the runner goes.
 
     Raises:
         RunnerSpecError: the runner spec is not one of the accepted forms.
@@ -96,6 +99,7 @@ def collect_runs(
             concurrency=concurrency,
             retry_failed=retry_failed,
             base_context=base,
+            progress=progress,
         )
         summary = result.summary()
         skipped = int(summary.get("skipped", 0))

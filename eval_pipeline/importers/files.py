@@ -17,7 +17,7 @@ rewards tau2-bench and tau-bench recorded come back as imported scores.
 import gzip
 import json
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,13 +90,17 @@ def ingest_files(
     build: str | None = None,
     fmt: str | None = None,
     policy: RedactionPolicy | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
-    """Ingest files and directories; per-file errors are collected, good data is stored."""
+    """Ingest files and directories; per-file errors are collected, good data is stored.
+
+    ``progress`` gets (files ingested, files in all) as the ingest function takes each file.
+    """
     if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
     scores: list[Score] = []
     report = ingest(
-        _batches(expand([Path(p) for p in paths]), fmt, build, scores),
+        _batches(expand([Path(p) for p in paths]), fmt, build, scores, progress),
         store=store,
         build=build,
         policy=policy,
@@ -105,10 +109,17 @@ def ingest_files(
 
 
 def _batches(
-    paths: list[Path], fmt: str | None, build: str | None, scores: list[Score]
+    paths: list[Path],
+    fmt: str | None,
+    build: str | None,
+    scores: list[Score],
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Batch]:
     """One batch per file, read as it is reached; imported scores are added to ``scores``."""
-    for path in paths:
+    report = progress or (lambda done, total: None)
+    for done, path in enumerate(paths):
+        # Reached again only once the ingest function has taken the previous file's batches.
+        report(done, len(paths))
         source = str(path)
         try:
             payload = path.read_bytes()
@@ -130,6 +141,7 @@ def _batches(
                     yield from _one(line, f"{source}:{number}", fmt, build, scores)
             continue
         yield from _one(payload, source, fmt, build, scores)
+    report(len(paths), len(paths))
 
 
 def _one(

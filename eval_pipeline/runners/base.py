@@ -2,8 +2,8 @@
 
 ``Runner.run_items`` owns everything common to the runner kinds: the (item, run index) plan,
 resumption (runs already in the sink for the build are skipped), a thread pool bounded by
-``concurrency``, a progress bar on TTYs, the per-run timeout, and turning faults into failed
-runs with a reason (``failure``). Subclasses implement only ``execute`` (one run).
+``concurrency``, progress told to a callback, the per-run timeout, and turning faults into
+failed runs with a reason (``failure``). Subclasses implement only ``execute`` (one run).
 
 A run that hangs past its timeout is abandoned: Python cannot kill a thread, so the agent's
 thread is left to finish (it is a daemon) and its late spans are dropped; ``context.cancelled``
@@ -11,15 +11,12 @@ is set so cooperative agents stop early.
 """
 
 import dataclasses
-import sys
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-
-from tqdm import tqdm
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners import failure
@@ -54,12 +51,9 @@ class RunSpec:
 class Runner(ABC):
     """Executes a build over dataset items, several runs each, and records their traces."""
 
-    def __init__(
-        self, *, sink: RunSink | None = None, timeout_s: float = 60.0, progress: bool | None = None
-    ) -> None:
+    def __init__(self, *, sink: RunSink | None = None, timeout_s: float = 60.0) -> None:
         self.sink: RunSink = sink if sink is not None else MemorySink()
         self.timeout_s = timeout_s
-        self.progress = progress
 
     @abstractmethod
     def execute(self, spec: RunSpec) -> list[Span]:
@@ -86,6 +80,7 @@ class Runner(ABC):
         base_context: EvalContext | None = None,
         seed_base: str | None = None,
         retry_failed: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> RunBatchResult:
         """Run every item ``runs_per_item`` times; skip runs already stored for ``build``.
 
@@ -97,6 +92,8 @@ class Runner(ABC):
             base_context: Suite / dataset / prompt fields of the eval context.
             seed_base: Seeds derive from (seed_base, item, run); defaults to ``build``.
             retry_failed: Also redo runs stored as failed (their old failure trace stays).
+            progress: Called with (runs finished, runs to do) before the first run and as
+                each run ends (the CLI draws it; skipped runs are not counted).
         """
         if runs_per_item < 1 or concurrency < 1:
             raise ValueError("runs_per_item and concurrency must be at least 1")
@@ -116,20 +113,18 @@ class Runner(ABC):
             if (r.item_id, r.run_index) in stored
         }
         todo = [r for r in requests if r not in outcomes]
-        show = sys.stderr.isatty() if self.progress is None else self.progress
-        with (
-            tqdm(total=len(todo), desc=f"run {build}", unit="run", disable=not show) as bar,
-            ThreadPoolExecutor(max_workers=concurrency) as pool,
-        ):
+        report = progress or (lambda done, total: None)
+        report(0, len(todo))
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
             futures = {
-                request: pool.submit(
+                pool.submit(
                     self._one, by_id[request.item_id], request, build, base, seed_base or build
-                )
+                ): request
                 for request in todo
             }
-            for request, future in futures.items():
-                outcomes[request] = future.result()
-                bar.update(1)
+            for done, future in enumerate(as_completed(futures), start=1):
+                outcomes[futures[future]] = future.result()
+                report(done, len(todo))
         return RunBatchResult(build, tuple(outcomes[r] for r in requests))
 
     def _failed_keys(self, build: str) -> set[tuple[str, int]]:

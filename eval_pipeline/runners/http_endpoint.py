@@ -47,10 +47,9 @@ class HttpEndpointRunner(Runner):
         params: Mapping[str, Any] | None = None,
         sink: RunSink | None = None,
         timeout_s: float = 60.0,
-        progress: bool | None = None,
         settle_s: float = 0.2,
     ) -> None:
-        super().__init__(sink=sink, timeout_s=timeout_s, progress=progress)
+        super().__init__(sink=sink, timeout_s=timeout_s)
         self.url = url
         self._owns_receiver = receiver is None
         self.receiver = receiver if receiver is not None else SpanReceiver().start()

@@ -71,10 +71,9 @@ class PythonEntryPointRunner(Runner):
         params: Mapping[str, Any] | None = None,
         sink: RunSink | None = None,
         timeout_s: float = 60.0,
-        progress: bool | None = None,
         agent: str | None = None,
     ) -> None:
-        super().__init__(sink=sink, timeout_s=timeout_s, progress=progress)
+        super().__init__(sink=sink, timeout_s=timeout_s)
         self.entry_point = entry_point
         self.function = (
             load_entry_point(entry_point) if isinstance(entry_point, str) else entry_point

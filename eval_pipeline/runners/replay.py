@@ -63,11 +63,8 @@ class ReplayRunner(Runner):
         *,
         sink: RunSink | None = None,
         timeout_s: float = 60.0,
-        progress: bool | None = None,
     ) -> None:
-        super().__init__(
-            sink=sink if sink is not None else source, timeout_s=timeout_s, progress=progress
-        )
+        super().__init__(sink=sink if sink is not None else source, timeout_s=timeout_s)
         self.source = source
         self.source_build = source_build
         self._runs: dict[tuple[str, int], list[Span]] | None = None

@@ -106,7 +106,6 @@ def test_every_gated_metric_is_scored_or_not_applicable_on_a_triaged_production_
     runner = PythonEntryPointRunner(
         "eval_pipeline.sample_agent.app:run_item",
         params={"agent_build": "candidate-improved"},
-        progress=False,
     )
     result = runner.run_items([case], build="candidate-improved", runs_per_item=1)
     candidate_runs = [

@@ -21,7 +21,6 @@ def _recorded(item: DatasetItem) -> list[Span]:
     runner = PythonEntryPointRunner(
         "eval_pipeline.sample_agent.app:run_item",
         params={"agent_build": "candidate-improved"},
-        progress=False,
     )
     (outcome,) = runner.run_items([item], build="recorded").outcomes
     return list(outcome.spans)

@@ -36,7 +36,7 @@ def agent(receiver: SpanReceiver) -> Iterator[AgentServer]:
 def test_runs_collect_the_agents_exported_trace(receiver: SpanReceiver, agent: AgentServer) -> None:
     items = golden_items(3)
     runner = HttpEndpointRunner(
-        agent.url, receiver, params={"agent_build": "baseline"}, timeout_s=20, progress=False
+        agent.url, receiver, params={"agent_build": "baseline"}, timeout_s=20
     )
     result = runner.run_items(items, build="http-b", runs_per_item=2, concurrency=3)
     assert result.summary() == {"completed": 6, "failed": 0, "skipped": 0}
@@ -60,7 +60,7 @@ def test_error_status_and_missing_export_fail_the_run(
 ) -> None:
     item = golden_items(1)
     bad_build = HttpEndpointRunner(
-        agent.url, receiver, params={"agent_build": "no-such"}, timeout_s=10, progress=False
+        agent.url, receiver, params={"agent_build": "no-such"}, timeout_s=10
     )
     failed = bad_build.run_items(item, build="http-bad").failed
     assert len(failed) == 1 and "answered 500" in (failed[0].failure_reason or "")
@@ -74,7 +74,6 @@ def test_error_status_and_missing_export_fail_the_run(
             params={"agent_build": "baseline"},
             timeout_s=5.0,  # the agent answers at once; the margin is for a loaded machine
             settle_s=0.1,
-            progress=False,
         ).run_items(item, build="http-silent")
     finally:
         elsewhere.stop()

@@ -22,7 +22,7 @@ def _items(n: int) -> list[DatasetItem]:
 
 
 def test_spans_are_captured_per_run_under_concurrency() -> None:
-    runner = PythonEntryPointRunner(f"{AGENTS}:good", progress=False)
+    runner = PythonEntryPointRunner(f"{AGENTS}:good")
     result = runner.run_items(
         _items(6),
         build="b1",
@@ -50,7 +50,7 @@ def test_spans_are_captured_per_run_under_concurrency() -> None:
 
 
 def test_spans_from_the_global_tracer_are_captured_and_context_is_stamped() -> None:
-    runner = PythonEntryPointRunner(f"{AGENTS}:global_tracer_agent", progress=False)
+    runner = PythonEntryPointRunner(f"{AGENTS}:global_tracer_agent")
     result = runner.run_items(_items(2), build="b2", runs_per_item=2, concurrency=2)
     assert len(result.completed) == 4
     for outcome in result.outcomes:
@@ -65,7 +65,7 @@ def test_spans_from_the_global_tracer_are_captured_and_context_is_stamped() -> N
 
 def test_spans_are_written_to_the_sink_as_runs_end() -> None:
     sink = MemorySink()
-    runner = PythonEntryPointRunner(f"{AGENTS}:good", sink=sink, progress=False)
+    runner = PythonEntryPointRunner(f"{AGENTS}:good", sink=sink)
     runner.run_items(_items(3), build="b3", runs_per_item=2)
     assert sink.stored_runs("b3") == {(f"item-{i}", r) for i in range(3) for r in range(2)}
     assert sink.stored_runs("other") == set()
@@ -78,7 +78,7 @@ def test_seeds_are_stable_and_a_new_seed_base_changes_them() -> None:
         seen.setdefault(context.build, []).append(context.seed)  # type: ignore[attr-defined]
 
     for build, base in (("x", None), ("y", "x"), ("z", "x-aa")):
-        PythonEntryPointRunner(record, progress=False).run_items(
+        PythonEntryPointRunner(record).run_items(
             _items(3), build=build, runs_per_item=2, concurrency=1, seed_base=base
         )
     assert seen["x"] == seen["y"]

@@ -33,14 +33,14 @@ def test_replay_of_imported_tau2_runs() -> None:
     items = [DatasetItem(item_id=t) for t in task_ids] + [DatasetItem(item_id="never-run")]
     stored_before = len(sink.spans("tau2-gpt41"))
 
-    same = ReplayRunner(sink, "tau2-gpt41", progress=False).run_items(items, build="tau2-gpt41")
+    same = ReplayRunner(sink, "tau2-gpt41").run_items(items, build="tau2-gpt41")
     assert {o.item_id for o in same.skipped} == set(task_ids)
     assert [(o.item_id, o.failure_reason) for o in same.failed] == [
         ("never-run", "no recorded run of item never-run (run 0) in build tau2-gpt41")
     ]
     assert len(sink.spans("tau2-gpt41")) == stored_before + 1  # only the failure root
 
-    copied = ReplayRunner(sink, "tau2-gpt41", progress=False).run_items(items, build="replayed")
+    copied = ReplayRunner(sink, "tau2-gpt41").run_items(items, build="replayed")
     assert {o.item_id for o in copied.completed} == set(task_ids)
     runs = assemble_runs(sink.spans("replayed"))
     assert {r.eval_context.item_id for r in runs if not failure_reason(r.spans)} == set(task_ids)

@@ -18,7 +18,7 @@ AGENTS = "eval_pipeline_tests.runners.fault_agents"
 def _runner() -> PythonEntryPointRunner:
     # A new store object each time: nothing is remembered in memory between "processes".
     sink = TraceStoreSink(TraceStore(current_home().store))
-    return PythonEntryPointRunner(f"{AGENTS}:faulty", sink=sink, timeout_s=5, progress=False)
+    return PythonEntryPointRunner(f"{AGENTS}:faulty", sink=sink, timeout_s=5)
 
 
 def _calls(build: str) -> dict[tuple[str, int], int]:

@@ -43,7 +43,7 @@ def _items(ids: list[str]) -> list[DatasetItem]:
 
 
 def _runner(sink: TraceStoreSink) -> PythonEntryPointRunner:
-    return PythonEntryPointRunner(f"{AGENTS}:faulty", sink=sink, timeout_s=1.0, progress=False)
+    return PythonEntryPointRunner(f"{AGENTS}:faulty", sink=sink, timeout_s=1.0)
 
 
 def test_raise_hang_and_silence_fail_with_reasons_while_others_complete() -> None:

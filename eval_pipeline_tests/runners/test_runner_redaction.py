@@ -65,7 +65,7 @@ def test_python_runner_stores_no_raw_email_and_keeps_tokenised_arguments() -> No
     assert len(emails) == 2
     store = TraceStore(current_home().store)
     sink = TraceStoreSink(store, policy=load_policy("keep-tools"))
-    result = PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink, progress=False).run_items(
+    result = PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink).run_items(
         items, build="redacted-py"
     )
     assert len(result.completed) == 2
@@ -85,9 +85,7 @@ def test_python_runner_stores_no_raw_email_and_keeps_tokenised_arguments() -> No
 def test_redacting_stored_spans_again_changes_nothing() -> None:
     # Replay copies stored (redacted) runs through a sink again.
     sink = MemorySink(policy=load_policy("keep-tools"))
-    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink, progress=False).run_items(
-        _items(), build="twice"
-    )
+    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink).run_items(_items(), build="twice")
     stored = sink.spans("twice")
     assert any(REPLACED in s.attributes for s in stored)
     redactor = Redactor(load_policy("keep-tools"))
@@ -97,9 +95,9 @@ def test_redacting_stored_spans_again_changes_nothing() -> None:
 def test_without_a_policy_the_default_one_drops_tool_arguments() -> None:
     items = _items()
     store = TraceStore(current_home().store)
-    PythonEntryPointRunner(
-        SAMPLE, params=PARAMS, sink=TraceStoreSink(store), progress=False
-    ).run_items(items, build="redacted-default")
+    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=TraceStoreSink(store)).run_items(
+        items, build="redacted-default"
+    )
     assert not [e for e in _emails(items) if e in _stored_text(store.root)]
     dropped = _email_arguments(store, "redacted-default")
     assert len(dropped) >= 2 and set(dropped) == {None}
@@ -108,7 +106,7 @@ def test_without_a_policy_the_default_one_drops_tool_arguments() -> None:
 def test_the_memory_sink_holds_what_the_store_would() -> None:
     items = _items()
     sink = MemorySink(policy=load_policy("keep-tools"))
-    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink, progress=False).run_items(
+    PythonEntryPointRunner(SAMPLE, params=PARAMS, sink=sink).run_items(
         items, build="redacted-memory"
     )
     held = json.dumps([s.__dict__ for s in sink.spans("redacted-memory")], default=str)
@@ -136,7 +134,6 @@ def test_http_runner_stores_no_raw_email(
         params=PARAMS,
         sink=TraceStoreSink(store, policy=load_policy("keep-tools")),
         timeout_s=20,
-        progress=False,
     )
     assert len(runner.run_items(items, build="redacted-http").completed) == 2
     assert not [e for e in _emails(items) if e.lower() in _stored_text(store.root).lower()]

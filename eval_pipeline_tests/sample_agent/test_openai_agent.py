@@ -106,7 +106,6 @@ def test_tool_calling_loop_against_an_openai_compatible_endpoint(endpoint: str) 
     runner = PythonEntryPointRunner(
         "eval_pipeline.sample_agent.app:run_item",
         params={"agent_build": "baseline"},
-        progress=False,
     )
     result = runner.run_items([ITEM], build="real-model")
     assert not result.failed, [o.failure_reason for o in result.failed]

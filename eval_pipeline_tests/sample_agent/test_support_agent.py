@@ -25,7 +25,7 @@ ENTRY = "eval_pipeline.sample_agent.app:run_item"
 
 
 def _runs(build: str, items: list[Any], runs_per_item: int = 1) -> list[AgentRun]:
-    runner = PythonEntryPointRunner(ENTRY, params={"agent_build": build}, progress=False)
+    runner = PythonEntryPointRunner(ENTRY, params={"agent_build": build})
     result = runner.run_items(items, build=build, runs_per_item=runs_per_item)
     assert not result.failed, [o.failure_reason for o in result.failed]
     return assemble_runs(result.spans)

@@ -70,7 +70,6 @@ def test_redacted_sample_runs_score_as_their_captured_spans() -> None:
         "eval_pipeline.sample_agent.app:run_item",
         params={"agent_build": "baseline"},
         sink=sink,
-        progress=False,
     ).run_items(items, build="tokens")
     captured = {run.eval_context.item_id: run for run in assemble_runs(result.spans)}
     stored = {run.eval_context.item_id: run for run in assemble_runs(sink.spans("tokens"))}
