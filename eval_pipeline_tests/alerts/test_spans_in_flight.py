@@ -18,14 +18,15 @@ from eval_pipeline.alerts.worker import DetectorWorker
 from eval_pipeline.detectors.registry import default_detectors
 from eval_pipeline.home import Home
 from eval_pipeline.stream import open_stream
-from eval_pipeline.stream.events import TraceCompleted, decode, encode_rows
-from eval_pipeline.stream.protocol import REALTIME_PLANE
+from eval_pipeline.stream.events import SpanEvent, TraceCompleted, decode, encode_rows
+from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery
 from eval_pipeline_tests.alerts.test_plane import DAY, QUICK, prefix, replayed, stream_url
 from eval_pipeline_tests.stream.builders import agent_trace_rows
 
 __all__ = ["prefix", "stream_url"]  # fixtures shared with test_plane
 
 TRACE = "ab" * 16
+ACK_WAIT_S = 3.0  # longer than a loaded host takes between a worker's fetch and its ack
 
 
 def test_a_completion_names_the_spans_published_with_its_root() -> None:
@@ -51,11 +52,18 @@ def test_a_trace_waits_for_its_spans_held_by_a_dead_worker(
     expected = replayed(rows, "prod")
     assert len(expected) == 1
     stream = open_stream(home, stream_url, prefix=prefix)
+    dead_stream = open_stream(home, stream_url, prefix=prefix)  # the dead worker's connection
     try:
         stream.publish_rows(rows, builds=["prod"] * len(rows), day=DAY)
-        dead = stream.consumer(REALTIME_PLANE, ack_wait_s=1.5)
-        in_flight = dead.fetch(3, timeout_s=5)  # root, refund, lookup: fetched, never acked
-        assert len(in_flight) == 3
+        dead = dead_stream.consumer(REALTIME_PLANE, ack_wait_s=ACK_WAIT_S)
+        in_flight: list[Delivery] = []
+        deadline = time.monotonic() + 30
+        while len(in_flight) < 3 and time.monotonic() < deadline:
+            in_flight += dead.fetch(3 - len(in_flight), timeout_s=2)
+        # root, refund, lookup: fetched, never acknowledged
+        assert [d.event.span.span_id for d in in_flight if isinstance(d.event, SpanEvent)] == [
+            row[1] for row in rows[:3]
+        ]
         store = AlertStore(home.state_url)
         worker = DetectorWorker(
             stream,
@@ -63,14 +71,15 @@ def test_a_trace_waits_for_its_spans_held_by_a_dead_worker(
             TraceBuffer(home.state_url, REALTIME_PLANE),
             detectors=default_detectors(QUICK),
             quiet_period_s=QUICK.quiet_period_s,
-            ack_wait_s=1.5,
+            ack_wait_s=ACK_WAIT_S,
             batch=10,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while worker.stats.traces < 1 and time.monotonic() < deadline:
             worker.step(timeout_s=0.2)
         worker.stop()
     finally:
+        dead_stream.close()
         stream.close()
     assert worker.stats.traces == 1
     assert worker.stats.spans == len(rows)
