@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -172,8 +173,10 @@ class _Webhook:
 
     def __init__(self) -> None:
         self.received: dict[str, float] = {}
+        self.detected: dict[str, float] = {}
         self.alerts = 0
         received = self.received
+        detected = self.detected
         counter = self
 
         class Hook(BaseHTTPRequestHandler):
@@ -183,6 +186,7 @@ class _Webhook:
                 counter.alerts += 1
                 if str(alert.get("detector", "")).startswith("tool_error"):
                     received.setdefault(alert["trace_id"], now)
+                    detected.setdefault(alert["trace_id"], _perf_of(alert["detected_at"]))
                 self.send_response(204)
                 self.end_headers()
 
@@ -192,6 +196,19 @@ class _Webhook:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/alerts"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _perf_of(iso: str) -> float:
+    """A wall-clock ISO time (the receiver's ``detected_at``) on this process's perf clock."""
+    return datetime.fromisoformat(iso).timestamp() - time.time() + time.perf_counter()
+
+
+def _quantile(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile of sorted ``values``; None when empty or an infinite one is reached."""
+    if not values:
+        return None
+    value = values[min(len(values) - 1, int(q * len(values)))]
+    return None if value == float("inf") else round(max(0.0, value), 3)
 
 
 def alert_latency(
@@ -236,16 +253,17 @@ def alert_latency(
         webhook.received[t] - acked if t in webhook.received else float("inf")
         for t, acked in acknowledged.items()
     )
-
-    def quantile(q: float) -> float | None:
-        if not latencies:
-            return None
-        value = latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-        return None if value == float("inf") else round(max(0.0, value), 3)
-
+    # Where the time went: ack -> detected (stream and worker), detected -> webhook receipt.
+    seen = [t for t in webhook.detected if t in acknowledged]
+    detecting = sorted(webhook.detected[t] - acknowledged[t] for t in seen)
+    delivering = sorted(webhook.received[t] - webhook.detected[t] for t in seen)
     return {
-        "alert_p50_s": quantile(0.50),
-        "alert_p99_s": quantile(0.99),
+        "alert_p50_s": _quantile(latencies, 0.50),
+        "alert_p99_s": _quantile(latencies, 0.99),
+        "alert_detect_p50_s": _quantile(detecting, 0.50),
+        "alert_detect_p99_s": _quantile(detecting, 0.99),
+        "alert_deliver_p50_s": _quantile(delivering, 0.50),
+        "alert_deliver_p99_s": _quantile(delivering, 0.99),
         "alert_sustained_spans_per_s": round(count * spans_in(bodies[0]) / sent_s, 1),
         "alert_requests_late": late[0],
         "alert_failed_tool_calls": len(acknowledged),

@@ -205,7 +205,9 @@ class JetStreamConsumer:
     async def _fetch(self, max_messages: int, timeout_s: float) -> list[Any]:
         try:
             return list(await self._subscription.fetch(max_messages, timeout=timeout_s))
-        except NatsTimeoutError:
+        except (NatsTimeoutError, asyncio.TimeoutError):
+            # nats-py raises a bare asyncio.TimeoutError on some of its paths (the server's
+            # 408 arriving as the timer fires): nothing arrived in time, like its own error.
             return []
 
     def ack(self, deliveries: Sequence[Delivery]) -> None:

@@ -168,3 +168,18 @@ def test_links_and_trace_state_arrive_as_stored(stream: SpanStream) -> None:
         d.event.span for d in drain(stream, "realtime-detectors") if isinstance(d.event, SpanEvent)
     ]
     assert spans == [linked]
+
+
+def test_a_short_fetch_on_an_idle_consumer_is_empty_never_an_outage(stream: SpanStream) -> None:
+    """A fetch that finds nothing within its (short) timeout returns no deliveries.
+
+    On NATS, nats-py's pull fetch raises ``asyncio.TimeoutError`` itself on some paths (the
+    server's 408 arriving as the timer fires); that once surfaced as a bogus 15 s
+    ``StreamUnavailable``, which stalled the detector worker between short fetches.
+    """
+    consumer = stream.consumer("realtime-detectors")
+    try:
+        for number in range(120):
+            assert consumer.fetch(10, timeout_s=(0.001, 0.005, 0.01)[number % 3]) == []
+    finally:
+        consumer.close()
