@@ -180,6 +180,8 @@ class _Webhook:
         counter = self
 
         class Hook(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as webhook services answer
+
             def do_POST(self) -> None:
                 alert = orjson.loads(self.rfile.read(int(self.headers["content-length"])))
                 now = time.perf_counter()

@@ -19,7 +19,6 @@ from typing import Any
 
 import nats
 from nats.errors import Error as NatsError
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
@@ -205,9 +204,9 @@ class JetStreamConsumer:
     async def _fetch(self, max_messages: int, timeout_s: float) -> list[Any]:
         try:
             return list(await self._subscription.fetch(max_messages, timeout=timeout_s))
-        except (NatsTimeoutError, asyncio.TimeoutError):
-            # nats-py raises a bare asyncio.TimeoutError on some of its paths (the server's
-            # 408 arriving as the timer fires): nothing arrived in time, like its own error.
+        except TimeoutError:
+            # nats-py's own TimeoutError, and on some of its paths a bare asyncio.TimeoutError
+            # (the server's 408 arriving as the timer fires): nothing arrived in time.
             return []
 
     def ack(self, deliveries: Sequence[Delivery]) -> None:
