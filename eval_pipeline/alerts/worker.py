@@ -1,11 +1,12 @@
 """The detector worker: consumes the span stream, runs the detectors, raises alerts.
 
 Per fetched batch: span events go through the span-scope detectors and into the plane's
-trace buffer, their alerts are stored, then the spans are acknowledged (at least once: a
+trace buffer, their alerts are stored and sent, then the spans are acknowledged (at least once: a
 worker that dies before the acknowledgement gets them redelivered, and the alert ids make the
 second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
 period (late spans still arrive), then the trace is assembled from the buffer and judged by
-the trace-scope detectors, its alerts stored, and only then acknowledged. A completion whose
+the trace-scope detectors, its alerts stored, and only then acknowledged (while the worker is
+behind, judging waits up to ``judge_lag_s`` more: span alerts first). A completion whose
 named spans (those published with the root) are not all buffered yet is left unacknowledged:
 they are in flight, fetched by a worker that died, and come back after the ack wait, as the
 completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
@@ -172,6 +173,10 @@ class DetectorWorker:
     ack_wait_s: float = 30.0
     batch: int = 1000
     stats: WorkerStats = field(default_factory=WorkerStats)
+    judge_lag_s: float = 5.0
+    """How long past due a trace may wait to be judged while the worker is behind (a full
+    fetch, or more waiting): span alerts first, as a trace alert waits for the quiet period
+    anyway."""
 
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
@@ -194,7 +199,8 @@ class DetectorWorker:
                 self._held[(event.build, event.trace_id)] = _Held(
                     delivery, event, now + self.quiet_period_s
                 )
-        self._judge_due(time.monotonic())
+        behind = len(deliveries) >= self.batch or any(d.waiting for d in deliveries[-1:])
+        self._judge_due(time.monotonic() - (self.judge_lag_s if behind else 0.0))
         return len(deliveries)
 
     def _next_due(self) -> float:

@@ -204,11 +204,13 @@ class EmbeddedConsumer:
                     select(LOG.c.seq, LOG.c.payload, LOG.c.published_at)
                     .where(LOG.c.stream == prefix, LOG.c.seq > last_seq)
                     .order_by(LOG.c.seq)
-                    .limit(limit - len(expired))
+                    .limit(limit - len(expired) + 1)  # one more tells whether more wait
                 ).all()
                 if limit > len(expired)
                 else []
             )
+            waiting = len(expired) + len(fresh) > limit
+            fresh = fresh[: limit - len(expired)]
             if not expired and not fresh:
                 return []  # leaving the block commits the deferred acknowledgements
             until = now + self.ack_wait_s
@@ -240,7 +242,7 @@ class EmbeddedConsumer:
         )
         events = decode([payload for _, payload, _, _ in claimed])
         return [
-            Delivery(event, seq, count, published_at, payload)
+            Delivery(event, seq, count, published_at, payload, waiting)
             for (seq, payload, published_at, count), event in zip(claimed, events, strict=True)
         ]
 

@@ -197,7 +197,14 @@ class JetStreamConsumer:
             metadata = message.metadata  # parsed from the reply subject on every access
             published = metadata.timestamp.timestamp() if metadata.timestamp else None
             deliveries.append(
-                Delivery(event, message, metadata.num_delivered or 1, published, message.data)
+                Delivery(
+                    event,
+                    message,
+                    metadata.num_delivered or 1,
+                    published,
+                    message.data,
+                    bool(metadata.num_pending),
+                )
             )
         return deliveries
 
