@@ -5,8 +5,7 @@ its span is consumed; a trace-scope one waits for the quiet period anyway. So wh
 behind (a full fetch, or the stream says more is waiting), a worker defers judging due
 traces, up to ``judge_lag_s`` past their due time, and spends the time on the spans; once it
 has caught up it judges them all, each exactly as before. Judging used to run after every
-batch, so under a backlog each
-failed call waited behind the traces judged ahead of it.
+batch, so under a backlog each failed call waited behind the traces judged ahead of it.
 """
 
 from pathlib import Path
