@@ -5,7 +5,8 @@ new, so a flag raised twice is stored (and sent) once, across workers and proces
 webhook is an outbox: an alert is marked delivered after the webhook accepted it, and a
 worker claims undelivered alerts before sending (``claim_undelivered``), so two workers never
 send one alert, and one that crashed between storing and sending is sent after its claim
-expires.
+expires. A worker that stores a new alert may claim it in the same insert (``claim_s``) and
+send it at once, without another transaction between detection and the webhook.
 """
 
 import json
@@ -77,25 +78,31 @@ class AlertStore:
         *,
         deliver: bool = True,
         connection: Connection | None = None,
+        claim_s: float | None = None,
     ) -> list[Alert]:
         """Store the alerts not stored yet; return those (the ones to send).
 
         ``deliver=False`` (a replay of a stored build) records them as owing no webhook call.
         With ``connection``, in the caller's transaction (the new ones are new once it commits).
+        With ``claim_s``, the new alerts are stored claimed by the caller for that long, as
+        ``claim_undelivered`` would claim them: the caller sends them, or ``release``s them.
         """
         if not alerts:
             return []
         if connection is None:
             with self.engine.begin() as own:
-                return self.record(alerts, deliver=deliver, connection=own)
-        delivered = None if deliver else time.time()
+                return self.record(alerts, deliver=deliver, connection=own, claim_s=claim_s)
+        now = time.time()
+        state = {
+            "delivered_at": None if deliver else now,
+            "claimed_until": now + claim_s if deliver and claim_s is not None else None,
+        }
         statement = insert_new(connection, ALERTS)
         unique = {a.alert_id: a for a in alerts}.values()
         return [
             alert
             for alert in unique
-            if connection.execute(statement, [{**_row(alert), "delivered_at": delivered}]).rowcount
-            == 1
+            if connection.execute(statement, [{**_row(alert), **state}]).rowcount == 1
         ]
 
     def list_alerts(

@@ -4,6 +4,10 @@ A plane's workers acknowledge a span as soon as its span detectors ran and it is
 here, so a worker that dies loses nothing it acknowledged; the trace detectors read the whole
 trace from here once its completion is due, whichever worker saw which span. Judged traces are
 forgotten; spans of traces whose root never came are dropped after ``retention_s``.
+
+Each buffer also keeps the spans its worker decoded on arrival (at most ``cached_spans``, the
+oldest traces dropped first), so judging a trace decodes only the spans other workers
+buffered: decoding was the largest cost of a judged trace.
 """
 
 import time
@@ -43,10 +47,20 @@ _CHUNK = 500
 class TraceBuffer:
     """The buffered spans of one plane (``plane``: the consumer's name)."""
 
-    def __init__(self, state_url: str, plane: str, retention_s: float = 3600.0) -> None:
+    def __init__(
+        self,
+        state_url: str,
+        plane: str,
+        retention_s: float = 3600.0,
+        cached_spans: int = 50_000,
+    ) -> None:
         self.engine: Engine = engine_for(state_url)
         self.plane = plane
         self.retention_s = retention_s
+        self.cached_spans = cached_spans
+        self._decoded: dict[str, dict[str, Span]] = {}
+        """Trace id -> span id -> the span as this worker decoded it, oldest trace first."""
+        self._cached = 0
 
     def add(self, deliveries: Sequence[Delivery], connection: Connection) -> None:
         """Buffer delivered span events, as published (a span buffered before is kept once).
@@ -54,40 +68,62 @@ class TraceBuffer:
         In the caller's transaction (the worker stores the spans' alerts in the same one).
         """
         now = time.time()
-        rows = [
-            {
-                "plane": self.plane,
-                "trace_id": d.event.span.trace_id,
-                "span_id": d.event.span.span_id,
-                "received_at": now,
-                "payload": d.payload,
-            }
-            for d in deliveries
-            if isinstance(d.event, SpanEvent)
-        ]
+        rows = []
+        for delivery in deliveries:
+            if isinstance(delivery.event, SpanEvent):
+                span = delivery.event.span
+                rows.append(
+                    {
+                        "plane": self.plane,
+                        "trace_id": span.trace_id,
+                        "span_id": span.span_id,
+                        "received_at": now,
+                        "payload": delivery.payload,
+                    }
+                )
+                self._remember(span)
         if rows:
             connection.execute(insert_new(connection, BUFFER), rows)
 
+    def _remember(self, span: Span) -> None:
+        trace = self._decoded.setdefault(span.trace_id, {})
+        if span.span_id not in trace:
+            trace[span.span_id] = span
+            self._cached += 1
+        while self._cached > self.cached_spans and self._decoded:
+            oldest = next(iter(self._decoded))
+            self._cached -= len(self._decoded.pop(oldest))
+
     def spans(self, trace_ids: Iterable[str]) -> dict[str, list[Span]]:
-        """The buffered spans of each of these traces."""
+        """The buffered spans of each of these traces (decoding only those not seen here)."""
         wanted = sorted(set(trace_ids))
-        payloads: list[bytes] = []
+        buffered: list[Span | bytes] = []  # in the buffer's order; bytes: still to decode
         with self.engine.connect() as connection:
             for start in range(0, len(wanted), _CHUNK):
-                query = select(BUFFER.c.payload).where(
+                query = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
                     BUFFER.c.plane == self.plane,
                     BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
                 )
-                payloads += [payload for (payload,) in connection.execute(query)]
+                buffered += [
+                    self._decoded.get(trace_id, {}).get(span_id, payload)
+                    for trace_id, span_id, payload in connection.execute(query)
+                ]
+        decoded = iter(decode([entry for entry in buffered if isinstance(entry, bytes)]))
         found: dict[str, list[Span]] = {}
-        for event in decode(payloads):
-            if isinstance(event, SpanEvent):
-                found.setdefault(event.span.trace_id, []).append(event.span)
+        for entry in buffered:
+            if isinstance(entry, bytes):
+                event = next(decoded)
+                if not isinstance(event, SpanEvent):
+                    continue
+                entry = event.span
+            found.setdefault(entry.trace_id, []).append(entry)
         return found
 
     def forget(self, trace_ids: Iterable[str], connection: Connection) -> None:
         """Drop judged traces' spans, and any older than ``retention_s`` (caller's transaction)."""
         wanted = sorted(set(trace_ids))
+        for trace_id in wanted:
+            self._cached -= len(self._decoded.pop(trace_id, {}))
         for start in range(0, len(wanted), _CHUNK):
             connection.execute(
                 delete(BUFFER).where(

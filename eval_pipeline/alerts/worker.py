@@ -1,19 +1,21 @@
 """The detector worker: consumes the span stream, runs the detectors, raises alerts.
 
 Per fetched batch: span events go through the span-scope detectors and into the plane's
-trace buffer, their alerts are stored, then the spans are acknowledged (at least once: a
+trace buffer, their alerts are stored and sent, then the spans are acknowledged (at least once: a
 worker that dies before the acknowledgement gets them redelivered, and the alert ids make the
 second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
 period (late spans still arrive), then the trace is assembled from the buffer and judged by
-the trace-scope detectors, its alerts stored, and only then acknowledged. A completion whose
+the trace-scope detectors, its alerts stored, and only then acknowledged (while the worker is
+behind, judging waits up to ``judge_lag_s`` more: span alerts first). A completion whose
 named spans (those published with the root) are not all buffered yet is left unacknowledged:
 they are in flight, fetched by a worker that died, and come back after the ack wait, as the
 completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
 what arrived).
 
-New alerts go to the JSON-lines sink at once and to the webhook through the store's outbox
-(``AlertDelivery``): a delivery thread claims undelivered alerts, posts them and marks them
-delivered, so each alert reaches the webhook once, also across worker restarts.
+New alerts go to the webhook through the store's outbox (``AlertDelivery``): stored already
+claimed for the delivery thread, which posts them as soon as they are committed and marks
+them delivered (and sweeps up any other undelivered alert), so each alert reaches the webhook
+once, also across worker restarts; and to the JSON-lines sink at once.
 
 N workers of one plane (threads here, or processes, or hosts) share the durable consumer.
 ``DetectorWorker.start`` runs one on a thread (in-process use, tests, ``serve``);
@@ -23,6 +25,7 @@ N workers of one plane (threads here, or processes, or hosts) share the durable 
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -57,12 +60,27 @@ class WorkerStats:
 
 
 class AlertDelivery:
-    """The webhook outbox's sender: one thread posting undelivered alerts from the store."""
+    """The webhook outbox's sender: one thread posting alerts from the store.
 
-    def __init__(self, store: AlertStore, webhook: WebhookSink, *, sweep_s: float = 1.0) -> None:
+    A worker stores its new alerts claimed for ``lease_s`` (``AlertStore.record(claim_s=)``)
+    and hands them over (``send``): they are posted at once, with no transaction between
+    detection and the webhook. Every ``sweep_s`` the thread also claims and posts whatever
+    else is undelivered (an alert the webhook refused, one whose worker died holding it).
+    """
+
+    def __init__(
+        self,
+        store: AlertStore,
+        webhook: WebhookSink,
+        *,
+        sweep_s: float = 1.0,
+        lease_s: float = 30.0,
+    ) -> None:
         self.store = store
         self.webhook = webhook
         self.sweep_s = sweep_s
+        self.lease_s = lease_s
+        self._handed: deque[tuple[float, Alert]] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="alert-delivery", daemon=True)
@@ -72,34 +90,64 @@ class AlertDelivery:
         self._thread.start()
         return self
 
-    def notify(self) -> None:
-        """New alerts are stored: deliver now rather than at the next sweep."""
+    def send(self, alerts: Sequence[Alert]) -> None:
+        """Post these alerts now: stored claimed for ``lease_s``, committed, by the caller."""
+        handed = time.monotonic()
+        self._handed.extend((handed, alert) for alert in alerts)
         self._wake.set()
 
     def _run(self) -> None:
+        next_sweep = time.monotonic()
         while not self._stop.is_set():
-            self._wake.wait(self.sweep_s)
+            self._wake.wait(max(0.0, next_sweep - time.monotonic()))
             self._wake.clear()
-            self.deliver_pending()
+            self.deliver_handed()
+            if time.monotonic() >= next_sweep:
+                self.deliver_pending()
+                next_sweep = time.monotonic() + self.sweep_s
+
+    def deliver_handed(self) -> int:
+        """Post the alerts handed over; how many the webhook accepted.
+
+        One whose claim is half gone (a webhook slow for a long time) is left to the sweep,
+        which claims it again, so no claim ever covers two senders.
+        """
+        fresh: list[Alert] = []
+        while self._handed:
+            handed, alert = self._handed.popleft()
+            if time.monotonic() - handed < self.lease_s / 2:
+                fresh.append(alert)
+        return self._post(fresh) if fresh else 0
 
     def deliver_pending(self) -> int:
         """Post every claimable undelivered alert; how many the webhook accepted."""
         delivered = 0
-        while claimed := self.store.claim_undelivered():
-            accepted = [a.alert_id for a in claimed if self.webhook.send(a)]
-            self.store.mark_delivered(accepted)
-            self.store.release([a.alert_id for a in claimed if a.alert_id not in accepted])
-            delivered += len(accepted)
-            if len(accepted) < len(claimed):
+        while claimed := self.store.claim_undelivered(lease_s=self.lease_s):
+            accepted = self._post(claimed)
+            delivered += accepted
+            if accepted < len(claimed):
                 break  # the webhook is failing: wait for the next sweep
         return delivered
 
+    def _post(self, claimed: Sequence[Alert]) -> int:
+        """Post claimed alerts in order; mark the accepted delivered, release the rest."""
+        accepted: list[str] = []
+        for alert in claimed:
+            if not self.webhook.send(alert):
+                break  # the webhook is failing (after its retries): the rest wait too
+            accepted.append(alert.alert_id)
+        self.store.mark_delivered(accepted)
+        self.store.release([a.alert_id for a in claimed[len(accepted) :]])
+        return len(accepted)
+
     def stop(self) -> None:
-        """Stop after the current delivery."""
+        """Stop after the current delivery; alerts handed over and not posted are released."""
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout=30)
+        self.store.release([alert.alert_id for _, alert in self._handed])
+        self._handed.clear()
         self.webhook.close()
 
 
@@ -125,6 +173,10 @@ class DetectorWorker:
     ack_wait_s: float = 30.0
     batch: int = 1000
     stats: WorkerStats = field(default_factory=WorkerStats)
+    judge_lag_s: float = 5.0
+    """How long past due a trace may wait to be judged while the worker is behind (a full
+    fetch, or more waiting): span alerts first, as a trace alert waits for the quiet period
+    anyway."""
 
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
@@ -147,7 +199,8 @@ class DetectorWorker:
                 self._held[(event.build, event.trace_id)] = _Held(
                     delivery, event, now + self.quiet_period_s
                 )
-        self._judge_due(time.monotonic())
+        behind = len(deliveries) >= self.batch or any(d.waiting for d in deliveries[-1:])
+        self._judge_due(time.monotonic() - (self.judge_lag_s if behind else 0.0))
         return len(deliveries)
 
     def _next_due(self) -> float:
@@ -162,7 +215,7 @@ class DetectorWorker:
         ]
         with self.store.engine.begin() as connection:
             self.buffer.add(deliveries, connection)
-            new = self.store.record(alerts, connection=connection)
+            new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
         self._send(new)
         self._consumer.ack(deliveries)
         self.stats.spans += len(deliveries)
@@ -183,7 +236,7 @@ class DetectorWorker:
             for flag in detect_trace(run, self.detectors)
         ]
         with self.store.engine.begin() as connection:
-            new = self.store.record(alerts, connection=connection)
+            new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
             self.buffer.forget((e.trace_id for e in completed), connection)
         self._send(new)
         self._consumer.ack([held.delivery for held in due])
@@ -205,16 +258,21 @@ class DetectorWorker:
         self.stats.deferred += 1  # unacknowledged: delivered again after the ack wait
         return False
 
+    @property
+    def _claim_s(self) -> float | None:
+        """How long new alerts are stored claimed for the webhook sender (None: no webhook)."""
+        return None if self.delivery is None else self.delivery.lease_s
+
     def _send(self, new: Sequence[Alert]) -> None:
-        """Hand newly stored alerts to the sinks and wake the webhook sender."""
+        """Hand newly stored (and committed) alerts to the webhook sender and the sinks."""
         if not new:
             return
         self.stats.alerts += len(new)
+        if self.delivery is not None:
+            self.delivery.send(new)
         for sink in self.sinks:
             for alert in new:
                 sink.send(alert)
-        if self.delivery is not None:
-            self.delivery.notify()
 
     def run(self) -> None:
         """Process batches until ``stop``; a stream outage or a failed batch is not fatal.

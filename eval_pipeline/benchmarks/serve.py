@@ -1,12 +1,13 @@
 """Benchmark: the receiver's persisted spans/s, and alert latency from ack to webhook.
 
 Throughput: ``eval-pipeline serve`` runs as a process of its own (embedded stream, the
-default); 4 client connections post OTLP/HTTP protobuf requests of ``bench ingest``'s
-payload (fresh trace ids per request) as fast as they are acknowledged, and every
-acknowledgement means stored (fsynced) and published. The reference, measured in the same run
-on the same payload, is ``bench ingest``'s plain protobuf parse walked into Python objects and
-written to Parquet (``ingest.reference``), in this process: ``ratio`` =
-``persisted_spans_per_s / reference_spans_per_s``. Goal: at least 0.5.
+default, or NATS JetStream with ``--stream nats://host:port``); 4 client connections post
+OTLP/HTTP protobuf requests of ``bench ingest``'s payload (fresh trace ids per request) as
+fast as they are acknowledged, and every acknowledgement means stored (fsynced) and
+published. The reference, measured in the same run on the same payload, is ``bench ingest``'s
+plain protobuf parse walked into Python objects and written to Parquet (``ingest.reference``),
+in this process: ``ratio`` = ``persisted_spans_per_s / reference_spans_per_s``. Goal: at
+least 0.5.
 
 Alert latency: ``serve --alert-webhook`` with its detector worker; requests are paced to a
 sustained ``alert_rate`` spans/s for ``duration_s``, with 1% of the tool calls failed. Each
@@ -22,9 +23,11 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -103,12 +106,21 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(home: Path, *extra: str) -> Iterator[str]:
-    """``eval-pipeline serve`` on a free loopback port over ``home``; its base URL."""
+def serving(home: Path, *extra: str, stream_url: str | None = None) -> Iterator[str]:
+    """``eval-pipeline serve`` on a free loopback port over ``home``; its base URL.
+
+    With ``stream_url`` (``nats://host:port``) the receiver publishes to a JetStream stream
+    of its own (a fresh prefix in the URL), deleted afterwards: no backlog of another run
+    reaches its detectors.
+    """
     port = _free_port()
     env = os.environ | {"EVAL_PIPELINE_HOME": str(home)}
     command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
     command += ["--port", str(port), "--no-grpc", *extra]
+    own_stream = None
+    if stream_url is not None:
+        own_stream = f"{stream_url.rstrip('/')}/bench{uuid.uuid4().hex[:12]}"
+        command += ["--stream", own_stream]
     with (home.parent / f"serve-{port}.log").open("wb") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
@@ -126,6 +138,21 @@ def serving(home: Path, *extra: str) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=60)
+        if own_stream is not None:
+            _delete_stream(home, own_stream)
+
+
+def _delete_stream(home: Path, url: str) -> None:
+    """Delete the benchmark's JetStream stream (its messages and consumers)."""
+    from eval_pipeline.stream import open_stream
+    from eval_pipeline.stream.jetstream import JetStreamStream
+
+    stream = open_stream(home, url)
+    assert isinstance(stream, JetStreamStream)
+    try:
+        stream.delete_stream()
+    finally:
+        stream.close()
 
 
 def _post_all(base: str, bodies: list[bytes], client: httpx.Client | None = None) -> None:
@@ -144,9 +171,11 @@ def _post_all(base: str, bodies: list[bytes], client: httpx.Client | None = None
             time.sleep(0.05)
 
 
-def persisted_rate(home: Path, bodies: list[bytes], connections: int) -> float:
+def persisted_rate(
+    home: Path, bodies: list[bytes], connections: int, stream_url: str | None = None
+) -> float:
     """Acknowledged spans/s with ``connections`` clients posting ``bodies`` (after warm-up)."""
-    with serving(home) as base:
+    with serving(home, stream_url=stream_url) as base:
         _post_all(base, bodies[:connections])  # warm: imports, first parts, ledger tables
         rest = bodies[connections:]
         shares = [rest[i::connections] for i in range(connections)]
@@ -172,17 +201,22 @@ class _Webhook:
 
     def __init__(self) -> None:
         self.received: dict[str, float] = {}
+        self.detected: dict[str, float] = {}
         self.alerts = 0
         received = self.received
+        detected = self.detected
         counter = self
 
         class Hook(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as webhook services answer
+
             def do_POST(self) -> None:
                 alert = orjson.loads(self.rfile.read(int(self.headers["content-length"])))
                 now = time.perf_counter()
                 counter.alerts += 1
                 if str(alert.get("detector", "")).startswith("tool_error"):
                     received.setdefault(alert["trace_id"], now)
+                    detected.setdefault(alert["trace_id"], _perf_of(alert["detected_at"]))
                 self.send_response(204)
                 self.end_headers()
 
@@ -194,8 +228,26 @@ class _Webhook:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def _perf_of(iso: str) -> float:
+    """A wall-clock ISO time (the receiver's ``detected_at``) on this process's perf clock."""
+    return datetime.fromisoformat(iso).timestamp() - time.time() + time.perf_counter()
+
+
+def _quantile(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile of sorted ``values``; None when empty or an infinite one is reached."""
+    if not values:
+        return None
+    value = values[min(len(values) - 1, int(q * len(values)))]
+    return None if value == float("inf") else round(max(0.0, value), 3)
+
+
 def alert_latency(
-    home: Path, rate: int, duration_s: float, spans_per_request: int, connections: int
+    home: Path,
+    rate: int,
+    duration_s: float,
+    spans_per_request: int,
+    connections: int,
+    stream_url: str | None = None,
 ) -> dict[str, Any]:
     """Paced load at ``rate`` spans/s; latencies from ack to webhook receipt (seconds)."""
     bodies = payloads(spans_per_request, 1, FAILED_TOOL_SHARE)
@@ -204,7 +256,7 @@ def alert_latency(
     bodies = payloads(spans_per_request, count, FAILED_TOOL_SHARE)
     webhook = _Webhook()
     acknowledged: dict[str, float] = {}
-    with serving(home, "--alert-webhook", webhook.url) as base:
+    with serving(home, "--alert-webhook", webhook.url, stream_url=stream_url) as base:
         _post_all(base, payloads(spans_per_request, 1, first=10**6))  # warm, ids not reused
         interval = 1 / per_second
         start = time.perf_counter()
@@ -236,16 +288,17 @@ def alert_latency(
         webhook.received[t] - acked if t in webhook.received else float("inf")
         for t, acked in acknowledged.items()
     )
-
-    def quantile(q: float) -> float | None:
-        if not latencies:
-            return None
-        value = latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-        return None if value == float("inf") else round(max(0.0, value), 3)
-
+    # Where the time went: ack -> detected (stream and worker), detected -> webhook receipt.
+    seen = [t for t in webhook.detected if t in acknowledged]
+    detecting = sorted(webhook.detected[t] - acknowledged[t] for t in seen)
+    delivering = sorted(webhook.received[t] - webhook.detected[t] for t in seen)
     return {
-        "alert_p50_s": quantile(0.50),
-        "alert_p99_s": quantile(0.99),
+        "alert_p50_s": _quantile(latencies, 0.50),
+        "alert_p99_s": _quantile(latencies, 0.99),
+        "alert_detect_p50_s": _quantile(detecting, 0.50),
+        "alert_detect_p99_s": _quantile(detecting, 0.99),
+        "alert_deliver_p50_s": _quantile(delivering, 0.50),
+        "alert_deliver_p99_s": _quantile(delivering, 0.99),
         "alert_sustained_spans_per_s": round(count * spans_in(bodies[0]) / sent_s, 1),
         "alert_requests_late": late[0],
         "alert_failed_tool_calls": len(acknowledged),
@@ -263,17 +316,27 @@ def run(
     duration_s: float = 60.0,
     alert_spans_per_request: int = 500,
     repeats: int = 5,
+    stream_url: str | None = None,
 ) -> dict[str, Any]:
-    """Both measurements on fresh homes (module docstring); JSON-safe."""
+    """Both measurements on fresh homes (module docstring); JSON-safe.
+
+    ``stream_url`` (``nats://host:port``) runs the receiver on NATS JetStream, a fresh stream
+    per measurement; None on the embedded stream.
+    """
     bodies = payloads(spans_per_request, requests + connections)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         reference_before = reference_rate(bodies[0], repeats, root)
-        persisted = persisted_rate(root / "home", bodies, connections)
+        persisted = persisted_rate(root / "home", bodies, connections, stream_url)
         reference_after = reference_rate(bodies[0], repeats, root)
         reference_spans = statistics.median([reference_before, reference_after])
         latency = alert_latency(
-            root / "alerts-home", alert_rate, duration_s, alert_spans_per_request, connections
+            root / "alerts-home",
+            alert_rate,
+            duration_s,
+            alert_spans_per_request,
+            connections,
+            stream_url,
         )
     return {
         "benchmark": "serve",
@@ -288,6 +351,7 @@ def run(
         "alert_duration_s": duration_s,
         **latency,
         "goal_alert_p99_s": 1.0,
-        "receiver": "eval-pipeline serve (own process, embedded stream, durable acknowledgement)",
+        "receiver": "eval-pipeline serve (own process, durable acknowledgement)",
+        "stream": "NATS JetStream" if stream_url else "embedded (SQL state database)",
         "reference": "in-process plain protobuf parse -> Python dicts -> Parquet (bench ingest)",
     }

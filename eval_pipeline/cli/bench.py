@@ -171,6 +171,12 @@ COMMANDS: list[click.Command] = [bench]
     show_default=True,
     help="Seconds of sustained load for the alert latency.",
 )
+@click.option(
+    "--stream",
+    "stream_url",
+    default=None,
+    help="nats://HOST:PORT: serve on NATS JetStream (a fresh stream, deleted after).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_serve(
     requests: int,
@@ -178,6 +184,7 @@ def bench_serve(
     connections: int,
     alert_rate: int,
     duration: float,
+    stream_url: str | None,
     fmt: str,
 ) -> None:
     """Persisted spans/s through `serve` vs the plain walk; alert latency ack -> webhook."""
@@ -190,6 +197,7 @@ def bench_serve(
             connections=connections,
             alert_rate=alert_rate,
             duration_s=duration,
+            stream_url=stream_url,
         ),
         fmt,
     )

@@ -210,6 +210,10 @@ def _process_write(request: OtlpRequest, grant: Grant) -> Accepted:
     return _PROCESS_WRITER[0].write(request, grant)
 
 
+def _process_started() -> int:
+    return os.getpid()
+
+
 class WritePath:
     """Bounded ingestion off the event loop: threads over a ``Writer``, or worker processes.
 
@@ -239,6 +243,11 @@ class WritePath:
                 initializer=_open_process_writer,
                 initargs=(writer, os.getpid()),
             )
+            # The pool spawns a process per task submitted while none is idle, and counts
+            # each finished task as idle: ``workers`` tasks at once start every process now,
+            # not inside the first burst of requests.
+            for _ in range(workers):
+                self._processes.submit(_process_started)
         else:
             self._writer = writer
         self._slots = threading.BoundedSemaphore(workers + queue)

@@ -193,57 +193,57 @@ class EmbeddedConsumer:
             )
             last_seq = connection.execute(select(CURSORS.c.last_seq).where(cursor_row)).scalar_one()
             expired = connection.execute(
-                select(PENDING.c.seq, PENDING.c.deliveries)
+                select(LOG.c.seq, LOG.c.payload, LOG.c.published_at, PENDING.c.deliveries)
+                .join(LOG, (LOG.c.stream == PENDING.c.stream) & (LOG.c.seq == PENDING.c.seq))
                 .where(mine, PENDING.c.deadline < now)
                 .order_by(PENDING.c.seq)
                 .limit(limit)
             ).all()
-            redeliver = {seq: count + 1 for seq, count in expired}
             fresh = (
                 connection.execute(
-                    select(LOG.c.seq)
+                    select(LOG.c.seq, LOG.c.payload, LOG.c.published_at)
                     .where(LOG.c.stream == prefix, LOG.c.seq > last_seq)
                     .order_by(LOG.c.seq)
-                    .limit(limit - len(redeliver))
+                    .limit(limit - len(expired) + 1)  # one more tells whether more wait
                 ).all()
-                if limit > len(redeliver)
+                if limit > len(expired)
                 else []
             )
-            new_seqs = [seq for (seq,) in fresh]
-            if not redeliver and not new_seqs:
+            waiting = len(expired) + len(fresh) > limit
+            fresh = fresh[: limit - len(expired)]
+            if not expired and not fresh:
                 return []  # leaving the block commits the deferred acknowledgements
             until = now + self.ack_wait_s
-            for seq, count in redeliver.items():
+            if expired:
                 connection.execute(
                     update(PENDING)
-                    .where(mine, PENDING.c.seq == seq)
-                    .values(deadline=until, deliveries=count)
+                    .where(mine, PENDING.c.seq.in_([row.seq for row in expired]))
+                    .values(deadline=until, deliveries=PENDING.c.deliveries + 1)
                 )
-            if new_seqs:
+            if fresh:
                 connection.execute(
                     insert(PENDING),
                     [
                         {
                             "stream": prefix,
                             "consumer": plane,
-                            "seq": s,
+                            "seq": row.seq,
                             "deadline": until,
                             "deliveries": 1,
                         }
-                        for s in new_seqs
+                        for row in fresh
                     ],
                 )
-                connection.execute(update(CURSORS).where(cursor_row).values(last_seq=new_seqs[-1]))
-            counts = {**{s: 1 for s in new_seqs}, **redeliver}
-            rows = connection.execute(
-                select(LOG.c.seq, LOG.c.payload, LOG.c.published_at)
-                .where(LOG.c.stream == prefix, LOG.c.seq.in_(sorted(counts)))
-                .order_by(LOG.c.seq)
-            ).all()
-        events = decode([payload for _, payload, _ in rows])
+                connection.execute(update(CURSORS).where(cursor_row).values(last_seq=fresh[-1].seq))
+        # (seq, payload, published_at, deliveries), oldest first.
+        claimed = sorted(
+            [(seq, payload, at, count + 1) for seq, payload, at, count in expired]
+            + [(seq, payload, at, 1) for seq, payload, at in fresh]
+        )
+        events = decode([payload for _, payload, _, _ in claimed])
         return [
-            Delivery(event, seq, counts[seq], published_at, payload)
-            for (seq, payload, published_at), event in zip(rows, events, strict=True)
+            Delivery(event, seq, count, published_at, payload, waiting)
+            for (seq, payload, published_at, count), event in zip(claimed, events, strict=True)
         ]
 
     def ack(self, deliveries: Sequence[Delivery]) -> None:

@@ -19,7 +19,6 @@ from typing import Any
 
 import nats
 from nats.errors import Error as NatsError
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
@@ -187,7 +186,9 @@ class JetStreamConsumer:
         """Up to ``max_messages`` deliveries, waiting up to ``timeout_s`` for the first."""
         try:
             # Generous slack: on a loaded host the loop can lag well behind the pull's expiry.
-            messages = self.stream.run(self._fetch(max_messages, timeout_s), timeout_s + 15)
+            messages, buffered = self.stream.run(
+                self._fetch(max_messages, timeout_s), timeout_s + 15
+            )
         except (OSError, NatsError, TimeoutError) as exc:
             raise StreamUnavailable(f"fetch for {self.plane!r}: {exc!r}") from exc
         if not messages:
@@ -198,15 +199,29 @@ class JetStreamConsumer:
             metadata = message.metadata  # parsed from the reply subject on every access
             published = metadata.timestamp.timestamp() if metadata.timestamp else None
             deliveries.append(
-                Delivery(event, message, metadata.num_delivered or 1, published, message.data)
+                Delivery(
+                    event,
+                    message,
+                    metadata.num_delivered or 1,
+                    published,
+                    message.data,
+                    bool(metadata.num_pending or buffered),
+                )
             )
         return deliveries
 
-    async def _fetch(self, max_messages: int, timeout_s: float) -> list[Any]:
+    async def _fetch(self, max_messages: int, timeout_s: float) -> tuple[list[Any], int]:
+        """The messages fetched, and how many more nats-py holds already delivered.
+
+        The server no longer counts those in ``num_pending``: the consumer is behind all the same.
+        """
         try:
-            return list(await self._subscription.fetch(max_messages, timeout=timeout_s))
-        except NatsTimeoutError:
-            return []
+            fetched = list(await self._subscription.fetch(max_messages, timeout=timeout_s))
+            return fetched, self._subscription.pending_msgs
+        except TimeoutError:
+            # nats-py's own TimeoutError, and on some of its paths a bare asyncio.TimeoutError
+            # (the server's 408 arriving as the timer fires): nothing arrived in time.
+            return [], 0
 
     def ack(self, deliveries: Sequence[Delivery]) -> None:
         """Acknowledge and flush, so the server has every ack when this returns."""

@@ -35,6 +35,8 @@ class LoopThread:
         try:
             return future.result(timeout_s)
         except concurrent.futures.TimeoutError:
+            if future.done():  # its own TimeoutError (the same class since 3.11), or late
+                return future.result()
             future.cancel()
             raise TimeoutError(f"stream call did not finish within {timeout_s} s") from None
 

@@ -25,7 +25,9 @@ class Delivery:
 
     ``deliveries`` counts the times it was handed out (1 the first time); ``published_at`` is
     the publish time (UTC epoch seconds) when the back end records it; ``payload`` the
-    message as published (``events.decode`` reads it), for consumers that keep it.
+    message as published (``events.decode`` reads it), for consumers that keep it;
+    ``waiting`` whether more messages were waiting for the consumer when it was fetched (so
+    the consumer is behind), when the back end tells.
     """
 
     event: StreamEvent
@@ -33,6 +35,7 @@ class Delivery:
     deliveries: int = 1
     published_at: float | None = None
     payload: bytes = b""
+    waiting: bool = False
 
 
 class StreamConsumer(Protocol):

@@ -168,3 +168,35 @@ def test_links_and_trace_state_arrive_as_stored(stream: SpanStream) -> None:
         d.event.span for d in drain(stream, "realtime-detectors") if isinstance(d.event, SpanEvent)
     ]
     assert spans == [linked]
+
+
+def test_a_short_fetch_on_an_idle_consumer_is_empty_never_an_outage(stream: SpanStream) -> None:
+    """A fetch that finds nothing within its (short) timeout returns no deliveries.
+
+    On NATS, nats-py's pull fetch raises ``asyncio.TimeoutError`` itself on some paths (the
+    server's 408 arriving as the timer fires); that once surfaced as a bogus 15 s
+    ``StreamUnavailable``, which stalled the detector worker between short fetches.
+    """
+    consumer = stream.consumer("realtime-detectors")
+    try:
+        for number in range(120):
+            assert consumer.fetch(10, timeout_s=(0.001, 0.005, 0.01)[number % 3]) == []
+    finally:
+        consumer.close()
+
+
+@pytest.mark.nats
+def test_a_prefix_in_the_nats_url_names_the_stream(isolated_home: Path) -> None:
+    prefix = f"t{uuid.uuid4().hex[:12]}"
+    opened = open_stream(isolated_home, f"{NATS_URL}/{prefix}")
+    assert isinstance(opened, JetStreamStream)
+    try:
+        assert (opened.prefix, opened.url) == (prefix, NATS_URL)
+        rows = agent_trace_rows("e7" * 16)
+        opened.publish_rows(rows, builds=["prod"] * len(rows), day=DAY)
+        assert len(drain(opened, "realtime-detectors")) == len(rows) + 1  # and the completion
+    finally:
+        opened.delete_stream()
+        opened.close()
+    with pytest.raises(ValueError, match="letters, digits"):
+        open_stream(isolated_home, f"{NATS_URL}/a.b")
