@@ -65,6 +65,7 @@ class LoopResult:
     flagged: dict[str, list[str]] = field(default_factory=dict)
     thumbs_down: str = ""
     sample: dict[str, Any] = field(default_factory=dict)
+    materialised: dict[str, dict[str, Any]] = field(default_factory=dict)
     dataset: str = ""
     suite_path: Path | None = None
     gate: Any = None
@@ -89,7 +90,9 @@ def start_serve(
     command += ["--port", str(port), "--no-grpc", "--token-file", str(tokens), "--detect"]
     command += ["--redaction-policy", "keep-tools", "--ingest-threads"]
     command += ["--alert-webhook", webhook] if webhook else []
-    env = os.environ | {"EVAL_PIPELINE_HOME": str(home.root)}
+    tree = str(Path(__file__).resolve().parents[2])  # serve imports this same package
+    path = os.pathsep.join(p for p in (tree, os.environ.get("PYTHONPATH")) if p)
+    env = os.environ | {"EVAL_PIPELINE_HOME": str(home.root), "PYTHONPATH": path}
     log = (work / "serve.log").open("wb")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     deadline = time.monotonic() + 60
@@ -173,20 +176,35 @@ def post_thumbs_down(port: int, trace_id: str) -> dict[str, Any]:
     return dict(response.json())
 
 
-def materialise_day(home: Home, day: str) -> None:
-    """``production_sample`` -> ``production_scores`` -> ``online_scores`` through Dagster."""
+def materialise_day(home: Home, day: str) -> dict[str, dict[str, Any]]:
+    """``production_sample`` -> ``production_scores`` -> ``online_scores`` through Dagster.
+
+    On the home's persistent instance (``eval-pipeline ui`` shows the partition); returns each
+    asset's materialisation metadata values.
+    """
     import dagster as dg
 
+    from eval_pipeline.defs.launch import local_instance, quiet_run_config
     from eval_pipeline.defs.online_assets import online_scores, production_sample, production_scores
     from eval_pipeline.defs.resources import EvalHomeResource
 
-    result = dg.materialize(
-        [production_sample, production_scores, online_scores],
-        partition_key=day,
-        resources={"eval_home": EvalHomeResource()},
-    )
-    if not result.success:
-        raise RuntimeError(f"materialising the production day {day} failed")
+    assets = [production_sample, production_scores, online_scores]
+    with local_instance(home) as instance:
+        result = dg.materialize(
+            assets,
+            partition_key=day,
+            instance=instance,
+            resources={"eval_home": EvalHomeResource()},
+            run_config={"loggers": quiet_run_config()["loggers"]},
+        )
+    return {
+        asset.key.to_user_string(): {
+            key: value.value
+            for event in result.asset_materializations_for_node(asset.op.name)
+            for key, value in event.metadata.items()
+        }
+        for asset in assets
+    }
 
 
 def write_suite(home: Home, work: Path, version: str) -> Path:
@@ -243,7 +261,7 @@ def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None)
     finally:
         server.terminate()
         server.wait(timeout=30)
-    materialise_day(home, result.day)
+    result.materialised = materialise_day(home, result.day)
     result.sample = json.loads(sample_path(home, result.day).read_text())
     chosen = {e["trace_id"]: e for e in result.sample["sampled"]}
     shown = ", ".join(
@@ -253,7 +271,12 @@ def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None)
     )
     say(
         f"sample: production_sample/{result.day}: {len(chosen)} of {result.sample['traces']} "
-        f"traces sampled: {shown}; production_scores and online_scores materialised"
+        f"traces sampled: {shown}"
+    )
+    scores = result.materialised["production_scores"]
+    say(
+        f"scores: production_scores/{result.day} scored {scores['scored_now']} sampled traces "
+        f"as {scores['score_build']} (rows {scores['rows_by_status']}); online_scores materialised"
     )
     review_and_triage(home, result, say)
     result.suite_path = write_suite(home, work, result.dataset.partition("@")[2])
