@@ -27,6 +27,8 @@ from eval_pipeline.home import Home
 
 REGRESSION = "regression/support-live"
 TOKEN = "demo-loop-production-token"
+LOOP_PREFIX = "loop-"
+"""The loop's builds (``loop-support-baseline``...): the normal demo's are on another suite."""
 AVA = "Hi, I'm Ava Nguyen. Please return everything from order #W8668939 to my card."
 EMMA = (
     "Hi, I'm Emma Smith. "
@@ -222,22 +224,21 @@ def write_suite(home: Home, work: Path, version: str) -> Path:
 
 
 def gate_candidate(home: Home, suite_path: Path) -> Any:
-    """Run and score the baseline and the improved candidate on the suite, gate the candidate."""
-    from eval_pipeline.defects.story import evaluate_build, runner_spec, sample_agent_builds
+    """Run and score the baseline and the improved candidate on the suite, gate the candidate.
+
+    Both are registered on the suite with the baseline pinned, as ``builds register`` would.
+    """
+    from dataclasses import replace
+
+    from eval_pipeline.defects.story import evaluate_build, register_story, sample_agent_builds
     from eval_pipeline.evaluation.stage import open_stage
 
-    baseline, candidate = sample_agent_builds()[:2]
-    names = {b.build: "loop-" + b.build for b in (baseline, candidate)}
-    base_stage = open_stage(home, names[baseline.build], suite_path, runner=runner_spec(baseline))
-    evaluate_build(base_stage, gate=False)
-    stage = open_stage(
-        home,
-        names[candidate.build],
-        suite_path,
-        runner=runner_spec(candidate),
-        baseline=names[baseline.build],
+    baseline, candidate = (
+        replace(b, build=LOOP_PREFIX + b.build) for b in sample_agent_builds()[:2]
     )
-    return evaluate_build(stage).outcome
+    register_story(home, (baseline, candidate), suite_path)
+    evaluate_build(open_stage(home, baseline.build), gate=False)
+    return evaluate_build(open_stage(home, candidate.build)).outcome
 
 
 def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None) -> LoopResult:
