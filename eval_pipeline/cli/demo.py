@@ -51,9 +51,15 @@ def _document(result: "DemoResult", candidate: str, report: dict[str, Any] | Non
 
 @click.command("demo")
 @click.option("--no-defects", is_flag=True, help="Only the baseline and the improved candidate.")
+@click.option(
+    "--loop",
+    is_flag=True,
+    help="Only the production feedback loop (serve, feedback, review, gate).",
+)
+@click.option("--alert-webhook", default=None, help="With --loop: serve POSTs each alert here.")
 @format_option()
 @quiet_option
-def demo(no_defects: bool, fmt: str, quiet: bool) -> None:
+def demo(no_defects: bool, loop: bool, alert_webhook: str | None, fmt: str, quiet: bool) -> None:
     """Evaluate the sample agent's builds end to end and print the gate report.
 
     Runs in-process on the embedded default (SQLite Dagster instance and Parquet store under
@@ -65,6 +71,11 @@ def demo(no_defects: bool, fmt: str, quiet: bool) -> None:
     from eval_pipeline.gate.reports import render_text
 
     home = current_home().ensure()
+    if loop:
+        from eval_pipeline.cli.demo_loop import run_loop
+
+        run_loop(home, click.echo, webhook=alert_webhook)
+        return
     started = time.perf_counter()
     with progress("demo", quiet=quiet) as tracker:
         tracker.say(f"eval-pipeline home: {home.root}")
