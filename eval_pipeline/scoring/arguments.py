@@ -101,11 +101,14 @@ def check_arguments(
     Returns:
         The check; ``errors`` name the parameter and what was wrong with it.
     """
-    arguments = parse_arguments(actual)
+    # A dict is read as it is (nothing here changes it); other forms are parsed first.
+    arguments = actual if type(actual) is dict else parse_arguments(actual)
     if arguments is None:
         return ArgumentCheck(False, (f"arguments are not a JSON object: {actual!r}",))
-    properties: Mapping[str, Any] = (schema or {}).get("properties") or {}
-    required = (schema or {}).get("required") or ()
+    properties: Mapping[str, Any] = (
+        (schema.get("properties") or _NO_PROPERTIES) if schema else _NO_PROPERTIES
+    )
+    required = (schema.get("required") or ()) if schema else ()
     if _identical_call(arguments, expected, properties, required):
         return _VALID
     if not explain:
@@ -129,6 +132,7 @@ def check_arguments(
 
 
 _VALID = ArgumentCheck(True)
+_NO_PROPERTIES: Mapping[str, Any] = {}
 INVALID = ArgumentCheck(False, ("arguments not acceptable",))
 """The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
 
@@ -141,16 +145,18 @@ def _acceptable(
     required: Sequence[str],
 ) -> bool:
     """``check_arguments``'s verdict alone, stopping at the first problem."""
-    if any(name not in arguments for name in required):
-        return False
+    for name in required:
+        if name not in arguments:
+            return False
     for name, value in arguments.items():
-        if name not in expected or (schema is not None and properties and name not in properties):
+        if name not in expected or (properties and name not in properties):
             return False
-        if value_error(value, list(expected[name]), properties.get(name), explain=False):
+        if value_error(value, expected[name], properties.get(name), explain=False):
             return False
-    return all(
-        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
-    )
+    for name, acceptable in expected.items():
+        if name not in arguments and OMITTABLE not in acceptable:
+            return False
+    return True
 
 
 def _identical_call(
@@ -168,14 +174,18 @@ def _identical_call(
         acceptable = expected.get(name)
         if acceptable is None or (properties and name not in properties):
             return False
-        if not any(_identical(value, option) for option in acceptable):
+        for option in acceptable:
+            if _identical(value, option):
+                break
+        else:
             return False
     for name in required:
         if name not in arguments:
             return False
-    return all(
-        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
-    )
+    for name, acceptable in expected.items():
+        if name not in arguments and OMITTABLE not in acceptable:
+            return False
+    return True
 
 
 def _identical(value: Any, option: Any) -> bool:
@@ -189,13 +199,17 @@ def _identical(value: Any, option: Any) -> bool:
 
 
 def value_error(
-    value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None, *, explain: bool = True
+    value: Any,
+    acceptable: Sequence[Any],
+    schema: Mapping[str, Any] | None,
+    *,
+    explain: bool = True,
 ) -> str | None:
     """Why ``value`` matches none of the ``acceptable`` values, or None when one matches.
 
     With ``explain=False`` the reason is ``"no"`` (cheaper: nothing is formatted).
     """
-    candidates = [a for a in acceptable if not _is_omittable(a)]
+    candidates = [a for a in acceptable if not (isinstance(a, str) and a == OMITTABLE)]
     stated = schema.get("type") if schema else None
     if len(candidates) < len(acceptable) and _is_empty(value, stated):
         return None
@@ -224,7 +238,7 @@ def value_error(
 
 
 def _element_type_error(
-    value: list[Any], acceptable: list[Any], schema: Mapping[str, Any] | None
+    value: list[Any], acceptable: Sequence[Any], schema: Mapping[str, Any] | None
 ) -> str | None:
     """Why the elements of an array do not have the schema's ``items`` type (None: they do)."""
     item_type = str(((schema or {}).get("items") or {}).get("type") or "")

@@ -81,35 +81,18 @@ def _by_name(raw_schemas: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str,
     return out
 
 
-_checks: dict[
-    tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]
-] = {}
-
-
 def call_check(
     call: ToolCall, step: ExpectedToolCall, schemas: Schemas, *, explain: bool = True
 ) -> ArgumentCheck:
     """Whether ``call`` satisfies ``step`` (name, then arguments when the step lists any).
 
-    ``explain=False`` gives the verdict without the errors (``check_arguments``). The checks
-    of the calls being scored are remembered by identity (the call, the step and the schema
-    objects, held by the memo so their ids stay theirs): the scorers of one run (argument
-    correctness, trajectory match, tool-call F1) check the same pairs.
+    ``explain=False`` gives the verdict without the errors (``check_arguments``).
     """
     if call.name != step.name:
         return ArgumentCheck(False, (f"name {call.name!r} is not {step.name!r}",))
     if not step.arguments:
         return ArgumentCheck(True)
-    schema = schemas.get(step.name)
-    key = (id(call), id(step), id(schema), explain)
-    known = _checks.get(key)
-    if known is not None and known[0] is call and known[1] is step and known[2] is schema:
-        return known[3]
-    check = check_arguments(call.arguments, step.arguments, schema, explain=explain)
-    if len(_checks) >= _MEMO_SIZE:
-        _checks.clear()
-    _checks[key] = (call, step, schema, check)
-    return check
+    return check_arguments(call.arguments, step.arguments, schemas.get(step.name), explain=explain)
 
 
 def align(
@@ -155,19 +138,30 @@ def _align(
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
-    fits = [
-        [
-            index
-            for index in by_name.get(step.name, ())
-            if not with_arguments or call_check(calls[index], step, schemas, explain=False).valid
-        ]
-        for step in steps
-    ]
+    candidates = [by_name.get(step.name, ()) for step in steps]
+    # Whether a call fits a step is asked only when the search reaches that pair (most
+    # searches stop at the first fitting call), and at most once per pair.
+    fits: dict[tuple[int, int], bool] = {}
     owner: dict[int, int] = {}
 
+    def fit(step_index: int, call_index: int) -> bool:
+        known = fits.get((step_index, call_index))
+        if known is None:
+            step = steps[step_index]
+            known = not step.arguments or (
+                check_arguments(
+                    calls[call_index].arguments,
+                    step.arguments,
+                    schemas.get(step.name),
+                    explain=False,
+                ).valid
+            )
+            fits[(step_index, call_index)] = known
+        return known
+
     def augment(step_index: int, seen: set[int]) -> bool:
-        for call_index in fits[step_index]:
-            if call_index in seen:
+        for call_index in candidates[step_index]:
+            if call_index in seen or (with_arguments and not fit(step_index, call_index)):
                 continue
             seen.add(call_index)
             if call_index not in owner or augment(owner[call_index], seen):
