@@ -215,6 +215,8 @@ def value_error(
         return None
     if not candidates:
         return f"got {value!r} for a parameter that should be omitted" if explain else "no"
+    if type(value) is str and isinstance(candidates[0], str) and stated in _STRING_TYPES:
+        return _string_error(value, candidates, explain)
     declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
     variable = stated is not None and not _has_type(candidates[0], declared)
@@ -234,6 +236,28 @@ def value_error(
             return None
     elif any(_equal(value, c, declared, schema) for c in candidates):
         return None
+    return f"{value!r} is not one of {candidates!r}" if explain else "no"
+
+
+_STRING_TYPES = (None, "string", "any")
+"""Declared types under which a string value against string candidates takes the short path."""
+
+
+def _string_error(value: str, candidates: list[Any], explain: bool) -> str | None:
+    """``value_error`` for a string against string candidates, the common case, decided directly.
+
+    The general path reaches exactly these comparisons for it (no coercion, no "variable"):
+    normalised equality, tokenised equality for redacted text, plain equality otherwise.
+    """
+    normalised = normalise_string(value)
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            if normalise_string(candidate) == normalised:
+                return None
+            if holds_token(value) and normalised == normalise_string(tokenised(candidate)):
+                return None
+        elif value == candidate:
+            return None
     return f"{value!r} is not one of {candidates!r}" if explain else "no"
 
 
