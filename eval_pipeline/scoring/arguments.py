@@ -217,6 +217,18 @@ def value_error(
         return f"got {value!r} for a parameter that should be omitted" if explain else "no"
     if type(value) is str and isinstance(candidates[0], str) and stated in _STRING_TYPES:
         return _string_error(value, candidates, explain)
+    return _typed_value_error(value, candidates, acceptable, stated, schema, explain)
+
+
+def _typed_value_error(
+    value: Any,
+    candidates: list[Any],
+    acceptable: Sequence[Any],
+    stated: Any,
+    schema: Mapping[str, Any] | None,
+    explain: bool,
+) -> str | None:
+    """``value_error`` past the omission rules: types, coercions, then equality."""
     declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
     variable = stated is not None and not _has_type(candidates[0], declared)

@@ -101,10 +101,14 @@ def _argument_text(arguments: Any) -> str:
     verbatim (no quote, control character or JSON text inside needed escaping).
     """
     if isinstance(arguments, dict):
-        dumped = json.dumps(arguments, ensure_ascii=False, default=str)
+        dumped = _DUMPER.encode(arguments)
         if "\\" not in dumped:
             return _folded(dumped)
     return "\x00".join(_folded(text) for text in _strings(arguments))
+
+
+_DUMPER = json.JSONEncoder(ensure_ascii=False, default=str)
+"""``json.dumps(..., ensure_ascii=False, default=str)`` without building an encoder per call."""
 
 
 def _folded(text: str) -> str:
