@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -98,34 +98,72 @@ class Score:
         if not _STAMPABLE.issuperset(fields):
             unknown = sorted(set(fields) - _STAMPABLE)
             raise TypeError(f"stamped() cannot change {unknown}: use dataclasses.replace")
+        values = self.__dict__.copy()
+        values.update(fields)
         copy = object.__new__(Score)
-        copy.__dict__.update(self.__dict__, **fields)
+        _set_attribute(copy, "__dict__", values)
         return copy
 
     @classmethod
-    def checked(cls, metric_id: str, value: float | None, status: str, **given: Any) -> "Score":
+    def checked(
+        cls,
+        metric_id: str,
+        value: float | None,
+        status: str,
+        *,
+        scorer_id: str,
+        scorer_version: int,
+        reason: str = "",
+        trace_id: str | None = None,
+        span_ids: tuple[str, ...] = (),
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+        evidence: dict[str, Any] | None = None,
+    ) -> "Score":
         """A row built without the dataclass constructor's cost, validated all the same.
 
         For the scorer base's constructors, on the hot path: the status and value are checked
-        here as ``__post_init__`` would, the other fields take their defaults.
+        here as ``__post_init__`` would, the other fields take their defaults (the same row
+        as the constructor's, field for field).
         """
         if status == ScoreStatus.SCORED:
             if value is None or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{metric_id}: a scored value must be in [0, 1], got {value!r}")
         elif status not in ScoreStatus.ALL or value is not None:
-            return cls(metric_id=metric_id, value=value, status=status, **given)
+            # Not a valid row: the constructor raises its error.
+            return cls(metric_id, value, status, scorer_id, scorer_version)
         row = object.__new__(cls)
-        values = row.__dict__
-        values.update(_DEFAULTS)
-        values["evidence"], values["slices"], values["scorer_args"] = {}, {}, {}
-        values.update(given, metric_id=metric_id, value=value, status=status)
+        # One dict display, in field order: the frozen constructor sets fields one by one.
+        _set_attribute(
+            row,
+            "__dict__",
+            {
+                "metric_id": metric_id,
+                "value": value,
+                "status": status,
+                "scorer_id": scorer_id,
+                "scorer_version": scorer_version,
+                "reason": reason,
+                "trace_id": trace_id,
+                "span_ids": span_ids,
+                "build": None,
+                "item_id": None,
+                "run_index": None,
+                "judge_fingerprint": judge_fingerprint,
+                "judge_backend": judge_backend,
+                "evidence": {} if evidence is None else evidence,
+                "slices": {},
+                "scorer_args": {},
+                "dataset": None,
+                "dataset_version": None,
+            },
+        )
         return row
 
 
-_DEFAULTS: dict[str, Any] = {
-    f.name: None if isinstance(f.default, type(MISSING)) else f.default for f in fields(Score)
-}
-"""Every field of ``Score`` in order, scalar ones at their defaults (``checked`` fills them)."""
+_set_attribute = object.__setattr__
+
+
 _STAMPABLE = frozenset(
     {
         "build",

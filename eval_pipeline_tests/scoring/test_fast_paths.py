@@ -1,22 +1,35 @@
 """The scoring hot path's short cuts give exactly what the general code they skip gives.
 
 Each short cut is checked against the general path on generated inputs: the alignment by tool
-name against the augmenting search, a string's comparison against the typed comparison. The
-whole suite, scored as a build (one pass, the scorers of a run sharing its alignments), gives
-row for row what each scorer gives alone on a fresh copy of the run, on the benchmark's runs.
+name against the augmenting search, a string's comparison against the typed comparison, the
+claim finder's word tests against the patterns they skip, a checked row against the
+constructor's. The whole suite, scored as a build (one pass, the scorers of a run sharing its
+alignments), gives row for row what each scorer gives alone on a fresh copy of the run, on the
+benchmark's runs.
 """
 
 import copy
+from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_pipeline.benchmarks.score import _cases
 from eval_pipeline.datasets.item import ExpectedToolCall
+from eval_pipeline.scoring.action_claims import (
+    _COMPLETION_WORDS,
+    _GENERIC_VERB_WORDS,
+    _VERB_NOUN,
+    DEFAULT_ACTION_VERBS,
+    _compiled,
+    _may_hold,
+)
 from eval_pipeline.scoring.arguments import _string_error, _typed_value_error, check_arguments
 from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.matching import _align, _align_by_name
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
+from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.redact.tokens import tokenised
 from eval_pipeline_tests.scoring.builders import call
 
@@ -95,3 +108,72 @@ def test_a_build_scored_at_once_gives_each_scorers_rows_alone() -> None:
     assert len(scored) == len(alone) == len(by_key) == 120 * len(scorers)
     assert {(r.item_id, r.run_index, r.metric_id): r for r in scored} == by_key
     assert {r.status for r in scored} >= {"scored", "not_applicable"}
+
+
+def test_a_checked_row_is_the_constructors_row_field_for_field() -> None:
+    given = {
+        "scorer_id": "m",
+        "scorer_version": 2,
+        "reason": "why",
+        "trace_id": "t1",
+        "span_ids": ("s1",),
+        "judge_fingerprint": "f",
+        "judge_backend": "b",
+        "evidence": {"k": 1},
+    }
+    for status, value in (("scored", 0.5), ("unscored", None), ("not_applicable", None)):
+        checked = Score.checked("m", value, status, **given)  # type: ignore[arg-type]
+        built = Score("m", value, status, **given)  # type: ignore[arg-type]
+        assert list(vars(checked).items()) == list(vars(built).items())
+        stamped = checked.stamped(build="b1", run_index=2)
+        assert list(vars(stamped).items()) == list(
+            vars(replace(built, build="b1", run_index=2)).items()
+        )
+    for status, value in (("scored", 1.5), ("unscored", 0.0), ("done", None)):
+        with pytest.raises(ValueError) as from_checked:
+            Score.checked("m", value, status, scorer_id="m", scorer_version=1)
+        with pytest.raises(ValueError) as from_constructor:
+            Score("m", value, status, "m", 1)
+        assert str(from_checked.value) == str(from_constructor.value)
+
+
+_CLAIM_WORDS = st.sampled_from(
+    [
+        "I",
+        "we've",
+        "have",
+        "has",
+        "been",
+        "your",
+        "refund",
+        "order",
+        "of",
+        "$20",
+        "now",
+        "just",
+        "successfully",
+        "Issued",
+        "PROCESSED",
+        "put_through",
+        "made",
+        "done",
+        "ſ",
+        ",",
+        ".",
+    ]
+)
+_CLAIM_TEXTS = st.lists(st.one_of(_CLAIM_WORDS, st.text(max_size=4)), max_size=8).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_CLAIM_TEXTS)
+def test_the_claim_patterns_are_skipped_only_where_they_cannot_match(text: str) -> None:
+    text = text.replace("_", " ")
+    frames = _compiled(DEFAULT_ACTION_VERBS)[2]
+    assert frames is not None and frames.generic is not None
+    if _VERB_NOUN.search(text):
+        assert _may_hold(text, _GENERIC_VERB_WORDS)
+    for start in range(len(text) + 1):
+        match = frames.generic.match(text, start)
+        if match is not None and match.group("g1"):
+            assert _may_hold(text[start:], _COMPLETION_WORDS)
