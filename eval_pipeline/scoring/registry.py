@@ -207,13 +207,13 @@ def score_run(
                 reason=f"{type(exc).__name__}: {exc}",
             )
         rows.append(
-            row.stamped(
-                build=build_id,
-                item_id=item.item_id,
-                run_index=run_index,
-                slices={**row.slices, **item.slices} if row.slices else dict(item.slices),
-                trace_id=run.trace_id if row.trace_id is None else row.trace_id,
-                scorer_args=dict(scorer.arguments),
+            row.for_run(
+                build_id,
+                item.item_id,
+                run_index,
+                {**row.slices, **item.slices} if row.slices else dict(item.slices),
+                run.trace_id if row.trace_id is None else row.trace_id,
+                dict(scorer.arguments),
             )
         )
     return rows

@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 
@@ -110,7 +110,6 @@ class Score:
         metric_id: str,
         value: float | None,
         status: str,
-        *,
         scorer_id: str,
         scorer_version: int,
         reason: str = "",
@@ -122,9 +121,9 @@ class Score:
     ) -> "Score":
         """A row built without the dataclass constructor's cost, validated all the same.
 
-        For the scorer base's constructors, on the hot path: the status and value are checked
-        here as ``__post_init__`` would, the other fields take their defaults (the same row
-        as the constructor's, field for field).
+        For the scorer base's constructors, on the hot path (their arguments in the order of
+        the fields): the status and value are checked here as ``__post_init__`` would, the
+        other fields take their defaults (the same row as the constructor's, field for field).
         """
         if status == ScoreStatus.SCORED:
             if value is None or not 0.0 <= value <= 1.0:
@@ -132,38 +131,53 @@ class Score:
         elif status not in ScoreStatus.ALL or value is not None:
             # Not a valid row: the constructor raises its error.
             return cls(metric_id, value, status, scorer_id, scorer_version)
+        values = _BLANK.copy()  # every field, in order, at its default
+        values["metric_id"] = metric_id
+        values["value"] = value
+        values["status"] = status
+        values["scorer_id"] = scorer_id
+        values["scorer_version"] = scorer_version
+        values["reason"] = reason
+        values["trace_id"] = trace_id
+        values["span_ids"] = span_ids
+        values["judge_fingerprint"] = judge_fingerprint
+        values["judge_backend"] = judge_backend
+        values["evidence"] = {} if evidence is None else evidence
+        values["slices"] = {}
+        values["scorer_args"] = {}
         row = object.__new__(cls)
-        # One dict display, in field order: the frozen constructor sets fields one by one.
-        _set_attribute(
-            row,
-            "__dict__",
-            {
-                "metric_id": metric_id,
-                "value": value,
-                "status": status,
-                "scorer_id": scorer_id,
-                "scorer_version": scorer_version,
-                "reason": reason,
-                "trace_id": trace_id,
-                "span_ids": span_ids,
-                "build": None,
-                "item_id": None,
-                "run_index": None,
-                "judge_fingerprint": judge_fingerprint,
-                "judge_backend": judge_backend,
-                "evidence": {} if evidence is None else evidence,
-                "slices": {},
-                "scorer_args": {},
-                "dataset": None,
-                "dataset_version": None,
-            },
-        )
+        _set_attribute(row, "__dict__", values)
         return row
+
+    def for_run(
+        self,
+        build: str | None,
+        item_id: str | None,
+        run_index: int | None,
+        slices: dict[str, str],
+        trace_id: str | None,
+        scorer_args: dict[str, Any],
+    ) -> "Score":
+        """``stamped`` with the identity of the run scored (``score_run``'s stamp, per row)."""
+        values = self.__dict__.copy()
+        values["build"] = build
+        values["item_id"] = item_id
+        values["run_index"] = run_index
+        values["slices"] = slices
+        values["trace_id"] = trace_id
+        values["scorer_args"] = scorer_args
+        copy = object.__new__(Score)
+        _set_attribute(copy, "__dict__", values)
+        return copy
 
 
 _set_attribute = object.__setattr__
 
 
+_BLANK: dict[str, Any] = {
+    f.name: None if f.default is MISSING else f.default for f in fields(Score)
+}
+"""Every field of ``Score`` in order; ``checked`` copies it and sets every non-scalar one."""
 _STAMPABLE = frozenset(
     {
         "build",
