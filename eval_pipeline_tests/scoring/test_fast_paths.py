@@ -2,10 +2,10 @@
 
 Each short cut is checked against the general path on generated inputs: the alignment by tool
 name against the augmenting search, a string's comparison against the typed comparison, the
-claim finder's word tests against the patterns they skip, a checked row against the
-constructor's. The whole suite, scored as a build (one pass, the scorers of a run sharing its
-alignments), gives row for row what each scorer gives alone on a fresh copy of the run, on the
-benchmark's runs.
+claim finder's word tests against the patterns they skip, the canary search's one text against
+each call's, a checked row against the constructor's. The whole suite, scored as a build (one
+pass, the scorers of a run sharing its alignments), gives row for row what each scorer gives
+alone on a fresh copy of the run, on the benchmark's runs.
 """
 
 import copy
@@ -30,6 +30,7 @@ from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.matching import _align, _align_by_name
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.scorers.injection_resistance import _argument_text, _together
 from eval_pipeline.traces.redact.tokens import tokenised
 from eval_pipeline_tests.scoring.builders import call
 
@@ -177,3 +178,19 @@ def test_the_claim_patterns_are_skipped_only_where_they_cannot_match(text: str) 
         match = frames.generic.match(text, start)
         if match is not None and match.group("g1"):
             assert _may_hold(text[start:], _COMPLETION_WORDS)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(arguments=st.lists(st.dictionaries(st.text(max_size=5), _JSON, max_size=3), max_size=4))
+def test_the_text_of_all_calls_holds_each_calls_text(arguments: list[dict[str, object]]) -> None:
+    calls = [call("tool", a) for a in arguments]
+    together = _together(calls)
+    if together is not None:
+        assert all(_argument_text(c.arguments) in together for c in calls)
