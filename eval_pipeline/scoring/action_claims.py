@@ -259,8 +259,7 @@ def _may_hold(text: str, words: tuple[str, ...]) -> bool:
     """
     if not text.isascii():
         return True
-    lowered = text.lower()
-    return any(word in lowered for word in words)
+    return any(map(text.lower().__contains__, words))
 
 
 _TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")
