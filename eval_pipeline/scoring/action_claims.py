@@ -219,10 +219,13 @@ def _participle_claim(sentence: str, start: int, end: int, earlier: bool) -> boo
 def _noun_claim(sentence: str, noun: re.Match[str], frames: _Frames) -> tuple[str, int] | None:
     """The completion word and end of a claim made with an action noun, or None."""
     before = sentence[: noun.start()]
-    verb_first = _VERB_NOUN.search(before[-80:])
+    window = before[-80:]
+    verb_first = _VERB_NOUN.search(window) if _may_hold(window, _GENERIC_VERB_WORDS) else None
     if verb_first:
         return verb_first.group("g2").lower(), noun.end()
     assert frames.generic is not None
+    if not _may_hold(sentence[noun.end() :], _COMPLETION_WORDS):
+        return None  # the generic frame needs a verb of completion after the noun
     match = frames.generic.match(sentence, noun.end())
     if match is None or not match.group("g1"):
         return None
@@ -241,6 +244,22 @@ def _noun_claim(sentence: str, noun: re.Match[str], frames: _Frames) -> tuple[st
     if aux in ("is", "are") and not _DETERMINED.search(before[-40:]):
         return None
     return completion, match.end()
+
+
+_GENERIC_VERB_WORDS = tuple(_GENERIC_VERBS.split("|"))
+_COMPLETION_WORDS = tuple(GENERIC_COMPLETIONS.split("|"))
+
+
+def _may_hold(text: str, words: tuple[str, ...]) -> bool:
+    """False only when no pattern can find one of ``words`` (lower case) in ``text``.
+
+    A cheap test before a pattern that needs one of them: an ASCII text holds none of them
+    when its lower-case form contains none. Other text is left to the pattern, whose
+    case-insensitive matching also folds some non-ASCII letters (``ſ`` matches ``s``).
+    """
+    if not text.isascii():
+        return True
+    return any(map(text.lower().__contains__, words))
 
 
 _TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")

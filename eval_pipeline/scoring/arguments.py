@@ -101,11 +101,14 @@ def check_arguments(
     Returns:
         The check; ``errors`` name the parameter and what was wrong with it.
     """
-    arguments = parse_arguments(actual)
+    # A dict is read as it is (nothing here changes it); other forms are parsed first.
+    arguments = actual if type(actual) is dict else parse_arguments(actual)
     if arguments is None:
         return ArgumentCheck(False, (f"arguments are not a JSON object: {actual!r}",))
-    properties: Mapping[str, Any] = (schema or {}).get("properties") or {}
-    required = (schema or {}).get("required") or ()
+    properties: Mapping[str, Any] = (
+        (schema.get("properties") or _NO_PROPERTIES) if schema else _NO_PROPERTIES
+    )
+    required = (schema.get("required") or ()) if schema else ()
     if _identical_call(arguments, expected, properties, required):
         return _VALID
     if not explain:
@@ -129,6 +132,7 @@ def check_arguments(
 
 
 _VALID = ArgumentCheck(True)
+_NO_PROPERTIES: Mapping[str, Any] = {}
 INVALID = ArgumentCheck(False, ("arguments not acceptable",))
 """The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
 
@@ -141,16 +145,18 @@ def _acceptable(
     required: Sequence[str],
 ) -> bool:
     """``check_arguments``'s verdict alone, stopping at the first problem."""
-    if any(name not in arguments for name in required):
-        return False
+    for name in required:
+        if name not in arguments:
+            return False
     for name, value in arguments.items():
-        if name not in expected or (schema is not None and properties and name not in properties):
+        if name not in expected or (properties and name not in properties):
             return False
-        if value_error(value, list(expected[name]), properties.get(name), explain=False):
+        if value_error(value, expected[name], properties.get(name), explain=False):
             return False
-    return all(
-        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
-    )
+    for name, acceptable in expected.items():
+        if name not in arguments and OMITTABLE not in acceptable:
+            return False
+    return True
 
 
 def _identical_call(
@@ -168,14 +174,18 @@ def _identical_call(
         acceptable = expected.get(name)
         if acceptable is None or (properties and name not in properties):
             return False
-        if not any(_identical(value, option) for option in acceptable):
+        for option in acceptable:
+            if _identical(value, option):
+                break
+        else:
             return False
     for name in required:
         if name not in arguments:
             return False
-    return all(
-        name in arguments or OMITTABLE in acceptable for name, acceptable in expected.items()
-    )
+    for name, acceptable in expected.items():
+        if name not in arguments and OMITTABLE not in acceptable:
+            return False
+    return True
 
 
 def _identical(value: Any, option: Any) -> bool:
@@ -189,18 +199,36 @@ def _identical(value: Any, option: Any) -> bool:
 
 
 def value_error(
-    value: Any, acceptable: list[Any], schema: Mapping[str, Any] | None, *, explain: bool = True
+    value: Any,
+    acceptable: Sequence[Any],
+    schema: Mapping[str, Any] | None,
+    *,
+    explain: bool = True,
 ) -> str | None:
     """Why ``value`` matches none of the ``acceptable`` values, or None when one matches.
 
     With ``explain=False`` the reason is ``"no"`` (cheaper: nothing is formatted).
     """
-    candidates = [a for a in acceptable if not _is_omittable(a)]
+    candidates = [a for a in acceptable if not (isinstance(a, str) and a == OMITTABLE)]
     stated = schema.get("type") if schema else None
     if len(candidates) < len(acceptable) and _is_empty(value, stated):
         return None
     if not candidates:
         return f"got {value!r} for a parameter that should be omitted" if explain else "no"
+    if type(value) is str and isinstance(candidates[0], str) and stated in _STRING_TYPES:
+        return _string_error(value, candidates, explain)
+    return _typed_value_error(value, candidates, acceptable, stated, schema, explain)
+
+
+def _typed_value_error(
+    value: Any,
+    candidates: list[Any],
+    acceptable: Sequence[Any],
+    stated: Any,
+    schema: Mapping[str, Any] | None,
+    explain: bool,
+) -> str | None:
+    """``value_error`` past the omission rules: types, coercions, then equality."""
     declared = str(stated or _inferred_type(candidates))
     value = _coerce(value, declared)
     variable = stated is not None and not _has_type(candidates[0], declared)
@@ -223,8 +251,30 @@ def value_error(
     return f"{value!r} is not one of {candidates!r}" if explain else "no"
 
 
+_STRING_TYPES = (None, "string", "any")
+"""Declared types under which a string value against string candidates takes the short path."""
+
+
+def _string_error(value: str, candidates: list[Any], explain: bool) -> str | None:
+    """``value_error`` for a string against string candidates, the common case, decided directly.
+
+    The general path reaches exactly these comparisons for it (no coercion, no "variable"):
+    normalised equality, tokenised equality for redacted text, plain equality otherwise.
+    """
+    normalised = normalise_string(value)
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            if normalise_string(candidate) == normalised:
+                return None
+            if holds_token(value) and normalised == normalise_string(tokenised(candidate)):
+                return None
+        elif value == candidate:
+            return None
+    return f"{value!r} is not one of {candidates!r}" if explain else "no"
+
+
 def _element_type_error(
-    value: list[Any], acceptable: list[Any], schema: Mapping[str, Any] | None
+    value: list[Any], acceptable: Sequence[Any], schema: Mapping[str, Any] | None
 ) -> str | None:
     """Why the elements of an array do not have the schema's ``items`` type (None: they do)."""
     item_type = str(((schema or {}).get("items") or {}).get("type") or "")

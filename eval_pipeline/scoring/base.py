@@ -82,18 +82,23 @@ class ScorerBase:
         judge_backend: str | None = None,
     ) -> Score:
         """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise)."""
+        clamped = float(value)
+        # min(1.0, max(0.0, value)) without the builtins' call cost (NaN and -0.0 give 0.0).
+        clamped = clamped if clamped > 0.0 else 0.0
+        clamped = clamped if clamped < 1.0 else 1.0
+        metric = self.id
         return Score.checked(
-            self.id,
-            min(1.0, max(0.0, float(value))),
+            metric,
+            clamped,
             ScoreStatus.SCORED,
-            scorer_id=self.id,
-            scorer_version=self.version,
-            reason=reason,
-            trace_id=run.trace_id,
-            span_ids=tuple(dict.fromkeys(span_ids)),
-            judge_fingerprint=judge_fingerprint,
-            judge_backend=judge_backend,
-            evidence=dict(evidence or {}),
+            metric,
+            self.version,
+            reason,
+            run.trace_id,
+            tuple(dict.fromkeys(span_ids)) if span_ids else (),
+            judge_fingerprint,
+            judge_backend,
+            dict(evidence) if evidence else {},
         )
 
     def _without_value(
@@ -105,17 +110,19 @@ class ScorerBase:
         judge_fingerprint: str | None,
         judge_backend: str | None,
     ) -> Score:
+        metric = self.id
         return Score.checked(
-            self.id,
+            metric,
             None,
             status,
-            scorer_id=self.id,
-            scorer_version=self.version,
-            reason=reason,
-            trace_id=run.trace_id,
-            judge_fingerprint=judge_fingerprint,
-            judge_backend=judge_backend,
-            evidence=dict(evidence or {}),
+            metric,
+            self.version,
+            reason,
+            run.trace_id,
+            (),
+            judge_fingerprint,
+            judge_backend,
+            dict(evidence) if evidence else {},
         )
 
     def unscored(

@@ -188,9 +188,7 @@ def score_build(
                 for n, scorer in enumerate(scorers)
             ]
             scored += 1
-            scores.extend(
-                row.stamped(run_index=index) for row in score_run(found, item, view, build=build)
-            )
+            scores.extend(score_run(found, item, view, build=build, run_index=index))
             values = {"latency_s": found.duration_s}
             run_cost = cost(found) if cost is not None else None
             if run_cost is not None:

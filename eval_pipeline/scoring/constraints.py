@@ -67,10 +67,12 @@ def forbidden_executed(
 
     ``include_failed`` counts calls that returned an error too: the attempt was made.
     """
+    if not forbidden:
+        return []
     return [
         (call, rule)
         for call in calls
         if include_failed or call.succeeded
         for rule in forbidden
-        if forbidden_matches(call, rule)
+        if call.name == rule.name and forbidden_matches(call, rule)
     ]

@@ -10,6 +10,7 @@ never take a call a required step needs.
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
@@ -38,12 +39,12 @@ class Alignment:
     missing: tuple[int, ...]
     extra: tuple[int, ...]
 
-    @property
+    @cached_property
     def required(self) -> int:
         """Number of required (non-optional) steps."""
         return sum(1 for step in self.steps if not step.optional)
 
-    @property
+    @cached_property
     def matched_required(self) -> int:
         """Required steps some call satisfied."""
         return sum(1 for step_index, _ in self.pairs if not self.steps[step_index].optional)
@@ -81,35 +82,18 @@ def _by_name(raw_schemas: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str,
     return out
 
 
-_checks: dict[
-    tuple[int, int, int, bool], tuple[ToolCall, ExpectedToolCall, Any, ArgumentCheck]
-] = {}
-
-
 def call_check(
     call: ToolCall, step: ExpectedToolCall, schemas: Schemas, *, explain: bool = True
 ) -> ArgumentCheck:
     """Whether ``call`` satisfies ``step`` (name, then arguments when the step lists any).
 
-    ``explain=False`` gives the verdict without the errors (``check_arguments``). The checks
-    of the calls being scored are remembered by identity (the call, the step and the schema
-    objects, held by the memo so their ids stay theirs): the scorers of one run (argument
-    correctness, trajectory match, tool-call F1) check the same pairs.
+    ``explain=False`` gives the verdict without the errors (``check_arguments``).
     """
     if call.name != step.name:
         return ArgumentCheck(False, (f"name {call.name!r} is not {step.name!r}",))
     if not step.arguments:
         return ArgumentCheck(True)
-    schema = schemas.get(step.name)
-    key = (id(call), id(step), id(schema), explain)
-    known = _checks.get(key)
-    if known is not None and known[0] is call and known[1] is step and known[2] is schema:
-        return known[3]
-    check = check_arguments(call.arguments, step.arguments, schema, explain=explain)
-    if len(_checks) >= _MEMO_SIZE:
-        _checks.clear()
-    _checks[key] = (call, step, schema, check)
-    return check
+    return check_arguments(call.arguments, step.arguments, schemas.get(step.name), explain=explain)
 
 
 def align(
@@ -135,7 +119,11 @@ def align(
         and all(map(operator.is_, known[2], steps))
     ):
         return known[3]
-    alignment = _align(calls, steps, schemas, with_arguments, trajectory_index)
+    alignment = (
+        _align(calls, steps, schemas, with_arguments, trajectory_index)
+        if with_arguments
+        else _align_by_name(calls, steps, trajectory_index)
+    )
     if len(_alignments) >= _MEMO_SIZE:
         _alignments.clear()
     _alignments[key] = (calls, schemas, steps, alignment)
@@ -155,19 +143,30 @@ def _align(
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
-    fits = [
-        [
-            index
-            for index in by_name.get(step.name, ())
-            if not with_arguments or call_check(calls[index], step, schemas, explain=False).valid
-        ]
-        for step in steps
-    ]
+    candidates = [by_name.get(step.name, ()) for step in steps]
+    # Whether a call fits a step is asked only when the search reaches that pair (most
+    # searches stop at the first fitting call), and at most once per pair.
+    fits: dict[tuple[int, int], bool] = {}
     owner: dict[int, int] = {}
 
+    def fit(step_index: int, call_index: int) -> bool:
+        known = fits.get((step_index, call_index))
+        if known is None:
+            step = steps[step_index]
+            known = not step.arguments or (
+                check_arguments(
+                    calls[call_index].arguments,
+                    step.arguments,
+                    schemas.get(step.name),
+                    explain=False,
+                ).valid
+            )
+            fits[(step_index, call_index)] = known
+        return known
+
     def augment(step_index: int, seen: set[int]) -> bool:
-        for call_index in fits[step_index]:
-            if call_index in seen:
+        for call_index in candidates[step_index]:
+            if call_index in seen or (with_arguments and not fit(step_index, call_index)):
                 continue
             seen.add(call_index)
             if call_index not in owner or augment(owner[call_index], seen):
@@ -179,6 +178,44 @@ def _align(
     order += [i for i, s in enumerate(steps) if s.optional]
     for step_index in order:
         augment(step_index, set())
+    return _alignment(calls, steps, owner, trajectory_index)
+
+
+def _align_by_name(
+    calls: Sequence[ToolCall], steps: tuple[ExpectedToolCall, ...], trajectory_index: int
+) -> Alignment:
+    """``_align`` without arguments, in one pass per tool name (the same alignment).
+
+    Steps of one name fit exactly the calls of that name, so the augmenting search of
+    ``_align`` gives the first ``m`` of them, in its order (required steps first), the first
+    ``m`` calls in reverse: the ``j``-th step gets call ``m - 1 - j``, where ``m`` is the
+    smaller of the two counts. (Each new step takes the first call, and each step before it
+    moves one call on; a step beyond ``m`` finds no free call and changes nothing.)
+    """
+    by_name: dict[str, list[int]] = {}
+    for index, call in enumerate(calls):
+        by_name.setdefault(call.name, []).append(index)
+    queued: dict[str, list[int]] = {}
+    for optional in (False, True):
+        for step_index, step in enumerate(steps):
+            if bool(step.optional) is optional:
+                queued.setdefault(step.name, []).append(step_index)
+    owner: dict[int, int] = {}
+    for name, step_indices in queued.items():
+        free = by_name.get(name, ())
+        matched = min(len(step_indices), len(free))
+        for j in range(matched):
+            owner[free[matched - 1 - j]] = step_indices[j]
+    return _alignment(calls, steps, owner, trajectory_index)
+
+
+def _alignment(
+    calls: Sequence[ToolCall],
+    steps: tuple[ExpectedToolCall, ...],
+    owner: dict[int, int],
+    trajectory_index: int,
+) -> Alignment:
+    """The alignment of a matching (call index -> step index)."""
     pairs = tuple(sorted((step, call) for call, step in owner.items()))
     matched_steps = {step for step, _ in pairs}
     return Alignment(
@@ -192,4 +229,6 @@ def _align(
 
 def trajectories(item: DatasetItem) -> tuple[tuple[ExpectedToolCall, ...], ...]:
     """The item's acceptable trajectories that are non-empty (reference first)."""
+    if not item.alternative_trajectories:
+        return (item.expected_tool_calls,) if item.expected_tool_calls else ()
     return tuple(t for t in item.trajectories if t)

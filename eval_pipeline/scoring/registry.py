@@ -182,14 +182,16 @@ def score_run(
     scorers: Sequence[Scorer],
     *,
     build: str | None = None,
+    run_index: int | None = None,
 ) -> list[Score]:
     """Score one run with every scorer; one scorer's exception never stops the others.
 
     An exception becomes an ``error`` row with the exception as reason. Every row is stamped
-    with the build, the item id, the run index (from the run's eval context), the item's slice
-    labels, the run's trace id and the scorer's arguments.
+    with the build, the item id, the run index (``run_index``, else the run's eval context's),
+    the item's slice labels, the run's trace id and the scorer's arguments.
     """
-    run_index = run.eval_context.run_index
+    if run_index is None:
+        run_index = run.eval_context.run_index
     build_id = build if build is not None else run.eval_context.build_id
     rows = []
     for scorer in scorers:
@@ -205,13 +207,13 @@ def score_run(
                 reason=f"{type(exc).__name__}: {exc}",
             )
         rows.append(
-            row.stamped(
-                build=build_id,
-                item_id=item.item_id,
-                run_index=run_index,
-                slices={**row.slices, **item.slices} if row.slices else dict(item.slices),
-                trace_id=run.trace_id if row.trace_id is None else row.trace_id,
-                scorer_args=dict(scorer.arguments),
+            row.for_run(
+                build_id,
+                item.item_id,
+                run_index,
+                {**row.slices, **item.slices} if row.slices else dict(item.slices),
+                run.trace_id if row.trace_id is None else row.trace_id,
+                dict(scorer.arguments),
             )
         )
     return rows

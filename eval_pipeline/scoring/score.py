@@ -98,34 +98,86 @@ class Score:
         if not _STAMPABLE.issuperset(fields):
             unknown = sorted(set(fields) - _STAMPABLE)
             raise TypeError(f"stamped() cannot change {unknown}: use dataclasses.replace")
+        values = self.__dict__.copy()
+        values.update(fields)
         copy = object.__new__(Score)
-        copy.__dict__.update(self.__dict__, **fields)
+        _set_attribute(copy, "__dict__", values)
         return copy
 
     @classmethod
-    def checked(cls, metric_id: str, value: float | None, status: str, **given: Any) -> "Score":
+    def checked(
+        cls,
+        metric_id: str,
+        value: float | None,
+        status: str,
+        scorer_id: str,
+        scorer_version: int,
+        reason: str = "",
+        trace_id: str | None = None,
+        span_ids: tuple[str, ...] = (),
+        judge_fingerprint: str | None = None,
+        judge_backend: str | None = None,
+        evidence: dict[str, Any] | None = None,
+    ) -> "Score":
         """A row built without the dataclass constructor's cost, validated all the same.
 
-        For the scorer base's constructors, on the hot path: the status and value are checked
-        here as ``__post_init__`` would, the other fields take their defaults.
+        For the scorer base's constructors, on the hot path (their arguments in the order of
+        the fields): the status and value are checked here as ``__post_init__`` would, the
+        other fields take their defaults (the same row as the constructor's, field for field).
         """
         if status == ScoreStatus.SCORED:
             if value is None or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{metric_id}: a scored value must be in [0, 1], got {value!r}")
         elif status not in ScoreStatus.ALL or value is not None:
-            return cls(metric_id=metric_id, value=value, status=status, **given)
+            # Not a valid row: the constructor raises its error.
+            return cls(metric_id, value, status, scorer_id, scorer_version)
+        values = _BLANK.copy()  # every field, in order, at its default
+        values["metric_id"] = metric_id
+        values["value"] = value
+        values["status"] = status
+        values["scorer_id"] = scorer_id
+        values["scorer_version"] = scorer_version
+        values["reason"] = reason
+        values["trace_id"] = trace_id
+        values["span_ids"] = span_ids
+        values["judge_fingerprint"] = judge_fingerprint
+        values["judge_backend"] = judge_backend
+        values["evidence"] = {} if evidence is None else evidence
+        values["slices"] = {}
+        values["scorer_args"] = {}
         row = object.__new__(cls)
-        values = row.__dict__
-        values.update(_DEFAULTS)
-        values["evidence"], values["slices"], values["scorer_args"] = {}, {}, {}
-        values.update(given, metric_id=metric_id, value=value, status=status)
+        _set_attribute(row, "__dict__", values)
         return row
 
+    def for_run(
+        self,
+        build: str | None,
+        item_id: str | None,
+        run_index: int | None,
+        slices: dict[str, str],
+        trace_id: str | None,
+        scorer_args: dict[str, Any],
+    ) -> "Score":
+        """``stamped`` with the identity of the run scored (``score_run``'s stamp, per row)."""
+        values = self.__dict__.copy()
+        values["build"] = build
+        values["item_id"] = item_id
+        values["run_index"] = run_index
+        values["slices"] = slices
+        values["trace_id"] = trace_id
+        values["scorer_args"] = scorer_args
+        copy = object.__new__(Score)
+        _set_attribute(copy, "__dict__", values)
+        return copy
 
-_DEFAULTS: dict[str, Any] = {
-    f.name: None if isinstance(f.default, type(MISSING)) else f.default for f in fields(Score)
+
+_set_attribute = object.__setattr__
+
+
+_BLANK: dict[str, Any] = {
+    f.name: None if f.default is MISSING else f.default for f in fields(Score)
 }
-"""Every field of ``Score`` in order, scalar ones at their defaults (``checked`` fills them)."""
+"""Every field of ``Score`` in order; ``checked`` copies it and sets every non-scalar one."""
 _STAMPABLE = frozenset(
     {
         "build",
