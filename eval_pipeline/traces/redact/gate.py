@@ -40,8 +40,9 @@ CANDIDATES = {
     "iban": rf"(?:^|[^A-Za-z0-9])[A-Za-z]{{2}}{_D}{{2}}(?: ?[A-Za-z0-9]){{11,30}}"
     r"(?:$|[^A-Za-z0-9])",
     "ssn": rf"(?:^|[^0-9]){_D}{{3}}-{_D}{{2}}-{_D}{{4}}(?:$|[^0-9])",
-    # phone, hand-written forms: 4 to 23 digits with the separators phones are written with
-    "phone": rf"(?:^|[^A-Za-z0-9_+]){_D}(?:[ ().-]{{0,3}}{_D}){{3,22}}(?:$|[^A-Za-z0-9_])",
+    # phone, hand-written forms: 4 to 23 digits with the separators phones are written with,
+    # after an optional + (an international number: "+14155552671")
+    "phone": rf"(?:^|[^A-Za-z0-9_+])\+?{_D}(?:[ ().-]{{0,3}}{_D}){{3,22}}(?:$|[^A-Za-z0-9_])",
     # phone, national forms for ``phones``: digits in 2 to 8 groups
     "grouped": rf"(?:^|[^A-Za-z0-9_+.-])[+(]?{_D}{{1,15}}(?:[ ().-]{{1,3}}{_D}{{1,15}}){{1,7}}"
     r"(?:$|[^A-Za-z0-9_])",

@@ -27,6 +27,7 @@ _PIECES = (
     "gb82west12345698765432",
     "123-45-6789",
     "+44 20 7946 0958",
+    "+14155552671",
     "(415) 555-2671",
     "415 555 2671",
     "07700 900123",
@@ -97,3 +98,12 @@ def test_margin_exceeds_the_longest_precise_match() -> None:
     longest_email = "a" * 64 + "@" + ".".join(["b" * 63] * 9) + "." + "c" * 24
     _, kinds = WHOLE.redact(f"x {longest_email} y")
     assert kinds == ("EMAIL",) and len(longest_email) < MARGIN
+
+
+def test_an_international_number_without_separators_in_a_long_text_is_redacted() -> None:
+    # The gate's phone candidate once needed a character other than ``+`` before the first
+    # digit, so "+14155552671" in a text longer than one chunk was never scanned: stored raw.
+    text = "x " * 5000 + "call +14155552671 now"
+    redacted, kinds = _tokeniser(Gate()).redact(text)
+    assert "14155552671" not in redacted and kinds == ("PHONE",)
+    assert redacted == _tokeniser(Gate(chunk=len(text) + 1)).redact(text)[0]
