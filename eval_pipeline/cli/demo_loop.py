@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+import eval_pipeline
 from eval_pipeline.home import Home
 
 REGRESSION = "regression/support-live"
@@ -92,7 +93,8 @@ def start_serve(
     command += ["--port", str(port), "--no-grpc", "--token-file", str(tokens), "--detect"]
     command += ["--redaction-policy", "keep-tools", "--ingest-threads"]
     command += ["--alert-webhook", webhook] if webhook else []
-    tree = str(Path(__file__).resolve().parents[2])  # serve imports this same package
+    # serve imports this same package: the folder holding it goes first on its path
+    tree = str(Path(eval_pipeline.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (tree, os.environ.get("PYTHONPATH")) if p)
     env = os.environ | {"EVAL_PIPELINE_HOME": str(home.root), "PYTHONPATH": path}
     log = (work / "serve.log").open("wb")

@@ -6,6 +6,7 @@ A label needs a review item and records who and when; the scale is enforced at t
 and session ids are stored as the home's keyed tokens, the same for the same id, never raw.
 """
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -75,7 +76,7 @@ def test_trace_ids_are_32_hex_digits() -> None:
 
 def test_ids_become_stable_keyed_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
     token = pseudonym(USER, "user-42@example.com")
-    assert token.startswith("[USER:") and "42" not in token
+    assert re.fullmatch(r"\[USER:[0-9a-f]{24}\]", token) and "user-42" not in token
     assert pseudonym(USER, "user-42@example.com") == token
     assert pseudonym(SESSION, "user-42@example.com") != token
     monkeypatch.setenv("EVAL_PIPELINE_REDACTION_KEY", "another-key-for-another-home")
