@@ -1,0 +1,498 @@
+/* The redaction scanner in C: one pass over a text, its personal data replaced by tokens.
+ *
+ * ``Scanner(key).redact(text, detectors, grouped)`` gives exactly what ``pii.Tokeniser``'s
+ * Python scan (``_redact``) gives for ``text``: the same matches (``_matchers.h``: each
+ * pattern matched as ``re.finditer`` matches it), claimed in the same priority order
+ * (card, IBAN, email, SSN, phone, grouped phone; a match overlapping one claimed before is
+ * dropped), checked and normalised as ``pii`` does (``_checks.h``), and tokenised with the
+ * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python:
+ * for each one left after the claims, in order, ``grouped(match)`` returns its token or None.
+ *
+ * It returns None for a text holding decimal digits other than ASCII ones (Python's ``\d``
+ * matches them; ``re`` then scans the text). ``detectors`` is a bit set of the detectors in
+ * that order (bit 0: card).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "_checks.h"
+#include "_matchers.h"
+
+enum { CARD, IBAN, EMAIL, SSN, PHONE, GROUPED, DETECTORS };
+
+static const char *const KINDS[DETECTORS] = {"CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE"};
+static PyObject *kind_names[DETECTORS];
+
+typedef Py_ssize_t (*Check)(const char *match, Py_ssize_t size, char *out);
+static const Check CHECKS[DETECTORS] = {
+    card_value, iban_value, email_value, ssn_value, phone_value, NULL};
+
+static Node *patterns[DETECTORS];
+static CharClass starts[DETECTORS];  /* the characters a match can start with */
+static CharClass behind[DETECTORS];  /* a character before a match that rules it out */
+static unsigned char start_bits[256], block_bits[256]; /* the two above per Latin-1 char */
+
+static void build_patterns(void)
+{
+    CharClass d = class_of("0~9", 0), none = class_of("", 0);
+    CharClass w = class_of("A~Za~z0~9_", 1);
+    CharClass email_behind = class_of("A~Za~z0~9_.%+-", 1);
+    CharClass card_edge = class_of("A~Za~z0~9_-", 1);
+    CharClass alnum = class_of("A~Za~z0~9", 0);
+    CharClass plus_w = class_of("A~Za~z0~9_+", 1);
+    CharClass grouped_behind = class_of("A~Za~z0~9_+.-", 1);
+    CharClass dash = class_of("-", 0);
+    const char *sep = " .-";
+
+    /* (?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}
+       \.[A-Za-z]{2,24}(?![A-Za-z0-9-]) */
+    patterns[EMAIL] = SEQ(
+        lookaround(N_NOT_BEHIND, email_behind, none), repeat(chars("A~Za~z0~9._%+-"), 1, 64),
+        chars("@"), repeat(chars("A~Za~z0~9-"), 1, 63),
+        repeat(SEQ(chars("."), repeat(chars("A~Za~z0~9-"), 1, 63)), 0, 8), chars("."),
+        repeat(chars("A~Za~z"), 2, 24), lookaround(N_NOT_AHEAD, class_of("A~Za~z0~9-", 0), none));
+    starts[EMAIL] = class_of("A~Za~z0~9._%+-", 0);
+    behind[EMAIL] = email_behind;
+
+    /* (?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-]) */
+    patterns[CARD] = SEQ(
+        lookaround(N_NOT_BEHIND, card_edge, none), one(d),
+        repeat(SEQ(repeat(chars(sep), 0, 1), one(d)), 12, 18),
+        lookaround(N_NOT_AHEAD, card_edge, none));
+    starts[CARD] = d;
+    behind[CARD] = card_edge;
+
+    /* (?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9]) */
+    patterns[IBAN] = SEQ(
+        lookaround(N_NOT_BEHIND, alnum, none), repeat(chars("A~Za~z"), 2, 2), repeat(one(d), 2, 2),
+        repeat(SEQ(repeat(chars(" "), 0, 1), one(alnum)), 11, 30),
+        lookaround(N_NOT_AHEAD, alnum, none));
+    starts[IBAN] = class_of("A~Za~z", 0);
+    behind[IBAN] = alnum;
+
+    /* (?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d) */
+    patterns[SSN] = SEQ(
+        lookaround(N_NOT_BEHIND, d, none), lookaround(N_NOT_BEHIND2, d, dash),
+        repeat(one(d), 3, 3), chars("-"), repeat(one(d), 2, 2), chars("-"), repeat(one(d), 4, 4),
+        lookaround(N_NOT_AHEAD, d, none), lookaround(N_NOT_AHEAD2, dash, d));
+    starts[SSN] = d;
+    behind[SSN] = d;
+
+    /* (?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}
+         |(?:1[ .-])?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4}
+         |0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w]) */
+    patterns[PHONE] = SEQ(
+        lookaround(N_NOT_BEHIND, plus_w, none),
+        ALT(SEQ(chars("+"), repeat(one(d), 1, 3), repeat(chars(sep), 0, 1),
+                repeat(SEQ(repeat(chars("("), 0, 1), repeat(one(d), 1, 4), repeat(chars(")"), 0, 1),
+                           repeat(chars(sep), 0, 1)),
+                       1, 4),
+                repeat(one(d), 2, 4)),
+            SEQ(repeat(SEQ(chars("1"), chars(sep)), 0, 1),
+                ALT(SEQ(chars("("), repeat(one(d), 3, 3), chars(")"), repeat(chars(sep), 0, 1)),
+                    SEQ(repeat(one(d), 3, 3), chars(sep))),
+                repeat(one(d), 3, 3), chars(sep), repeat(one(d), 4, 4)),
+            SEQ(chars("0"), repeat(one(d), 2, 4), repeat(chars(sep), 0, 1), repeat(one(d), 3, 4),
+                repeat(chars(sep), 0, 1), repeat(one(d), 3, 6))),
+        lookaround(N_NOT_AHEAD, w, none));
+    starts[PHONE] = class_of("+(0~9", 0);
+    behind[PHONE] = plus_w;
+
+    /* (?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w]) */
+    patterns[GROUPED] = SEQ(
+        lookaround(N_NOT_BEHIND, grouped_behind, none), repeat(chars("+("), 0, 1),
+        repeat(one(d), 1, 15), repeat(SEQ(repeat(chars(" ().-"), 1, 3), repeat(one(d), 1, 15)), 1, 7),
+        lookaround(N_NOT_AHEAD, w, none));
+    starts[GROUPED] = class_of("+(0~9", 0);
+    behind[GROUPED] = grouped_behind;
+
+    for (int c = 0; c < 256; c++) {
+        for (int p = 0; p < DETECTORS; p++) {
+            start_bits[c] |= (unsigned char)(class_has(&starts[p], (Py_UCS4)c) << p);
+            block_bits[c] |= (unsigned char)(class_has(&behind[p], (Py_UCS4)c) << p);
+        }
+    }
+}
+
+/* A match, and once claimed its token (C-made in ``token``, or ``object`` from ``grouped``). */
+typedef struct {
+    Py_ssize_t start, end;
+    int detector;
+    int size;
+    char token[TOKEN_MAX];
+    PyObject *object;
+} Match;
+
+typedef struct {
+    Match *items;
+    Py_ssize_t count, capacity;
+} Matches;
+
+static int push(Matches *list, Match match)
+{
+    if (list->count == list->capacity) {
+        Py_ssize_t capacity = list->capacity ? list->capacity * 2 : 64;
+        Match *items = PyMem_Realloc(list->items, (size_t)capacity * sizeof(Match));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = match;
+    return 0;
+}
+
+static void release(Matches *list)
+{
+    for (Py_ssize_t i = 0; i < list->count; i++) {
+        Py_XDECREF(list->items[i].object);
+    }
+    PyMem_Free(list->items);
+    list->items = NULL;
+    list->count = list->capacity = 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    Keyed keyed;
+} Scanner;
+
+/* 1 when ``text`` may be scanned here (no decimal digit beyond ASCII); sets the run flags. */
+static int scannable(const Text *text, int *has_at, int *digit_run)
+{
+    /* The digit gate of ``pii._digit_run``: 7 digits, each 0-2 of " ().-" from the last. */
+    int run = 0, gap = 0;
+    *has_at = 0;
+    *digit_run = 0;
+    for (Py_ssize_t i = 0; i < text->length; i++) {
+        Py_UCS4 ch = text_at(text, i);
+        if (ch >= '0' && ch <= '9') {
+            run = (run > 0 && gap <= 2) ? run + 1 : 1;
+            gap = 0;
+            if (run >= 7) {
+                *digit_run = 1;
+            }
+        } else if (ch == ' ' || ch == '(' || ch == ')' || ch == '.' || ch == '-') {
+            gap++;
+        } else {
+            run = 0;
+            if (ch == '@') {
+                *has_at = 1;
+            } else if (ch >= 128 && Py_UNICODE_ISDECIMAL(ch)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Appends every match of ``detectors`` (bit set) in ``text`` to ``found``, per detector. */
+static int find_all(const Text *text, unsigned detectors, Matches *found)
+{
+    Py_ssize_t resume[DETECTORS] = {0};
+    unsigned blocked = 0;
+    for (Py_ssize_t i = 0; i < text->length; i++) {
+        Py_UCS4 ch = text_at(text, i);
+        unsigned here, block;
+        if (ch < 256) {
+            here = start_bits[ch];
+            block = block_bits[ch];
+        } else {
+            here = 0;
+            block = 0;
+            for (int p = 0; p < DETECTORS; p++) {
+                block |= (unsigned)class_has(&behind[p], ch) << p;
+            }
+        }
+        unsigned candidates = here & ~blocked & detectors;
+        blocked = block;
+        while (candidates) {
+            int p = __builtin_ctz(candidates);
+            candidates &= candidates - 1;
+            if (i < resume[p]) {
+                continue;
+            }
+            Py_ssize_t end = match_at(text, patterns[p], i, NULL);
+            if (end >= 0) {
+                Match match = {i, end, p, 0, {0}, NULL};
+                if (push(&found[p], match) < 0) {
+                    return -1;
+                }
+                resume[p] = end;
+            }
+        }
+    }
+    return 0;
+}
+
+static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
+{
+    Py_ssize_t size = match->end - match->start;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        out[i] = (char)text_at(text, match->start + i); /* matches are ASCII */
+    }
+    return size;
+}
+
+/* The matches of one detector that overlap no claimed one and pass its check, merged into
+ * ``taken`` (sorted, disjoint). */
+static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found, int p,
+                 PyObject *grouped)
+{
+    Matches out = {NULL, 0, 0};
+    Py_ssize_t index = 0;
+    char match_text[VALUE_MAX], value[VALUE_MAX];
+    for (Py_ssize_t j = 0; j < found->count; j++) {
+        Match match = found->items[j];
+        while (index < taken->count && taken->items[index].end <= match.start) {
+            if (push(&out, taken->items[index]) < 0) {
+                goto fail;
+            }
+            index++;
+        }
+        if (index < taken->count && taken->items[index].start < match.end) {
+            continue; /* overlaps a match of a detector earlier in priority */
+        }
+        Py_ssize_t size = ascii_of(text, &match, match_text);
+        if (p == GROUPED) {
+            PyObject *token = PyObject_CallFunction(
+                grouped, "s#", match_text, size);
+            if (token == NULL) {
+                goto fail;
+            }
+            if (token == Py_None) {
+                Py_DECREF(token);
+                continue;
+            }
+            if (!PyUnicode_Check(token)) {
+                Py_DECREF(token);
+                PyErr_SetString(PyExc_TypeError, "grouped() must return a str or None");
+                goto fail;
+            }
+            match.object = token;
+        } else {
+            Py_ssize_t length = CHECKS[p](match_text, size, value);
+            if (length == 0) {
+                continue;
+            }
+            match.size = token_of(&self->keyed, KINDS[p], value, length, match.token);
+        }
+        if (push(&out, match) < 0) {
+            Py_XDECREF(match.object);
+            goto fail;
+        }
+    }
+    for (; index < taken->count; index++) {
+        if (push(&out, taken->items[index]) < 0) {
+            goto fail;
+        }
+    }
+    PyMem_Free(taken->items); /* its objects now belong to ``out`` */
+    *taken = out;
+    return 0;
+fail:
+    for (Py_ssize_t i = 0; i < out.count; i++) { /* only the ones not also in ``taken`` */
+        if (out.items[i].object != NULL && out.items[i].detector == p) {
+            Py_DECREF(out.items[i].object);
+        }
+    }
+    PyMem_Free(out.items);
+    return -1;
+}
+
+/* ``text`` with the claimed matches replaced, and the tuple of their kinds. */
+static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *taken)
+{
+    Py_ssize_t length = text->length;
+    for (Py_ssize_t i = 0; i < taken->count; i++) {
+        const Match *m = &taken->items[i];
+        Py_ssize_t token_size = m->object ? PyUnicode_GET_LENGTH(m->object) : m->size;
+        length += token_size - (m->end - m->start);
+    }
+    Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(source);
+    for (Py_ssize_t i = 0; i < taken->count; i++) {
+        if (taken->items[i].object) {
+            Py_UCS4 token_max = PyUnicode_MAX_CHAR_VALUE(taken->items[i].object);
+            maxchar = token_max > maxchar ? token_max : maxchar;
+        }
+    }
+    PyObject *out = PyUnicode_New(length, maxchar);
+    PyObject *kinds = PyTuple_New(taken->count);
+    if (out == NULL || kinds == NULL) {
+        Py_XDECREF(out);
+        Py_XDECREF(kinds);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    Py_ssize_t at = 0, last = 0;
+    for (Py_ssize_t i = 0; i < taken->count; i++) {
+        const Match *m = &taken->items[i];
+        if (m->start > last) {
+            PyUnicode_CopyCharacters(out, at, source, last, m->start - last);
+            at += m->start - last;
+        }
+        if (m->object) {
+            Py_ssize_t size = PyUnicode_GET_LENGTH(m->object);
+            PyUnicode_CopyCharacters(out, at, m->object, 0, size);
+            at += size;
+        } else {
+            for (int c = 0; c < m->size; c++) {
+                PyUnicode_WRITE(kind, data, at++, (Py_UCS4)(unsigned char)m->token[c]);
+            }
+        }
+        last = m->end;
+        Py_INCREF(kind_names[m->detector]);
+        PyTuple_SET_ITEM(kinds, i, kind_names[m->detector]);
+    }
+    if (length > at) {
+        PyUnicode_CopyCharacters(out, at, source, last, length - at);
+    }
+    PyObject *result = PyTuple_Pack(2, out, kinds);
+    Py_DECREF(out);
+    Py_DECREF(kinds);
+    return result;
+}
+
+static PyObject *scanner_redact(Scanner *self, PyObject *args)
+{
+    PyObject *source, *grouped;
+    unsigned int detectors;
+    if (!PyArg_ParseTuple(args, "UIO:redact", &source, &detectors, &grouped)) {
+        return NULL;
+    }
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    int has_at, digit_run;
+    if (!scannable(&text, &has_at, &digit_run)) {
+        Py_RETURN_NONE;
+    }
+    /* As ``_redact``: email only where there is an "@", the others only near 7 digits. */
+    detectors &= (has_at ? 1u << EMAIL : 0u) | (digit_run ? ~(1u << EMAIL) : 0u);
+    detectors &= (1u << DETECTORS) - 1;
+    Matches found[DETECTORS] = {{NULL, 0, 0}};
+    Matches taken = {NULL, 0, 0};
+    PyObject *result = NULL;
+    if (detectors && find_all(&text, detectors, found) < 0) {
+        goto done;
+    }
+    for (int p = 0; p < DETECTORS; p++) {
+        if (found[p].count && claim(self, &text, &taken, &found[p], p, grouped) < 0) {
+            goto done;
+        }
+    }
+    if (taken.count == 0) {
+        PyObject *none = PyTuple_New(0);
+        result = none ? PyTuple_Pack(2, source, none) : NULL;
+        Py_XDECREF(none);
+    } else {
+        result = rebuilt(source, &text, &taken);
+    }
+done:
+    for (int p = 0; p < DETECTORS; p++) {
+        PyMem_Free(found[p].items); /* found matches hold no objects */
+    }
+    release(&taken);
+    return result;
+}
+
+static int scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"key", NULL};
+    Py_buffer key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*:Scanner", names, &key)) {
+        return -1;
+    }
+    keyed_init(&self->keyed, key.buf, (size_t)key.len);
+    PyBuffer_Release(&key);
+    return 0;
+}
+
+static PyMethodDef scanner_methods[] = {
+    {"redact", (PyCFunction)scanner_redact, METH_VARARGS,
+     "redact(text, detectors, grouped) -> (text, kinds), or None to scan with re."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ScannerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "eval_pipeline.traces.redact._scanner.Scanner",
+    .tp_basicsize = sizeof(Scanner),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The redaction scan of pii.Tokeniser, under one token key.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)scanner_init,
+    .tp_methods = scanner_methods,
+};
+
+static PyObject *find(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *source;
+    int detector;
+    if (!PyArg_ParseTuple(args, "Ui:find", &source, &detector)) {
+        return NULL;
+    }
+    if (detector < 0 || detector >= DETECTORS) {
+        PyErr_SetString(PyExc_ValueError, "no such detector");
+        return NULL;
+    }
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    Matches found[DETECTORS] = {{NULL, 0, 0}};
+    if (find_all(&text, 1u << detector, found) < 0) {
+        PyMem_Free(found[detector].items);
+        return NULL;
+    }
+    PyObject *list = PyList_New(found[detector].count);
+    for (Py_ssize_t i = 0; list != NULL && i < found[detector].count; i++) {
+        const Match *m = &found[detector].items[i];
+        PyObject *item = Py_BuildValue(
+            "(nnN)", m->start, m->end, PyUnicode_Substring(source, m->start, m->end));
+        if (item == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    PyMem_Free(found[detector].items);
+    return list;
+}
+
+static PyMethodDef module_methods[] = {
+    {"find", find, METH_VARARGS,
+     "find(text, detector) -> [(start, end, match)]: one pattern's finditer (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_scanner", "The redaction scanner in C (see pii).", -1,
+    module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__scanner(void)
+{
+    if (PyType_Ready(&ScannerType) < 0) {
+        return NULL;
+    }
+    if (patterns[0] == NULL) {
+        build_patterns();
+    }
+    for (int p = 0; p < DETECTORS; p++) {
+        if (kind_names[p] == NULL && (kind_names[p] = PyUnicode_InternFromString(KINDS[p])) == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&ScannerType);
+    if (PyModule_AddObject(module, "Scanner", (PyObject *)&ScannerType) < 0) {
+        Py_DECREF(&ScannerType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
