@@ -13,11 +13,11 @@
 
 #define OPENSSL_SUPPRESS_DEPRECATED /* SHA256_CTX: a stack copy per token, no allocation */
 #include <openssl/sha.h>
+#include <stdint.h>
 #include <string.h>
 
 #define VALUE_MAX 700  /* longer than any match (the longest, an email, is 665) */
 #define TOKEN_HEX 24
-#define TOKEN_MAX 40   /* "[EMAIL:" + 24 hex + "]" */
 
 /* Card: separators dropped; 13-19 digits passing Luhn. Returns the value length or 0. */
 static Py_ssize_t card_value(const char *match, Py_ssize_t size, char *out)
@@ -129,32 +129,42 @@ static void keyed_init(Keyed *keyed, const unsigned char *key, size_t size)
     SHA256_Update(&keyed->outer, pad, 64);
 }
 
-/* Writes ``[kind:<24 hex>]`` for ``kind:value`` into ``out``; returns its length. */
-static int token_of(const Keyed *keyed, const char *kind, const char *value, Py_ssize_t size,
-                    char *out)
+/* The first ``TOKEN_HEX / 2`` bytes of the HMAC of ``kind:value`` into ``out``. */
+static void digest_of(const Keyed *keyed, const char *kind, const char *value, Py_ssize_t size,
+                      unsigned char *out)
 {
-    static const char hex[] = "0123456789abcdef";
     unsigned char digest[SHA256_DIGEST_LENGTH];
-    size_t kind_size = strlen(kind);
     SHA256_CTX ctx = keyed->inner;
-    SHA256_Update(&ctx, kind, kind_size);
+    SHA256_Update(&ctx, kind, strlen(kind));
     SHA256_Update(&ctx, ":", 1);
     SHA256_Update(&ctx, value, (size_t)size);
     SHA256_Final(digest, &ctx);
     ctx = keyed->outer;
     SHA256_Update(&ctx, digest, sizeof digest);
     SHA256_Final(digest, &ctx);
-    int n = 0;
-    out[n++] = '[';
-    memcpy(out + n, kind, kind_size);
-    n += (int)kind_size;
-    out[n++] = ':';
-    for (int i = 0; i < TOKEN_HEX / 2; i++) {
-        out[n++] = hex[digest[i] >> 4];
-        out[n++] = hex[digest[i] & 15];
+    memcpy(out, digest, TOKEN_HEX / 2);
+}
+
+/* Tokens of values seen before, by value: dense texts repeat values (an SSN on every line),
+ * and a look-up costs less than the hash. Direct-mapped: a colliding value replaces the one
+ * in its slot (correctness never depends on a hit). */
+#define CACHE_SLOTS 8192
+#define CACHE_VALUE 46 /* longer values (long emails) are not cached */
+
+typedef struct {
+    unsigned char detector; /* 0: empty, else the detector + 1 */
+    unsigned char size;
+    char value[CACHE_VALUE];
+    unsigned char digest[TOKEN_HEX / 2];
+} CacheSlot;
+
+static CacheSlot *cache_slot(CacheSlot *cache, int detector, const char *value, Py_ssize_t size)
+{
+    uint32_t hash = 2166136261u ^ (uint32_t)detector;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        hash = (hash ^ (unsigned char)value[i]) * 16777619u;
     }
-    out[n++] = ']';
-    return n;
+    return &cache[(hash ^ (hash >> 15)) & (CACHE_SLOTS - 1)];
 }
 
 #endif

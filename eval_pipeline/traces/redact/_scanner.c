@@ -334,12 +334,11 @@ static int phone_may_start(const Text *text, Py_ssize_t i)
 #undef HAS
 #undef DIGIT
 
-/* A match, and once claimed its token (C-made in ``token``, or ``object`` from ``grouped``). */
+/* A match, and once claimed its token: C-made (``digest``), or ``object`` from ``grouped``. */
 typedef struct {
     Py_ssize_t start, end;
     int detector;
-    int size;
-    char token[TOKEN_MAX];
+    unsigned char digest[TOKEN_HEX / 2];
     PyObject *object;
 } Match;
 
@@ -377,6 +376,7 @@ static void release(Matches *list)
 typedef struct {
     PyObject_HEAD
     Keyed keyed;
+    CacheSlot *cache; /* allocated on the first token */
 } Scanner;
 
 /* 1 when ``text`` may be scanned here (no decimal digit beyond ASCII); sets the run flags. */
@@ -462,7 +462,7 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
             }
             Py_ssize_t end = run_pattern(text, p, i);
             if (end >= 0) {
-                Match match = {i, end, p, 0, {0}, NULL};
+                Match match = {i, end, p, {0}, NULL};
                 if (push(&found[p], match) < 0) {
                     return -1;
                 }
@@ -523,7 +523,24 @@ static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found
             if (length == 0) {
                 continue;
             }
-            match.size = token_of(&self->keyed, KINDS[p], value, length, match.token);
+            if (length > CACHE_VALUE) {
+                digest_of(&self->keyed, KINDS[p], value, length, match.digest);
+            } else {
+                if (self->cache == NULL
+                    && (self->cache = PyMem_Calloc(CACHE_SLOTS, sizeof(CacheSlot))) == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                CacheSlot *slot = cache_slot(self->cache, p, value, length);
+                if (slot->detector != p + 1 || slot->size != length
+                    || memcmp(slot->value, value, (size_t)length) != 0) {
+                    digest_of(&self->keyed, KINDS[p], value, length, slot->digest);
+                    slot->detector = (unsigned char)(p + 1);
+                    slot->size = (unsigned char)length;
+                    memcpy(slot->value, value, (size_t)length);
+                }
+                memcpy(match.digest, slot->digest, sizeof match.digest);
+            }
         }
         if (push(&out, match) < 0) {
             Py_XDECREF(match.object);
@@ -554,7 +571,8 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
     Py_ssize_t length = text->length;
     for (Py_ssize_t i = 0; i < taken->count; i++) {
         const Match *m = &taken->items[i];
-        Py_ssize_t token_size = m->object ? PyUnicode_GET_LENGTH(m->object) : m->size;
+        Py_ssize_t token_size = m->object ? PyUnicode_GET_LENGTH(m->object)
+                                          : (Py_ssize_t)strlen(KINDS[m->detector]) + 3 + TOKEN_HEX;
         length += token_size - (m->end - m->start);
     }
     Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(source);
@@ -585,8 +603,26 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
             PyUnicode_CopyCharacters(out, at, m->object, 0, size);
             at += size;
         } else {
-            for (int c = 0; c < m->size; c++) {
-                PyUnicode_WRITE(kind, data, at++, (Py_UCS4)(unsigned char)m->token[c]);
+            static const char hex[] = "0123456789abcdef";
+            char token[64];
+            int size = 0;
+            token[size++] = '[';
+            for (const char *k = KINDS[m->detector]; *k; k++) {
+                token[size++] = *k;
+            }
+            token[size++] = ':';
+            for (int b = 0; b < TOKEN_HEX / 2; b++) {
+                token[size++] = hex[m->digest[b] >> 4];
+                token[size++] = hex[m->digest[b] & 15];
+            }
+            token[size++] = ']';
+            if (kind == PyUnicode_1BYTE_KIND) {
+                memcpy((Py_UCS1 *)data + at, token, (size_t)size);
+                at += size;
+            } else {
+                for (int c = 0; c < size; c++) {
+                    PyUnicode_WRITE(kind, data, at++, (Py_UCS4)(unsigned char)token[c]);
+                }
             }
         }
         last = m->end;
@@ -643,6 +679,12 @@ done:
     return result;
 }
 
+static void scanner_dealloc(Scanner *self)
+{
+    PyMem_Free(self->cache);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
 static int scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"key", NULL};
@@ -651,6 +693,8 @@ static int scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
         return -1;
     }
     keyed_init(&self->keyed, key.buf, (size_t)key.len);
+    PyMem_Free(self->cache); /* a new key: the cached tokens are wrong */
+    self->cache = NULL;
     PyBuffer_Release(&key);
     return 0;
 }
@@ -669,6 +713,7 @@ static PyTypeObject ScannerType = {
     .tp_doc = "The redaction scan of pii.Tokeniser, under one token key.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)scanner_init,
+    .tp_dealloc = (destructor)scanner_dealloc,
     .tp_methods = scanner_methods,
 };
 
