@@ -1,12 +1,12 @@
 /* The redaction scanner in C: one pass over a text, its personal data replaced by tokens.
  *
- * ``Scanner(key).redact(text, detectors, grouped)`` gives exactly what ``pii.Tokeniser``'s
+ * ``Scanner(key).redact(text, detectors, ...)`` gives exactly what ``pii.Tokeniser``'s
  * Python scan (``_redact``) gives for ``text``: the same matches (``_matchers.h``: each
  * pattern matched as ``re.finditer`` matches it), claimed in the same priority order
  * (card, IBAN, email, SSN, phone, grouped phone; a match overlapping one claimed before is
  * dropped), checked and normalised as ``pii`` does (``_checks.h``), and tokenised with the
- * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python:
- * for each one left after the claims, in order, ``grouped(match)`` returns its token or None.
+ * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python,
+ * as many per text as ``pii`` allows (``Grouped``).
  *
  * It returns None for a text holding decimal digits other than ASCII ones (Python's ``\d``
  * matches them; ``re`` then scans the text). ``detectors`` is a bit set of the detectors in
@@ -482,10 +482,72 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
     return size;
 }
 
+/* How grouped phone candidates are decided (``pii.Tokeniser._token_of_match``): a candidate
+ * in ``checked`` (``("grouped", match)`` -> token or None) has its answer there; while
+ * ``lookups`` last, ``callback(match)`` looks it up (``phonenumbers``, in Python, which also
+ * counts the look-up and records it in ``checked``); once they are spent, a candidate of 7-15
+ * digits is tokenised unchecked, here. */
+typedef struct {
+    PyObject *callback, *checked;
+    int lookups;
+} Grouped;
+
+static PyObject *grouped_name; /* "grouped": ``pii.Detector.gate`` of the grouped detector */
+
+/* The token object of a grouped candidate (new reference; Py_None: not a phone), or
+ * Py_False when it is to be tokenised unchecked here, NULL on error. */
+static PyObject *grouped_token(Grouped *grouped, const char *match, Py_ssize_t size)
+{
+    PyObject *candidate = PyUnicode_FromStringAndSize(match, size);
+    if (candidate == NULL) {
+        return NULL;
+    }
+    PyObject *key = PyTuple_Pack(2, grouped_name, candidate);
+    if (key == NULL) {
+        Py_DECREF(candidate);
+        return NULL;
+    }
+    PyObject *token = PyDict_GetItemWithError(grouped->checked, key);
+    Py_DECREF(key);
+    if (token != NULL) {
+        Py_INCREF(token);
+    } else if (PyErr_Occurred()) {
+        token = NULL;
+    } else if (grouped->lookups > 0) {
+        grouped->lookups--;
+        token = PyObject_CallOneArg(grouped->callback, candidate);
+        if (token != NULL && token != Py_None && !PyUnicode_Check(token)) {
+            Py_CLEAR(token);
+            PyErr_SetString(PyExc_TypeError, "grouped() must return a str or None");
+        }
+    } else {
+        token = Py_False;
+        Py_INCREF(token);
+    }
+    Py_DECREF(candidate);
+    return token;
+}
+
+/* ``phones.unchecked_phone``: "+" if the candidate starts so, then its 7-15 digits. */
+static Py_ssize_t unchecked_value(const char *match, Py_ssize_t size, char *out)
+{
+    Py_ssize_t n = 0;
+    if (size > 0 && match[0] == '+') {
+        out[n++] = '+';
+    }
+    Py_ssize_t first = n;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (match[i] >= '0' && match[i] <= '9') {
+            out[n++] = match[i];
+        }
+    }
+    return (n - first < 7 || n - first > 15) ? 0 : n;
+}
+
 /* The matches of one detector that overlap no claimed one and pass its check, merged into
  * ``taken`` (sorted, disjoint). */
 static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found, int p,
-                 PyObject *grouped)
+                 Grouped *grouped)
 {
     Matches out = {NULL, 0, 0};
     Py_ssize_t index = 0;
@@ -502,9 +564,9 @@ static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found
             continue; /* overlaps a match of a detector earlier in priority */
         }
         Py_ssize_t size = ascii_of(text, &match, match_text);
+        Check check = CHECKS[p];
         if (p == GROUPED) {
-            PyObject *token = PyObject_CallFunction(
-                grouped, "s#", match_text, size);
+            PyObject *token = grouped_token(grouped, match_text, size);
             if (token == NULL) {
                 goto fail;
             }
@@ -512,14 +574,15 @@ static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found
                 Py_DECREF(token);
                 continue;
             }
-            if (!PyUnicode_Check(token)) {
+            if (token == Py_False) {
                 Py_DECREF(token);
-                PyErr_SetString(PyExc_TypeError, "grouped() must return a str or None");
-                goto fail;
+                check = unchecked_value;
+            } else {
+                match.object = token;
             }
-            match.object = token;
-        } else {
-            Py_ssize_t length = CHECKS[p](match_text, size, value);
+        }
+        if (match.object == NULL) {
+            Py_ssize_t length = check(match_text, size, value);
             if (length == 0) {
                 continue;
             }
@@ -640,9 +703,11 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
 
 static PyObject *scanner_redact(Scanner *self, PyObject *args)
 {
-    PyObject *source, *grouped;
+    PyObject *source;
     unsigned int detectors;
-    if (!PyArg_ParseTuple(args, "UIO:redact", &source, &detectors, &grouped)) {
+    Grouped grouped;
+    if (!PyArg_ParseTuple(args, "UIOO!i:redact", &source, &detectors, &grouped.callback,
+                          &PyDict_Type, &grouped.checked, &grouped.lookups)) {
         return NULL;
     }
     Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
@@ -660,7 +725,7 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
         goto done;
     }
     for (int p = 0; p < DETECTORS; p++) {
-        if (found[p].count && claim(self, &text, &taken, &found[p], p, grouped) < 0) {
+        if (found[p].count && claim(self, &text, &taken, &found[p], p, &grouped) < 0) {
             goto done;
         }
     }
@@ -701,7 +766,8 @@ static int scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef scanner_methods[] = {
     {"redact", (PyCFunction)scanner_redact, METH_VARARGS,
-     "redact(text, detectors, grouped) -> (text, kinds), or None to scan with re."},
+     "redact(text, detectors, grouped, checked, lookups) -> (text, kinds), or None to scan\n"
+     "with re (see Grouped for the last three)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -772,6 +838,9 @@ PyMODINIT_FUNC PyInit__scanner(void)
     }
     if (patterns[0] == NULL) {
         build_patterns();
+    }
+    if (grouped_name == NULL && (grouped_name = PyUnicode_InternFromString("grouped")) == NULL) {
+        return NULL;
     }
     for (int p = 0; p < DETECTORS; p++) {
         if (kind_names[p] == NULL && (kind_names[p] = PyUnicode_InternFromString(KINDS[p])) == NULL) {

@@ -7,9 +7,18 @@ class Scanner:
 
     def __init__(self, key: bytes) -> None: ...
     def redact(
-        self, text: str, detectors: int, grouped: Callable[[str], str | None]
+        self,
+        text: str,
+        detectors: int,
+        grouped: Callable[[str], str | None],
+        checked: dict[tuple[str, str], str | None],
+        lookups: int,
     ) -> tuple[str, tuple[str, ...]] | None:
-        """``text`` redacted and the kinds replaced; None: scan it with ``re``."""
+        """``text`` redacted and the kinds replaced; None: scan it with ``re``.
+
+        ``grouped``: the token of a grouped phone candidate (a ``phonenumbers`` look-up),
+        called while ``lookups`` last for candidates not in ``checked``.
+        """
 
 def find(text: str, detector: int) -> list[tuple[int, int, str]]:
     """One detector's matches, as its pattern's ``finditer`` gives them (for tests)."""

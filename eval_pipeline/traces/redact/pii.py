@@ -356,14 +356,16 @@ class Tokeniser:
         return found
 
     def _grouped_token(self, match: str) -> str | None:
-        """The token of a grouped phone candidate the C scan found (validated here)."""
+        """The token of a grouped phone candidate the C scan found, while look-ups last."""
         assert self._grouped is not None  # called only when the detector runs
         return self._token_of_match(self._grouped, match)
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         if self._native is not None:
             self._lookups_left = phones.LOOKUPS_PER_TEXT
-            found = self._native.redact(text, self._native_bits, self._grouped_token)
+            found = self._native.redact(
+                text, self._native_bits, self._grouped_token, self._checked, self._lookups_left
+            )
             if found is not None:
                 return found
         data = scan.ascii_bytes(text)
