@@ -819,7 +819,73 @@ static PyObject *find(PyObject *module, PyObject *args)
     return list;
 }
 
+static int is_hex(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* ``pii._ESCAPED.search(text) is not None``: a "%HH" or a backslash-u "\\uHHHH" somewhere. */
+static PyObject *has_escape(PyObject *module, PyObject *source)
+{
+    (void)module;
+    if (!PyUnicode_Check(source)) {
+        PyErr_SetString(PyExc_TypeError, "has_escape() takes a str");
+        return NULL;
+    }
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    Py_ssize_t n = text.length;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = text_at(&text, i);
+        if (c == '%' && i + 2 < n && is_hex(text_at(&text, i + 1))
+            && is_hex(text_at(&text, i + 2))) {
+            Py_RETURN_TRUE;
+        }
+        if (c == '\\' && i + 5 < n && text_at(&text, i + 1) == 'u') {
+            int hex = 1;
+            for (int j = 2; j < 6; j++) {
+                hex = hex && is_hex(text_at(&text, i + j));
+            }
+            if (hex) {
+                Py_RETURN_TRUE;
+            }
+        }
+    }
+    Py_RETURN_FALSE;
+}
+
+/* ``pii._BASE64.fullmatch(text) is not None``: base64 characters, then at most two "=". */
+static PyObject *base64_form(PyObject *module, PyObject *source)
+{
+    (void)module;
+    if (!PyUnicode_Check(source)) {
+        PyErr_SetString(PyExc_TypeError, "base64_form() takes a str");
+        return NULL;
+    }
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    Py_ssize_t n = text.length, i = 0;
+    while (i < n) {
+        Py_UCS4 c = text_at(&text, i);
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+              || c == '+' || c == '/')) {
+            break;
+        }
+        i++;
+    }
+    Py_ssize_t body = i;
+    while (i < n && i - body < 2 && text_at(&text, i) == '=') {
+        i++;
+    }
+    if (body > 0 && i == n) {
+        Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"has_escape", has_escape, METH_O,
+     "has_escape(text) -> bool: a percent or backslash-u escape is in text (pii._ESCAPED)."},
+    {"base64_form", base64_form, METH_O,
+     "base64_form(text) -> bool: text is base64 characters then up to two '=' (pii._BASE64)."},
     {"find", find, METH_VARARGS,
      "find(text, detector, generic=False) -> [(start, end, match)]: one pattern's finditer\n"
      "(for tests; generic: by the backtracking matcher even where a hand-written one exists)."},

@@ -22,3 +22,9 @@ class Scanner:
 
 def find(text: str, detector: int) -> list[tuple[int, int, str]]:
     """One detector's matches, as its pattern's ``finditer`` gives them (for tests)."""
+
+def has_escape(text: str) -> bool:
+    """A percent or backslash-u escape is in ``text`` (``pii._ESCAPED.search``)."""
+
+def base64_form(text: str) -> bool:
+    """``text`` is base64 characters then up to two ``=`` (``pii._BASE64.fullmatch``)."""

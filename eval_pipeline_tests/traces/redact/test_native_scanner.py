@@ -153,3 +153,10 @@ def test_seeded_texts_redact_as_the_python_scan() -> None:
 @pytest.mark.slow
 def test_100000_seeded_texts_redact_as_the_python_scan() -> None:
     _equal_on(1414, 100_000)
+
+
+@_SETTINGS
+@given(st.text(alphabet="%\\u0aF9gG=+/Az é", max_size=40))
+def test_escape_and_base64_tests_answer_as_their_patterns(text: str) -> None:
+    assert _scanner.has_escape(text) is (pii._ESCAPED.search(text) is not None)
+    assert _scanner.base64_form(text) is (pii._BASE64.fullmatch(text) is not None)
