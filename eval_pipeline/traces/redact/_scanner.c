@@ -881,7 +881,130 @@ static PyObject *base64_form(PyObject *module, PyObject *source)
     Py_RETURN_FALSE;
 }
 
+static int hex_value(Py_UCS4 c)
+{
+    return c <= '9' ? (int)(c - '0') : c <= 'F' ? (int)(c - 'A' + 10) : (int)(c - 'a' + 10);
+}
+
+/* ``text`` with each backslash-u escape (4 hex digits) replaced by its character. */
+static PyObject *unicode_unescaped(PyObject *source)
+{
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    Py_ssize_t n = text.length, size = 0;
+    Py_UCS4 *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_UCS4));
+    if (out == NULL) {
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = text_at(&text, i);
+        if (c == '\\' && i + 5 < n && text_at(&text, i + 1) == 'u') {
+            int hex = 1;
+            Py_UCS4 value = 0;
+            for (int j = 2; j < 6 && hex; j++) {
+                Py_UCS4 digit = text_at(&text, i + j);
+                hex = is_hex(digit);
+                value = value * 16 + (Py_UCS4)(hex ? hex_value(digit) : 0);
+            }
+            if (hex) {
+                out[size++] = value;
+                i += 5;
+                continue;
+            }
+        }
+        out[size++] = c;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, size);
+    PyMem_Free(out);
+    return result;
+}
+
+/* ``urllib.parse.unquote(text, errors="replace")``: each run of ASCII characters has its
+ * "%HH" escapes decoded to bytes, read as UTF-8 (invalid sequences replaced); the other
+ * characters are kept. */
+static PyObject *percent_unescaped(PyObject *source)
+{
+    Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
+    Py_ssize_t n = text.length;
+    PyObject *pieces = PyList_New(0), *result = NULL;
+    char *bytes = PyMem_Malloc((size_t)(n ? n : 1));
+    if (pieces == NULL || bytes == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_ssize_t start = i;
+        PyObject *piece;
+        if (text_at(&text, i) < 128) {
+            Py_ssize_t size = 0;
+            while (i < n && text_at(&text, i) < 128) {
+                Py_UCS4 c = text_at(&text, i);
+                if (c == '%' && i + 2 < n + 0 && text_at(&text, i + 1) < 128
+                    && text_at(&text, i + 2) < 128 && is_hex(text_at(&text, i + 1))
+                    && is_hex(text_at(&text, i + 2))) {
+                    bytes[size++] = (char)(hex_value(text_at(&text, i + 1)) * 16
+                                           + hex_value(text_at(&text, i + 2)));
+                    i += 3;
+                } else {
+                    bytes[size++] = (char)c;
+                    i++;
+                }
+            }
+            piece = PyUnicode_DecodeUTF8(bytes, size, "replace");
+        } else {
+            while (i < n && text_at(&text, i) >= 128) {
+                i++;
+            }
+            piece = PyUnicode_Substring(source, start, i);
+        }
+        if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+            Py_XDECREF(piece);
+            goto done;
+        }
+        Py_DECREF(piece);
+    }
+    PyObject *empty = PyUnicode_New(0, 0);
+    if (empty != NULL) {
+        result = PyUnicode_Join(empty, pieces);
+        Py_DECREF(empty);
+    }
+done:
+    Py_XDECREF(pieces);
+    PyMem_Free(bytes);
+    return result;
+}
+
+/* ``pii.unescaped``: backslash-u escapes decoded, then percent escapes. */
+static PyObject *unescaped(PyObject *module, PyObject *source)
+{
+    (void)module;
+    if (!PyUnicode_Check(source)) {
+        PyErr_SetString(PyExc_TypeError, "unescaped() takes a str");
+        return NULL;
+    }
+    Py_INCREF(source);
+    PyObject *backslash = PyUnicode_FromString("\\u");
+    int has = backslash == NULL ? -1 : PyUnicode_Contains(source, backslash);
+    Py_XDECREF(backslash);
+    if (has < 0) {
+        Py_DECREF(source);
+        return NULL;
+    }
+    if (has) {
+        Py_SETREF(source, unicode_unescaped(source));
+        if (source == NULL) {
+            return NULL;
+        }
+    }
+    if (PyUnicode_FindChar(source, '%', 0, PyUnicode_GET_LENGTH(source), 1) >= 0) {
+        Py_SETREF(source, percent_unescaped(source));
+    }
+    return source;
+}
+
 static PyMethodDef module_methods[] = {
+    {"unescaped", unescaped, METH_O,
+     "unescaped(text) -> str: pii.unescaped (backslash-u, then percent escapes decoded)."},
     {"has_escape", has_escape, METH_O,
      "has_escape(text) -> bool: a percent or backslash-u escape is in text (pii._ESCAPED)."},
     {"base64_form", base64_form, METH_O,

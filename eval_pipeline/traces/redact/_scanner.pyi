@@ -28,3 +28,6 @@ def has_escape(text: str) -> bool:
 
 def base64_form(text: str) -> bool:
     """``text`` is base64 characters then up to two ``=`` (``pii._BASE64.fullmatch``)."""
+
+def unescaped(text: str) -> str:
+    """``pii.unescaped``: backslash-u escapes decoded, then percent escapes."""

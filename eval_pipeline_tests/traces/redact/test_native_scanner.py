@@ -66,7 +66,9 @@ _TEXTS = st.lists(
         st.sampled_from(_PIECES),
         st.text(alphabet="0123456789", min_size=1, max_size=24),
         st.text(alphabet=_EDGY, max_size=16),
-        st.text(st.characters(blacklist_categories=("Cs",)), max_size=6),
+        st.text(
+            st.characters(max_codepoint=0xD7FF) | st.characters(min_codepoint=0xE000), max_size=6
+        ),
     ),
     max_size=60,
 ).map("".join)
@@ -160,3 +162,22 @@ def test_100000_seeded_texts_redact_as_the_python_scan() -> None:
 def test_escape_and_base64_tests_answer_as_their_patterns(text: str) -> None:
     assert _scanner.has_escape(text) is (pii._ESCAPED.search(text) is not None)
     assert _scanner.base64_form(text) is (pii._BASE64.fullmatch(text) is not None)
+
+
+_ESCAPES = st.lists(
+    st.one_of(
+        st.sampled_from(("%40", "%C3%A9", "%C3", "%A9", "%E2%82", "%ff", "%4", "%%", "%zz", "\\")),
+        st.sampled_from(("\\u0040", "\\u00e9", "\\ud83d", "\\u12", "\\U0041", "\\\\u0041")),
+        st.text(alphabet="%\\u0aF9@. é中", max_size=8),
+        st.text(
+            st.characters(max_codepoint=0xD7FF) | st.characters(min_codepoint=0xE000), max_size=4
+        ),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@_SETTINGS
+@given(_ESCAPES)
+def test_unescaping_in_c_equals_the_python_form(text: str) -> None:
+    assert _scanner.unescaped(text) == pii.python_unescaped(text)
