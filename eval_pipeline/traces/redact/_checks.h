@@ -148,8 +148,8 @@ static void digest_of(const Keyed *keyed, const char *kind, const char *value, P
 /* Tokens of values seen before, by value: dense texts repeat values (an SSN on every line),
  * and a look-up costs less than the hash. Direct-mapped: a colliding value replaces the one
  * in its slot (correctness never depends on a hit). */
-#define CACHE_SLOTS 8192
-#define CACHE_VALUE 46 /* longer values (long emails) are not cached */
+#define CACHE_SLOTS 32768 /* 1.6 MB, allocated on the first token */
+#define CACHE_VALUE 36 /* longer values (long emails) are not cached */
 
 typedef struct {
     unsigned char detector; /* 0: empty, else the detector + 1 */
