@@ -476,6 +476,9 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
 static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
 {
     Py_ssize_t size = match->end - match->start;
+    if (size > VALUE_MAX) { /* no pattern matches this much (665 at most): never taken */
+        size = VALUE_MAX;
+    }
     for (Py_ssize_t i = 0; i < size; i++) {
         out[i] = (char)text_at(text, match->start + i); /* matches are ASCII */
     }
