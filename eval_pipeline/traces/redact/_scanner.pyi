@@ -1,0 +1,33 @@
+"""Type stub of the C redaction scanner (``_scanner.c``)."""
+
+from collections.abc import Callable
+
+class Scanner:
+    """The redaction scan of ``pii.Tokeniser`` under one token key."""
+
+    def __init__(self, key: bytes) -> None: ...
+    def redact(
+        self,
+        text: str,
+        detectors: int,
+        grouped: Callable[[str], str | None],
+        checked: dict[tuple[str, str], str | None],
+        lookups: int,
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """``text`` redacted and the kinds replaced; None: scan it with ``re``.
+
+        ``grouped``: the token of a grouped phone candidate (a ``phonenumbers`` look-up),
+        called while ``lookups`` last for candidates not in ``checked``.
+        """
+
+def find(text: str, detector: int) -> list[tuple[int, int, str]]:
+    """One detector's matches, as its pattern's ``finditer`` gives them (for tests)."""
+
+def has_escape(text: str) -> bool:
+    """A percent or backslash-u escape is in ``text`` (``pii._ESCAPED.search``)."""
+
+def base64_form(text: str) -> bool:
+    """``text`` is base64 characters then up to two ``=`` (``pii._BASE64.fullmatch``)."""
+
+def unescaped(text: str) -> str:
+    """``pii.unescaped``: backslash-u escapes decoded, then percent escapes."""
