@@ -84,18 +84,26 @@ def action_matches(action: ExpectedAction, name: str, arguments: Any) -> bool:
     """Whether a call (name, arguments) performs ``action`` (see the module docstring)."""
     if name != action.name:
         return False
-    parsed = parse_arguments(arguments)
-    if parsed is None:
+    return performs(action, name, parse_arguments(arguments))
+
+
+def performs(action: ExpectedAction, name: str, parsed: dict[str, Any] | None) -> bool:
+    """``action_matches`` for arguments already parsed (``parse_arguments``)."""
+    if name != action.name or parsed is None:
         return False
-    keys = (
-        action.compare_args
-        if action.compare_args is not None
-        else (set(parsed) | set(action.arguments))
-    )
-    return all(
-        key in parsed and key in action.arguments and parsed[key] == action.arguments[key]
-        for key in keys
-    )
+    expected = action.arguments
+    if action.compare_args is not None:
+        return all(
+            key in parsed and key in expected and parsed[key] == expected[key]
+            for key in action.compare_args
+        )
+    # Every key of either side, on both sides: the same keys, then equal values.
+    if len(parsed) != len(expected):
+        return False
+    for key, value in expected.items():
+        if key not in parsed or parsed[key] != value:
+            return False
+    return True
 
 
 def performed_by(
