@@ -100,10 +100,7 @@ def performs(action: ExpectedAction, name: str, parsed: dict[str, Any] | None) -
     # Every key of either side, on both sides: the same keys, then equal values.
     if len(parsed) != len(expected):
         return False
-    for key, value in expected.items():
-        if key not in parsed or parsed[key] != value:
-            return False
-    return True
+    return all(key in parsed and parsed[key] == value for key, value in expected.items())
 
 
 def performed_by(

@@ -11,6 +11,7 @@ modules import the libraries only when a metric runs.
 
 import importlib
 import inspect
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -206,14 +207,28 @@ def score_run(
                 scorer_version=scorer.version,
                 reason=f"{type(exc).__name__}: {exc}",
             )
-        rows.append(
-            row.for_run(
-                build_id,
-                item.item_id,
-                run_index,
-                {**row.slices, **item.slices} if row.slices else dict(item.slices),
-                run.trace_id if row.trace_id is None else row.trace_id,
-                dict(scorer.arguments),
+        slices = {**row.slices, **item.slices} if row.slices else dict(item.slices)
+        trace_id = run.trace_id if row.trace_id is None else row.trace_id
+        if _getrefcount(row) == _FRESH and type(row) is Score:
+            # No one else holds the row (the scorer made it for this call): stamped in place,
+            # the copy ``for_run`` makes would be the only one ever seen.
+            values = row.__dict__
+            values["build"] = build_id
+            values["item_id"] = item.item_id
+            values["run_index"] = run_index
+            values["slices"] = slices
+            values["trace_id"] = trace_id
+            values["scorer_args"] = dict(scorer.arguments)
+            rows.append(row)
+        else:
+            rows.append(
+                row.for_run(
+                    build_id, item.item_id, run_index, slices, trace_id, dict(scorer.arguments)
+                )
             )
-        )
     return rows
+
+
+_getrefcount = sys.getrefcount
+_FRESH = 2
+"""References to a row held only by ``score_run``: its variable and ``getrefcount``'s argument."""

@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -131,20 +131,27 @@ class Score:
         elif status not in ScoreStatus.ALL or value is not None:
             # Not a valid row: the constructor raises its error.
             return cls(metric_id, value, status, scorer_id, scorer_version)
-        values = _BLANK.copy()  # every field, in order, at its default
-        values["metric_id"] = metric_id
-        values["value"] = value
-        values["status"] = status
-        values["scorer_id"] = scorer_id
-        values["scorer_version"] = scorer_version
-        values["reason"] = reason
-        values["trace_id"] = trace_id
-        values["span_ids"] = span_ids
-        values["judge_fingerprint"] = judge_fingerprint
-        values["judge_backend"] = judge_backend
-        values["evidence"] = {} if evidence is None else evidence
-        values["slices"] = {}
-        values["scorer_args"] = {}
+        # Every field in order, in one dict display (the constructor's row, field for field).
+        values = {
+            "metric_id": metric_id,
+            "value": value,
+            "status": status,
+            "scorer_id": scorer_id,
+            "scorer_version": scorer_version,
+            "reason": reason,
+            "trace_id": trace_id,
+            "span_ids": span_ids,
+            "build": None,
+            "item_id": None,
+            "run_index": None,
+            "judge_fingerprint": judge_fingerprint,
+            "judge_backend": judge_backend,
+            "evidence": {} if evidence is None else evidence,
+            "slices": {},
+            "scorer_args": {},
+            "dataset": None,
+            "dataset_version": None,
+        }
         row = object.__new__(cls)
         _set_attribute(row, "__dict__", values)
         return row
@@ -174,10 +181,6 @@ class Score:
 _set_attribute = object.__setattr__
 
 
-_BLANK: dict[str, Any] = {
-    f.name: None if f.default is MISSING else f.default for f in fields(Score)
-}
-"""Every field of ``Score`` in order; ``checked`` copies it and sets every non-scalar one."""
 _STAMPABLE = frozenset(
     {
         "build",
