@@ -174,6 +174,15 @@ def _identical_call(
         acceptable = expected.get(name)
         if acceptable is None or (properties and name not in properties):
             return False
+        kind = type(value)
+        if kind is str:
+            # ``_identical`` for a string, inline: an equal string that is not the omission.
+            for option in acceptable:
+                if type(option) is str and value == option and value:
+                    break
+            else:
+                return False
+            continue
         for option in acceptable:
             if _identical(value, option):
                 break

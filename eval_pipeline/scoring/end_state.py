@@ -69,14 +69,16 @@ def parse_end_state(raw: Any) -> EndState:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
         compare = entry.get("compare_args")
-        actions.append(
-            ExpectedAction(
-                name=entry["name"],
-                arguments=dict(entry.get("arguments") or {}),
-                compare_args=None if compare is None else tuple(compare),
-                action_id=entry.get("action_id"),
-            )
+        # The frozen dataclass's row without its constructor's per-field setattr (hot path:
+        # every run's end state is parsed).
+        action = object.__new__(ExpectedAction)
+        action.__dict__.update(
+            name=entry["name"],
+            arguments=dict(entry.get("arguments") or {}),
+            compare_args=None if compare is None else tuple(compare),
+            action_id=entry.get("action_id"),
         )
+        actions.append(action)
     return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))
 
 

@@ -36,7 +36,11 @@ class TaskSuccess(ScorerBase):
             return self.unscored(run, str(exc))
         succeeded = [c for c in run.tool_calls if c.error is None]
         # Each call's arguments parsed once (``action_matches`` parses them per action).
-        parsed = [parse_arguments(c.arguments) for c in succeeded]
+        # A dict is read as it is (``performs`` only reads it); other forms are parsed.
+        parsed = [
+            c.arguments if type(c.arguments) is dict else parse_arguments(c.arguments)
+            for c in succeeded
+        ]
         used: set[str] = set()
         missing: list[dict[str, Any]] = []
         for action in state.actions:
