@@ -109,10 +109,10 @@ def check_arguments(
         (schema.get("properties") or _NO_PROPERTIES) if schema else _NO_PROPERTIES
     )
     required = (schema.get("required") or ()) if schema else ()
+    if not explain:
+        return _VALID if _acceptable(arguments, expected, properties, required) else INVALID
     if _identical_call(arguments, expected, properties, required):
         return _VALID
-    if not explain:
-        return _VALID if _acceptable(arguments, expected, schema, properties, required) else INVALID
     errors: list[str] = [
         f"missing required parameter {name!r}" for name in required if name not in arguments
     ]
@@ -140,18 +140,33 @@ INVALID = ArgumentCheck(False, ("arguments not acceptable",))
 def _acceptable(
     arguments: Mapping[str, Any],
     expected: Mapping[str, Sequence[Any]],
-    schema: Mapping[str, Any] | None,
     properties: Mapping[str, Any],
     required: Sequence[str],
 ) -> bool:
-    """``check_arguments``'s verdict alone, stopping at the first problem."""
+    """``check_arguments``'s verdict alone, stopping at the first problem.
+
+    A value identical to an acceptable one passes every rule (``_identical_call``), so it
+    skips ``value_error``: most values of most calls are verbatim.
+    """
     for name in required:
         if name not in arguments:
             return False
     for name, value in arguments.items():
         if name not in expected or (properties and name not in properties):
             return False
-        if value_error(value, expected[name], properties.get(name), explain=False):
+        acceptable = expected[name]
+        if type(value) is str:
+            verbatim = False
+            if value:
+                for option in acceptable:
+                    if type(option) is str and value == option:
+                        verbatim = True
+                        break
+            if verbatim:
+                continue
+        elif any(_identical(value, option) for option in acceptable):
+            continue
+        if value_error(value, acceptable, properties.get(name), explain=False):
             return False
     for name, acceptable in expected.items():
         if name not in arguments and OMITTABLE not in acceptable:

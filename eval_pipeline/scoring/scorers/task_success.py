@@ -44,8 +44,14 @@ class TaskSuccess(ScorerBase):
         used: set[str] = set()
         missing: list[dict[str, Any]] = []
         for action in state.actions:
+            name = action.name
             for call, arguments in zip(succeeded, parsed, strict=True):
-                if call.span_id not in used and performs(action, call.name, arguments):
+                # The name first: ``performs`` is asked only of calls to the action's tool.
+                if (
+                    call.name == name
+                    and call.span_id not in used
+                    and performs(action, name, arguments)
+                ):
                     used.add(call.span_id)
                     break
             else:
