@@ -221,11 +221,23 @@ _VERB_NOUN = re.compile(
 """A subject and a generic verb before an action noun: "I've processed your refund"."""
 
 
+def _may_frame(window: str, last: str) -> bool:
+    """``_BEFORE.search(window)``, skipped where it cannot match.
+
+    Of its frames only "gone/went ahead and" ends with ``and`` (the commonest last word
+    before a participle: "I cancelled it and sent ..."), so without ``ahead`` in an ASCII
+    window (non-ASCII letters may fold to ASCII ones) the search is not made.
+    """
+    if last == "and" and window.isascii() and "ahead" not in window.lower():
+        return False
+    return _BEFORE.search(window) is not None
+
+
 def _participle_claim(sentence: str, start: int, end: int, earlier: bool) -> bool:
     """Whether the participle at ``sentence[start:end]`` sits in a claim frame."""
     before = sentence[:start]
     last = before[-16:].rsplit(None, 1)[-1].lower() if before.strip() else ""
-    if last in _FRAME_ENDS and _BEFORE.search(before[-80:]):
+    if last in _FRAME_ENDS and _may_frame(before[-80:], last):
         return True
     if _AFTER_SUCCESS.match(sentence, end):
         return True
@@ -321,6 +333,15 @@ def _compiled(verbs: Mapping[str, Mapping[str, Sequence[str]]]) -> _Compiled:
     return word_to_verb, noun_to_verb, frames
 
 
+def _sentences(text: str) -> list[str]:
+    """``_SENTENCE``'s matches in ``text``; a text that is one sentence is not scanned."""
+    head = text[:-1]
+    if not head or "." in head or "!" in head or "?" in head or "\n" in head:
+        return [match.group(0) for match in _SENTENCE.finditer(text)]
+    # No mark before the last character: one match, the text without a closing newline.
+    return [head] if text[-1] == "\n" else [text]
+
+
 def find_claims(
     text: str, verbs: Mapping[str, Mapping[str, Sequence[str]]] = DEFAULT_ACTION_VERBS
 ) -> list[ActionClaim]:
@@ -329,8 +350,8 @@ def find_claims(
     if frames is None:
         return []
     claims: list[ActionClaim] = []
-    for sentence_match in _SENTENCE.finditer(text.replace("\u2019", "'")):
-        sentence = sentence_match.group(0).strip()
+    for sentence in _sentences(text.replace("\u2019", "'")):
+        sentence = sentence.strip()
         if not sentence or sentence.endswith("?"):
             continue
         found: list[tuple[int, int, str, str]] = []
