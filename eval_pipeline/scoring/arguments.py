@@ -132,6 +132,7 @@ def check_arguments(
 
 
 _VALID = ArgumentCheck(True)
+_SCALARS = frozenset({str, int, float, bool})
 _NO_PROPERTIES: Mapping[str, Any] = {}
 INVALID = ArgumentCheck(False, ("arguments not acceptable",))
 """The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
@@ -155,11 +156,14 @@ def _acceptable(
         if name not in expected or (properties and name not in properties):
             return False
         acceptable = expected[name]
-        if type(value) is str:
+        kind = type(value)
+        if kind in _SCALARS:
+            # ``_identical`` for a scalar, inline: an equal option of the same type (for a
+            # string, not the omission).
             verbatim = False
-            if value:
+            if value or kind is not str:
                 for option in acceptable:
-                    if type(option) is str and value == option:
+                    if type(option) is kind and value == option:
                         verbatim = True
                         break
             if verbatim:
