@@ -135,7 +135,7 @@ class Score:
         # Written into the new row's own dict: cheaper than the constructor, and than a dict
         # made apart and set as ``__dict__``.
         values = row.__dict__
-        values.update(_BLANK)  # every field, in order, at its default
+        values.update(ROW_DEFAULTS)  # every field, in order, at its default
         values["metric_id"] = metric_id
         values["value"] = value
         values["status"] = status
@@ -173,7 +173,7 @@ class Score:
         return copy
 
 
-_BLANK: dict[str, Any] = {
+ROW_DEFAULTS: dict[str, Any] = {
     f.name: None if f.default is MISSING else f.default for f in fields(Score)
 }
 """Every field of ``Score`` in order, at its default: ``checked`` writes it into a new row."""

@@ -10,7 +10,9 @@ arguments. Scoring the same pairs again (the identity memos then answer) gives t
 import pytest
 
 from eval_pipeline.scoring.registry import score_run
-from eval_pipeline_tests.scoring.scoring_corpus import corpora, digest, row_text
+from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.scorers.trace_completeness import TraceCompleteness
+from eval_pipeline_tests.scoring.scoring_corpus import bench_pairs, corpora, digest, row_text
 
 RECORDED = {
     "bench": (3600, "a5ed29a71112d07724e8114aae2bce9ca1d5db9c357451ceb0e5e30f8f39550c"),
@@ -40,3 +42,23 @@ def test_the_corpus_covers_every_metric_and_status() -> None:
     metrics = {m for m, _ in seen}
     assert len(metrics) == 10
     assert {"scored", "not_applicable", "unscored"} <= {s for _, s in seen}
+
+
+def test_a_scored_row_is_the_constructors_row_field_for_field() -> None:
+    scorer = TraceCompleteness()
+    run, _ = bench_pairs(1)[0]
+    for value, kept in ((0.25, 0.25), (1.5, 1.0), (-0.0, 0.0), (float("nan"), 0.0), (1, 1.0)):
+        row = scorer.scored(run, value, reason="r", span_ids=["a", "b", "a"], evidence={"k": 1})
+        built = Score(
+            scorer.id,
+            kept,
+            "scored",
+            scorer.id,
+            scorer.version,
+            reason="r",
+            trace_id=run.trace_id,
+            span_ids=("a", "b"),
+            evidence={"k": 1},
+        )
+        assert list(vars(row).items()) == list(vars(built).items())
+        assert type(row.value) is float
