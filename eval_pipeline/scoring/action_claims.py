@@ -196,7 +196,14 @@ def _candidates(words: Sequence[str]) -> re.Pattern[str] | None:
     """
     if not words or not all(_TOKEN.fullmatch(w) for w in words):
         return None
-    return re.compile(rf"(?<!{_TOKEN_RUN})['\-]*(?P<w>{_alternatives(words)})(?!{_TOKEN_RUN})")
+    # Grouped by first letter, so a token start tries one branch per letter, not every word.
+    by_first: dict[str, list[str]] = {}
+    for word in words:
+        by_first.setdefault(word[0], []).append(word[1:])
+    branches = "|".join(
+        f"{re.escape(first)}(?:{_alternatives(rests)})" for first, rests in sorted(by_first.items())
+    )
+    return re.compile(rf"(?<!{_TOKEN_RUN})['\-]*(?P<w>{branches})(?!{_TOKEN_RUN})")
 
 
 @lru_cache(maxsize=32)
