@@ -10,8 +10,10 @@ from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.protocol import Direction
-from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.scoring.score import ROW_DEFAULTS, Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
+
+_new_row = object.__new__
 
 
 class ScorerBase:
@@ -87,19 +89,25 @@ class ScorerBase:
         clamped = clamped if clamped > 0.0 else 0.0
         clamped = clamped if clamped < 1.0 else 1.0
         metric = self.id
-        return Score.checked(
-            metric,
-            clamped,
-            ScoreStatus.SCORED,
-            metric,
-            self.version,
-            reason,
-            run.trace_id,
-            tuple(dict.fromkeys(span_ids)) if span_ids else (),
-            judge_fingerprint,
-            judge_backend,
-            dict(evidence) if evidence else {},
-        )
+        # ``Score.checked``'s row, written here: the value is a float in [0, 1] already, so
+        # there is nothing to check (every scorer's every row comes through here).
+        row = _new_row(Score)
+        values = row.__dict__
+        values.update(ROW_DEFAULTS)
+        values["metric_id"] = metric
+        values["value"] = clamped
+        values["status"] = ScoreStatus.SCORED
+        values["scorer_id"] = metric
+        values["scorer_version"] = self.version
+        values["reason"] = reason
+        values["trace_id"] = run.trace_id
+        values["span_ids"] = tuple(dict.fromkeys(span_ids)) if span_ids else ()
+        values["judge_fingerprint"] = judge_fingerprint
+        values["judge_backend"] = judge_backend
+        values["evidence"] = dict(evidence) if evidence else {}
+        values["slices"] = {}
+        values["scorer_args"] = {}
+        return row
 
     def _without_value(
         self,

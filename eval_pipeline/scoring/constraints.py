@@ -30,14 +30,25 @@ def check_ordering(
         seen_before = False
         violation: str | None = None
         applicable = False
+        before, after = constraint.before, constraint.after
         for call in calls:
-            if call.name == constraint.before and call.succeeded:
+            name = call.name
+            if name == before and call.error is None:
                 seen_before = True
-            elif call.name == constraint.after:
+            elif name == after:
                 applicable = True
                 if not seen_before and violation is None:
                     violation = call.span_id
-        results.append(OrderingResult(constraint, applicable, violation is None, violation))
+        # The frozen dataclass's row without its constructor's per-field setattr (every run
+        # of an item with ordering constraints is checked).
+        result = object.__new__(OrderingResult)
+        result.__dict__.update(
+            constraint=constraint,
+            applicable=applicable,
+            satisfied=violation is None,
+            span_id=violation,
+        )
+        results.append(result)
     return results
 
 

@@ -69,14 +69,16 @@ def parse_end_state(raw: Any) -> EndState:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
         compare = entry.get("compare_args")
-        actions.append(
-            ExpectedAction(
-                name=entry["name"],
-                arguments=dict(entry.get("arguments") or {}),
-                compare_args=None if compare is None else tuple(compare),
-                action_id=entry.get("action_id"),
-            )
+        # The frozen dataclass's row without its constructor's per-field setattr (hot path:
+        # every run's end state is parsed).
+        action = object.__new__(ExpectedAction)
+        action.__dict__.update(
+            name=entry["name"],
+            arguments=dict(entry.get("arguments") or {}),
+            compare_args=None if compare is None else tuple(compare),
+            action_id=entry.get("action_id"),
         )
+        actions.append(action)
     return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))
 
 
@@ -84,18 +86,23 @@ def action_matches(action: ExpectedAction, name: str, arguments: Any) -> bool:
     """Whether a call (name, arguments) performs ``action`` (see the module docstring)."""
     if name != action.name:
         return False
-    parsed = parse_arguments(arguments)
-    if parsed is None:
+    return performs(action, name, parse_arguments(arguments))
+
+
+def performs(action: ExpectedAction, name: str, parsed: dict[str, Any] | None) -> bool:
+    """``action_matches`` for arguments already parsed (``parse_arguments``)."""
+    if name != action.name or parsed is None:
         return False
-    keys = (
-        action.compare_args
-        if action.compare_args is not None
-        else (set(parsed) | set(action.arguments))
-    )
-    return all(
-        key in parsed and key in action.arguments and parsed[key] == action.arguments[key]
-        for key in keys
-    )
+    expected = action.arguments
+    if action.compare_args is not None:
+        return all(
+            key in parsed and key in expected and parsed[key] == expected[key]
+            for key in action.compare_args
+        )
+    # Every key of either side, on both sides: the same keys, then equal values.
+    if len(parsed) != len(expected):
+        return False
+    return all(key in parsed and parsed[key] == value for key, value in expected.items())
 
 
 def performed_by(

@@ -196,10 +196,14 @@ def _align_by_name(
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
     queued: dict[str, list[int]] = {}
-    for optional in (False, True):
-        for step_index, step in enumerate(steps):
-            if bool(step.optional) is optional:
-                queued.setdefault(step.name, []).append(step_index)
+    optional: list[int] = []
+    for step_index, step in enumerate(steps):
+        if step.optional:
+            optional.append(step_index)
+        else:
+            queued.setdefault(step.name, []).append(step_index)
+    for step_index in optional:
+        queued.setdefault(steps[step_index].name, []).append(step_index)
     owner: dict[int, int] = {}
     for name, step_indices in queued.items():
         free = by_name.get(name, ())
@@ -215,16 +219,32 @@ def _alignment(
     owner: dict[int, int],
     trajectory_index: int,
 ) -> Alignment:
-    """The alignment of a matching (call index -> step index)."""
-    pairs = tuple(sorted((step, call) for call, step in owner.items()))
-    matched_steps = {step for step, _ in pairs}
-    return Alignment(
+    """The alignment of a matching (call index -> step index).
+
+    Built without the frozen dataclass's constructor (the same fields), with its counts of
+    required steps set as ``cached_property`` would cache them: every scorer reads them.
+    """
+    matched = set(owner.values())
+    missing: list[int] = []
+    required = 0
+    for index, step in enumerate(steps):
+        if not step.optional:
+            required += 1
+            if index not in matched:
+                missing.append(index)
+    alignment = object.__new__(Alignment)
+    alignment.__dict__.update(
         trajectory_index=trajectory_index,
         steps=steps,
-        pairs=pairs,
-        missing=tuple(i for i, s in enumerate(steps) if not s.optional and i not in matched_steps),
-        extra=tuple(i for i in range(len(calls)) if i not in owner),
+        pairs=tuple(sorted([(step, call) for call, step in owner.items()])),
+        missing=tuple(missing),
+        extra=tuple([i for i in range(len(calls)) if i not in owner]),
+        # Each step is matched at most once, so the required steps matched are those not
+        # missing.
+        required=required,
+        matched_required=required - len(missing),
     )
+    return alignment
 
 
 def trajectories(item: DatasetItem) -> tuple[tuple[ExpectedToolCall, ...], ...]:

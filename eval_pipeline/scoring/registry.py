@@ -11,6 +11,7 @@ modules import the libraries only when a metric runs.
 
 import importlib
 import inspect
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -193,6 +194,7 @@ def score_run(
     if run_index is None:
         run_index = run.eval_context.run_index
     build_id = build if build is not None else run.eval_context.build_id
+    item_id, item_slices, run_trace = item.item_id, item.slices, run.trace_id
     rows = []
     for scorer in scorers:
         try:
@@ -206,14 +208,33 @@ def score_run(
                 scorer_version=scorer.version,
                 reason=f"{type(exc).__name__}: {exc}",
             )
-        rows.append(
-            row.for_run(
-                build_id,
-                item.item_id,
-                run_index,
-                {**row.slices, **item.slices} if row.slices else dict(item.slices),
-                run.trace_id if row.trace_id is None else row.trace_id,
-                dict(scorer.arguments),
+        if type(row) is Score and _getrefcount(row) == _FRESH:
+            # No one else holds the row (the scorer made it for this call): stamped in place,
+            # the copy ``for_run`` makes would be the only one ever seen.
+            values = row.__dict__
+            own = values["slices"]
+            values["build"] = build_id
+            values["item_id"] = item_id
+            values["run_index"] = run_index
+            values["slices"] = {**own, **item_slices} if own else dict(item_slices)
+            if values["trace_id"] is None:
+                values["trace_id"] = run_trace
+            values["scorer_args"] = dict(scorer.arguments)
+            rows.append(row)
+        else:
+            rows.append(
+                row.for_run(
+                    build_id,
+                    item_id,
+                    run_index,
+                    {**row.slices, **item_slices} if row.slices else dict(item_slices),
+                    run_trace if row.trace_id is None else row.trace_id,
+                    dict(scorer.arguments),
+                )
             )
-        )
     return rows
+
+
+_getrefcount = sys.getrefcount
+_FRESH = 2
+"""References to a row held only by ``score_run``: its variable and ``getrefcount``'s argument."""

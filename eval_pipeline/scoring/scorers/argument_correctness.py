@@ -7,7 +7,7 @@ from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, call_check, tool_schemas, trajectories
 from eval_pipeline.scoring.redacted_calls import redaction_reason
 from eval_pipeline.scoring.score import Score
-from eval_pipeline.traces.model import AgentRun
+from eval_pipeline.traces.model import AgentRun, ToolCall
 
 
 def _first_error(failure: dict[str, Any]) -> str:
@@ -41,28 +41,32 @@ class ArgumentCorrectness(ScorerBase):
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run (see the class docstring)."""
         schemas = tool_schemas(item)
-        called = set(run.tool_names)
-        expected_names = {step.name for steps in trajectories(item) for step in steps}
-        redacted = redaction_reason(run, (c for c in run.tool_calls if c.name in expected_names))
-        if redacted is not None:
-            return self.unscored(run, redacted)
+        calls = run.tool_calls
+        options = trajectories(item)
+        by_name: dict[str, list[ToolCall]] = {}
+        for call in calls:
+            by_name.setdefault(call.name, []).append(call)
+        # Only a call without arguments can have had them dropped (``dropping_policy``).
+        if any(call.arguments is None for call in calls):
+            expected_names = {step.name for steps in options for step in steps}
+            redacted = redaction_reason(run, (c for c in calls if c.name in expected_names))
+            if redacted is not None:
+                return self.unscored(run, redacted)
         best: tuple[tuple[int, float], int, list[dict[str, Any]], list[str]] | None = None
         any_arguments = False
-        for index, steps in enumerate(trajectories(item)):
-            checked = [i for i, s in enumerate(steps) if s.arguments and s.name in called]
+        for index, steps in enumerate(options):
+            checked = [i for i, s in enumerate(steps) if s.arguments and s.name in by_name]
             any_arguments = any_arguments or any(s.arguments for s in steps)
             if not checked:
                 continue
-            alignment = align(
-                run.tool_calls, [steps[i] for i in checked], schemas, trajectory_index=index
-            )
+            alignment = align(calls, [steps[i] for i in checked], schemas, trajectory_index=index)
             value = len(alignment.pairs) / len(checked)
             failures: list[dict[str, Any]] = []
             matched = {step for step, _ in alignment.pairs}
             spans: list[str] = []
             for position, step_index in enumerate(checked):
                 step = steps[step_index]
-                candidates = [c for c in run.tool_calls if c.name == step.name]
+                candidates = by_name[step.name]
                 spans.extend(c.span_id for c in candidates)
                 if position in matched:
                     continue

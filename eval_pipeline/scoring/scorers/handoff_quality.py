@@ -93,24 +93,26 @@ class HandoffQuality(ScorerBase):
         """Construction arguments."""
         return {"read_prefixes": list(self._prefixes)} if self._custom else {}
 
-    def _is_write(self, call: ToolCall) -> bool:
-        return call.succeeded and not call.name.lower().startswith(self._prefixes)
-
     def conflicts(self, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
         """Writes redone or undone by a different agent, in call order."""
-        writes = [c for c in calls if self._is_write(c)]
+        prefixes = self._prefixes
+        # Writes: successful calls whose name does not start with a read prefix.
+        writes = [c for c in calls if c.error is None and not c.name.lower().startswith(prefixes)]
+        if len(writes) < 2:
+            return []
+        verbs = [_verb(c.name) for c in writes]
         found: list[dict[str, Any]] = []
         for i, first in enumerate(writes):
-            for later in writes[i + 1 :]:
+            undoing = INVERSE_VERBS.get(verbs[i])
+            for j in range(i + 1, len(writes)):
+                later = writes[j]
                 if first.agent_name == later.agent_name:
                     continue
                 if later.name == first.name and (
                     parse_arguments(later.arguments) == parse_arguments(first.arguments)
                 ):
                     kind = "redone"
-                elif INVERSE_VERBS.get(_verb(first.name)) == _verb(later.name) and (
-                    _values(first) & _values(later)
-                ):
+                elif undoing == verbs[j] and (_values(first) & _values(later)):
                     kind = "undone"
                 else:
                     continue

@@ -3,8 +3,9 @@
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.end_state import EndStateFormatError, action_matches, parse_end_state
+from eval_pipeline.scoring.end_state import EndStateFormatError, parse_end_state, performs
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.model import AgentRun
 
@@ -33,19 +34,27 @@ class TaskSuccess(ScorerBase):
             state = parse_end_state(item.expected_end_state)
         except EndStateFormatError as exc:
             return self.unscored(run, str(exc))
-        succeeded = [c for c in run.tool_calls if c.succeeded]
+        succeeded = [c for c in run.tool_calls if c.error is None]
+        # Each call's arguments parsed once (``action_matches`` parses them per action).
+        # A dict is read as it is (``performs`` only reads it); other forms are parsed.
+        parsed = [
+            c.arguments if type(c.arguments) is dict else parse_arguments(c.arguments)
+            for c in succeeded
+        ]
         used: set[str] = set()
         missing: list[dict[str, Any]] = []
         for action in state.actions:
-            call = next(
-                (
-                    c
-                    for c in succeeded
-                    if c.span_id not in used and action_matches(action, c.name, c.arguments)
-                ),
-                None,
-            )
-            if call is None:
+            name = action.name
+            for call, arguments in zip(succeeded, parsed, strict=True):
+                # The name first: ``performs`` is asked only of calls to the action's tool.
+                if (
+                    call.name == name
+                    and call.span_id not in used
+                    and performs(action, name, arguments)
+                ):
+                    used.add(call.span_id)
+                    break
+            else:
                 missing.append(
                     {
                         "name": action.name,
@@ -53,14 +62,12 @@ class TaskSuccess(ScorerBase):
                         "action_id": action.action_id,
                     }
                 )
-            else:
-                used.add(call.span_id)
         stray = [
             {"tool": c.name, "span_id": c.span_id}
-            for c in succeeded
+            for c, arguments in zip(succeeded, parsed, strict=True)
             if c.name in state.write_tools
             and c.span_id not in used
-            and not any(action_matches(a, c.name, c.arguments) for a in state.actions)
+            and not any(performs(a, c.name, arguments) for a in state.actions)
         ]
         evidence = {
             "missing_actions": missing,

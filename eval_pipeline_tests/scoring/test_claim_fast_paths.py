@@ -1,0 +1,65 @@
+"""The claim finder's short cuts give what the scans they replace give.
+
+Sentences of a one-sentence text are not scanned; the claim words are found by one pattern
+instead of a Python step per token; the frame search before a participle after ``and`` is
+skipped without ``ahead``. Each is checked against the general code on generated texts.
+"""
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eval_pipeline.scoring.action_claims import (
+    _BEFORE,
+    _SENTENCE,
+    _TOKEN,
+    DEFAULT_ACTION_VERBS,
+    _compiled,
+    _may_frame,
+    _sentences,
+)
+
+_PIECES = st.sampled_from(
+    [
+        *(" ", ".", "!", "?", "\n", "'", "-", "$", "#", "s", "\u212a", "\u00e9"),
+        *("ab", "order", "orders", "sent", "and", "ahead", "gone", "I", "we've"),
+        *("cancelled", "refund", "x-sent", "'sent", "-order"),
+    ]
+)
+_TEXTS = st.lists(st.one_of(_PIECES, st.text(max_size=3)), max_size=10).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_TEXTS)
+def test_sentences_are_the_pattern_matches(text: str) -> None:
+    assert _sentences(text) == [m.group(0) for m in _SENTENCE.finditer(text)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_TEXTS)
+def test_the_claim_word_pattern_finds_the_claim_word_tokens(text: str) -> None:
+    word_to_verb, noun_to_verb, frames = _compiled(DEFAULT_ACTION_VERBS)
+    assert frames is not None and frames.candidates is not None
+    lowered = text.lower()
+    words = set(word_to_verb) | set(noun_to_verb) | {f"{n}s" for n in noun_to_verb}
+    expected = [(m.group(0), m.span()) for m in _TOKEN.finditer(lowered) if m.group(0) in words]
+    found = [(m.group("w"), m.span("w")) for m in frames.candidates.finditer(lowered)]
+    assert found == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_TEXTS)
+def test_the_frame_search_is_skipped_only_where_it_cannot_match(text: str) -> None:
+    window = text[-80:]
+    last = window[-16:].rsplit(None, 1)[-1].lower() if window.strip() else ""
+    assert _may_frame(window, last) == (_BEFORE.search(window) is not None)
+    for tail in (" and ", " ahead and ", " AND  ", " went Ahead and "):
+        assert _may_frame(window + tail, "and") == bool(_BEFORE.search(window + tail))
+
+
+def test_a_claim_word_pattern_is_made_only_of_token_words() -> None:
+    frames = _compiled({"x": {"words": ["re-sent", "o'k"], "tools": ["*"]}})[2]
+    assert frames is not None and frames.candidates is not None
+    assert re.fullmatch(frames.candidates, "re-sent")
+    assert _compiled({"x": {"words": ["two words"], "tools": ["*"]}})[2].candidates is None  # type: ignore[union-attr]
