@@ -101,6 +101,7 @@ class RealtimePlane:
             total.alerts += worker.stats.alerts
             total.redelivered += worker.stats.redelivered
             total.failures += worker.stats.failures
+            total.cpu_s += worker.stats.cpu_s
         return total
 
     def stop(self) -> None:

@@ -57,6 +57,8 @@ class WorkerStats:
     failures: int = 0
     deferred: int = 0
     """Completions left for redelivery because spans published with the root were missing."""
+    cpu_s: float = 0.0
+    """CPU seconds the worker's thread spent in ``step`` (``bench serve``: CPU per span)."""
 
 
 class AlertDelivery:
@@ -281,6 +283,7 @@ class DetectorWorker:
         (the state database briefly locked, a detector tripping on a span): logged, retried.
         """
         while not self._stop.is_set():
+            started = time.thread_time()
             try:
                 self.step()
             except StreamUnavailable:
@@ -289,6 +292,8 @@ class DetectorWorker:
                 _LOG.exception("detector worker %s: batch failed; retrying", self.plane)
                 self.stats.failures += 1
                 self._stop.wait(0.5)
+            finally:
+                self.stats.cpu_s += time.thread_time() - started
 
     def start(self) -> "DetectorWorker":
         """Run on a daemon thread (``stop`` ends it)."""

@@ -146,7 +146,8 @@ def run(
         plane.stop()
         stats = plane.stats
         click.echo(
-            f"detectors stopped: {stats.spans} spans, {stats.traces} traces, {stats.alerts} alerts",
+            f"detectors stopped: {stats.spans} spans, {stats.traces} traces, {stats.alerts} alerts, "
+            f"{stats.cpu_s:.3f} s CPU",
             err=True,
         )
 

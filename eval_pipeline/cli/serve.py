@@ -163,6 +163,12 @@ def serve(
     finally:
         if plane is not None:
             plane.stop()
+            stats = plane.stats
+            click.echo(
+                f"detectors stopped: {stats.spans} spans, {stats.traces} traces, "
+                f"{stats.alerts} alerts, {stats.cpu_s:.3f} s CPU",
+                err=True,
+            )
         stream.close()
 
 
