@@ -20,6 +20,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Float,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -53,6 +54,9 @@ LOG = Table(
     Column("published_at", Float, nullable=False),
     UniqueConstraint("stream", "msg_id", name="stream_log_once"),
 )
+READ_INDEX = Index("stream_log_by_seq", LOG.c.stream, LOG.c.seq)
+"""Consumers read a stream's messages after a sequence: without this index SQLite reads
+them through the (stream, msg_id) key and sorts them, a cost that grows with the log."""
 
 CURSORS = Table(
     "stream_cursors",
@@ -81,6 +85,9 @@ class EmbeddedStream:
     def __init__(self, state_url: str, prefix: str = DEFAULT_PREFIX) -> None:
         self.engine: Engine = engine_for(state_url)
         self.prefix = prefix
+        # A state database made before the index existed: ``create_all`` adds no index to a
+        # table that is there already.
+        READ_INDEX.create(self.engine, checkfirst=True)
 
     def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
         """Append the rows' messages in one transaction (see ``SpanStream.publish_rows``)."""
