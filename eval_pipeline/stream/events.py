@@ -12,8 +12,11 @@ payloads under the same subjects and message ids, so a consumer cannot tell them
 
 A span is carried as its store row (``span_table.Row``, ``ROW_FIELDS`` order) in JSON, messages
 and events as objects, so it decodes back to the ``Span`` the store reads (``decode``; tuples
-inside attributes come back as lists, as from the store). orjson writes NaN as null: a NaN
-attribute arrives as None, which no detector reads.
+inside attributes come back as lists, as from the store). orjson writes it unless that could
+change a value (it writes NaN and infinities as null and refuses integers beyond 64 bits, which
+its parser would read back as floats): then the standard encoder writes it, NaN as ``NaN``,
+and marks the object ``"exact": true`` so it is parsed back by the standard parser too.
+A payload that is not such an event is a ``ValueError`` naming it.
 """
 
 import dataclasses
@@ -106,12 +109,20 @@ def trace_subject(prefix: str, build: str, day: str) -> str:
     return f"{prefix}.traces.{subject_token(build)}.{subject_token(day)}"
 
 
-def _dumps(value: Any) -> bytes:
+def _dumps(value: dict[str, Any], nulls: int = 0) -> bytes:
+    """``value`` as JSON that parses back to equal values; ``nulls``: the Nones it holds.
+
+    orjson's text is exact when it holds no ``null`` but the known Nones' (a NaN or an
+    infinity would be one more; so would the text "null" inside a string, which only costs
+    the slower encoder) and orjson accepted every value.
+    """
     try:
-        return orjson.dumps(value)
+        text = orjson.dumps(value)
+        if text.count(b"null") == nulls:
+            return text
     except (TypeError, orjson.JSONEncodeError):
-        # Integers beyond 64 bits, non-string keys: the standard encoder writes them.
-        return json.dumps(value, default=_plain, ensure_ascii=False).encode()
+        pass  # integers beyond 64 bits, lone surrogates, non-string keys
+    return _EXACT.encode({**value, "exact": True}).encode()
 
 
 def _plain(value: Any) -> Any:
@@ -120,9 +131,13 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__} on the span stream")
 
 
+_EXACT = json.JSONEncoder(separators=(",", ":"), default=_plain)
+"""NaN and infinities as ``NaN``/``Infinity``, big integers in full, surrogates escaped."""
+
+
 def span_payload(row: Row, build: str, day: str) -> bytes:
     """The payload of one span event."""
-    return _dumps({"kind": SPAN_KIND, "build": build, "day": day, "row": row})
+    return _dumps({"kind": SPAN_KIND, "build": build, "day": day, "row": row}, row.count(None))
 
 
 def encode_rows(
@@ -198,24 +213,44 @@ def _span(values: list[Any]) -> Span:
     return span_from_state(state)
 
 
+def _load(payload: bytes) -> dict[str, Any]:
+    """The event object of a payload (the standard parser for an ``exact`` one)."""
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        value = None  # NaN or Infinity: only an exact payload holds them
+    if value is None or (type(value) is dict and value.get("exact") is True):
+        try:
+            value = json.loads(payload)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"stream payload is not JSON: {payload[:80]!r}") from exc
+    if type(value) is not dict:
+        raise ValueError(f"stream payload is not an event object: {payload[:80]!r}")
+    return value
+
+
+def _event(payload: dict[str, Any]) -> StreamEvent:
+    kind = payload["kind"]
+    if kind == SPAN_KIND:
+        return SpanEvent(payload["build"], payload["day"], _span(payload["row"]))
+    if kind == TRACE_KIND:
+        return TraceCompleted(
+            payload["build"],
+            payload["day"],
+            payload["trace_id"],
+            payload["root_span_id"],
+            int(payload["root_end_unix_nano"]),
+            tuple(payload.get("span_ids", ())),
+        )
+    raise ValueError(f"unknown stream event kind {kind!r}")
+
+
 def decode(payloads: Sequence[bytes]) -> list[StreamEvent]:
-    """The events of message payloads, in order."""
+    """The events of message payloads, in order; ``ValueError`` names one that is not."""
     events: list[StreamEvent] = []
-    for payload in map(orjson.loads, payloads):
-        kind = payload["kind"]
-        if kind == SPAN_KIND:
-            events.append(SpanEvent(payload["build"], payload["day"], _span(payload["row"])))
-        elif kind == TRACE_KIND:
-            events.append(
-                TraceCompleted(
-                    payload["build"],
-                    payload["day"],
-                    payload["trace_id"],
-                    payload["root_span_id"],
-                    int(payload["root_end_unix_nano"]),
-                    tuple(payload.get("span_ids", ())),
-                )
-            )
-        else:
-            raise ValueError(f"unknown stream event kind {kind!r}")
+    for payload in payloads:
+        try:
+            events.append(_event(_load(payload)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"stream payload {payload[:80]!r}: {exc}") from exc
     return events
