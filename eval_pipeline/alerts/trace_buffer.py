@@ -26,7 +26,7 @@ from sqlalchemy import (
     select,
 )
 
-from eval_pipeline.statedb import METADATA, engine_for, insert_new
+from eval_pipeline.statedb import METADATA, engine_for, insert_tuples
 from eval_pipeline.stream.events import SpanEvent, decode
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.model import Span
@@ -42,6 +42,7 @@ BUFFER = Table(
     Index("detector_trace_spans_age", "received_at"),
 )
 _CHUNK = 500
+_COLUMNS = ("plane", "trace_id", "span_id", "received_at", "payload")
 
 
 class TraceBuffer:
@@ -72,18 +73,9 @@ class TraceBuffer:
         for delivery in deliveries:
             if isinstance(delivery.event, SpanEvent):
                 span = delivery.event.span
-                rows.append(
-                    {
-                        "plane": self.plane,
-                        "trace_id": span.trace_id,
-                        "span_id": span.span_id,
-                        "received_at": now,
-                        "payload": delivery.payload,
-                    }
-                )
+                rows.append((self.plane, span.trace_id, span.span_id, now, delivery.payload))
                 self._remember(span)
-        if rows:
-            connection.execute(insert_new(connection, BUFFER), rows)
+        insert_tuples(connection, BUFFER, _COLUMNS, rows, skip_existing=True)
 
     def _remember(self, span: Span) -> None:
         trace = self._decoded.setdefault(span.trace_id, {})

@@ -28,13 +28,12 @@ from sqlalchemy import (
     UniqueConstraint,
     delete,
     func,
-    insert,
     select,
     text,
     update,
 )
 
-from eval_pipeline.statedb import METADATA, engine_for, insert_new
+from eval_pipeline.statedb import METADATA, engine_for, insert_new, insert_tuples
 from eval_pipeline.stream.events import DEFAULT_PREFIX, OutgoingMessage, decode, encode_rows
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.store.span_table import Row
@@ -77,6 +76,17 @@ PENDING = Table(
 )
 
 _POLL_S = 0.02
+_LOG_COLUMNS = (
+    "stream",
+    "msg_id",
+    "subject",
+    "kind",
+    "build",
+    "day",
+    "trace_id",
+    "payload",
+    "published_at",
+)
 
 
 class EmbeddedStream:
@@ -98,24 +108,15 @@ class EmbeddedStream:
         if not messages:
             return
         now = time.time()
+        prefix = self.prefix
         values = [
-            {
-                "stream": self.prefix,
-                "msg_id": m.msg_id,
-                "subject": m.subject,
-                "kind": m.kind,
-                "build": m.build,
-                "day": m.day,
-                "trace_id": m.trace_id,
-                "payload": m.payload,
-                "published_at": now,
-            }
+            (prefix, m.msg_id, m.subject, m.kind, m.build, m.day, m.trace_id, m.payload, now)
             for m in messages
         ]
         with self.engine.begin() as connection:
             if connection.dialect.name == "postgresql":
                 connection.execute(text(f"LOCK TABLE {LOG.name} IN EXCLUSIVE MODE"))
-            connection.execute(insert_new(connection, LOG), values)
+            insert_tuples(connection, LOG, _LOG_COLUMNS, values, skip_existing=True)
 
     def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "EmbeddedConsumer":
         """A handle on the durable consumer ``plane`` (its cursor starts at the log's start)."""
@@ -228,18 +229,11 @@ class EmbeddedConsumer:
                     .values(deadline=until, deliveries=PENDING.c.deliveries + 1)
                 )
             if fresh:
-                connection.execute(
-                    insert(PENDING),
-                    [
-                        {
-                            "stream": prefix,
-                            "consumer": plane,
-                            "seq": row.seq,
-                            "deadline": until,
-                            "deliveries": 1,
-                        }
-                        for row in fresh
-                    ],
+                insert_tuples(
+                    connection,
+                    PENDING,
+                    ("stream", "consumer", "seq", "deadline", "deliveries"),
+                    [(prefix, plane, row.seq, until, 1) for row in fresh],
                 )
                 connection.execute(update(CURSORS).where(cursor_row).values(last_seq=fresh[-1].seq))
         # (seq, payload, published_at, deliveries), oldest first.

@@ -44,6 +44,8 @@ SPAN_KIND = "span"
 TRACE_KIND = "trace_completed"
 DEFAULT_PREFIX = "evalpipe"
 END_TIME = ROW_FIELDS.index("end_time_unix_nano")
+INPUT_MESSAGES = ROW_FIELDS.index("input_messages")
+OUTPUT_MESSAGES = ROW_FIELDS.index("output_messages")
 MAX_NAMED_SPANS = 10_000
 """A completion names at most this many spans (about 200 KB, well inside NATS's 1 MB)."""
 
@@ -137,7 +139,18 @@ _EXACT = json.JSONEncoder(separators=(",", ":"), default=_plain)
 
 def span_payload(row: Row, build: str, day: str) -> bytes:
     """The payload of one span event."""
-    return _dumps({"kind": SPAN_KIND, "build": build, "day": day, "row": row}, row.count(None))
+    return _dumps({"kind": SPAN_KIND, "build": build, "day": day, "row": row}, _nulls(row))
+
+
+def _nulls(row: Row) -> int:
+    """The Nones of a row as orjson writes it: the row's own and its messages' unset fields."""
+    count = row.count(None)
+    for field in (INPUT_MESSAGES, OUTPUT_MESSAGES):
+        messages = row[field]
+        if type(messages) is not str:  # the fast path's output text counts as a string
+            for message in messages:
+                count += (message.name is None) + (message.finish_reason is None)
+    return count
 
 
 def encode_rows(
