@@ -114,15 +114,28 @@ def serve_log(home: Path) -> Path:
     return home.parent / f"serve-{home.name}.log"
 
 
-_STOPPED = re.compile(rb"detectors stopped: (\d+) spans.*?([0-9.]+) s CPU")
+_STOPPED = re.compile(
+    rb"detectors stopped: (\d+) spans.*?([0-9.]+) s CPU(?: \(([0-9.]+) s process CPU\))?"
+)
 
 
-def detector_cpu_us_per_span(home: Path) -> float | None:
-    """The detector workers' CPU per span, from the line ``serve`` logged on exit."""
+def detector_cpu_us_per_span(home: Path) -> dict[str, float | None]:
+    """The detectors' CPU per span, from the line they logged on exit.
+
+    ``detector_cpu_us_per_span``: the worker threads' CPU; ``detector_process_cpu_us_per_span``:
+    the whole detector process's (its stream client, webhook sender and collector too), when
+    the detectors run in a process of their own.
+    """
     found = _STOPPED.findall(serve_log(home).read_bytes())
-    spans = sum(int(n) for n, _ in found)
-    cpu = sum(float(c) for _, c in found)
-    return round(cpu / spans * 1e6, 1) if spans else None
+    spans = sum(int(n) for n, _, _ in found)
+    threads = sum(float(c) for _, c, _ in found)
+    process = sum(float(p) for _, _, p in found if p)
+    return {
+        "detector_cpu_us_per_span": round(threads / spans * 1e6, 1) if spans else None,
+        "detector_process_cpu_us_per_span": (
+            round(process / spans * 1e6, 1) if spans and process else None
+        ),
+    }
 
 
 @contextmanager
@@ -330,7 +343,7 @@ def alert_latency(
         "alert_failed_tool_calls": len(acknowledged),
         "alert_tool_errors_received": sum(t in webhook.received for t in acknowledged),
         "alert_webhook_posts": webhook.alerts,
-        "detector_cpu_us_per_span": detector_cpu_us_per_span(home),
+        **detector_cpu_us_per_span(home),
     }
 
 
