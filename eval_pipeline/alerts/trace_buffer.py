@@ -89,17 +89,29 @@ class TraceBuffer:
     def spans(self, trace_ids: Iterable[str]) -> dict[str, list[Span]]:
         """The buffered spans of each of these traces (decoding only those not seen here)."""
         wanted = sorted(set(trace_ids))
-        buffered: list[Span | bytes] = []  # in the buffer's order; bytes: still to decode
+        keys: list[tuple[str, str]] = []  # in the buffer's order
         with self.engine.connect() as connection:
             for start in range(0, len(wanted), _CHUNK):
-                query = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
+                query = select(BUFFER.c.trace_id, BUFFER.c.span_id).where(
                     BUFFER.c.plane == self.plane,
                     BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
                 )
-                buffered += [
-                    self._decoded.get(trace_id, {}).get(span_id, payload)
-                    for trace_id, span_id, payload in connection.execute(query)
-                ]
+                keys += connection.execute(query).tuples()
+            # Payloads only of the spans this worker did not decode (others' spans).
+            cache = self._decoded
+            missing = sorted({t for t, s in keys if s not in cache.get(t, ())})
+            payloads: dict[tuple[str, str], bytes] = {}
+            for start in range(0, len(missing), _CHUNK):
+                query = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
+                    BUFFER.c.plane == self.plane,
+                    BUFFER.c.trace_id.in_(missing[start : start + _CHUNK]),
+                )
+                payloads.update(((t, s), p) for t, s, p in connection.execute(query))
+        buffered: list[Span | bytes] = []  # bytes: still to decode
+        for trace_id, span_id in keys:
+            entry = cache.get(trace_id, {}).get(span_id) or payloads.get((trace_id, span_id))
+            if entry is not None:  # None: forgotten by another worker in between
+                buffered.append(entry)
         decoded = iter(decode([entry for entry in buffered if isinstance(entry, bytes)]))
         found: dict[str, list[Span]] = {}
         for entry in buffered:

@@ -34,8 +34,8 @@ from eval_pipeline.alerts.sinks import AlertSink, WebhookSink
 from eval_pipeline.alerts.store import AlertStore
 from eval_pipeline.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.detectors.config import DetectorConfig
-from eval_pipeline.detectors.flag import Detector
-from eval_pipeline.detectors.registry import default_detectors, detect_span, detect_trace
+from eval_pipeline.detectors.flag import Detector, Scope
+from eval_pipeline.detectors.registry import default_detectors, detect_trace
 from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
 from eval_pipeline.traces.model import Span
@@ -183,6 +183,7 @@ class DetectorWorker:
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
         self._held: dict[tuple[str, str], _Held] = {}
+        self._span_detectors = tuple(d for d in self.detectors if d.scope == Scope.SPAN)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -209,12 +210,14 @@ class DetectorWorker:
         return min((held.due for held in self._held.values()), default=float("inf"))
 
     def _on_spans(self, deliveries: Sequence[Delivery]) -> None:
-        alerts = [
-            Alert.from_flag(flag, d.event.build)
-            for d in deliveries
-            if isinstance(d.event, SpanEvent)
-            for flag in detect_span(d.event.span, self.detectors)
-        ]
+        alerts = []
+        detectors = self._span_detectors
+        for delivery in deliveries:
+            event = delivery.event
+            if isinstance(event, SpanEvent):
+                for detector in detectors:  # as ``detect_span``, its scope filter done once
+                    if flags := detector.detect_span(event.span):
+                        alerts += [Alert.from_flag(flag, event.build) for flag in flags]
         with self.store.engine.begin() as connection:
             self.buffer.add(deliveries, connection)
             new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)

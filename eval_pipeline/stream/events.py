@@ -28,9 +28,8 @@ from typing import Any
 
 import orjson
 
-from eval_pipeline.traces.model import Span, SpanLink
+from eval_pipeline.traces.model import Message, Span, SpanLink
 from eval_pipeline.traces.model import SpanEvent as RecordedEvent  # an OTel span event
-from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.span_table import (
     PARENT_SPAN_ID,
@@ -40,6 +39,8 @@ from eval_pipeline.traces.store.span_table import (
     Row,
 )
 
+_new = object.__new__
+_set = object.__setattr__
 SPAN_KIND = "span"
 TRACE_KIND = "trace_completed"
 DEFAULT_PREFIX = "evalpipe"
@@ -209,19 +210,51 @@ def _completion(
     )
 
 
+def _messages(items: Any) -> tuple[Message, ...]:
+    """``messages_from_json`` for freshly parsed items: their part dicts are owned already.
+
+    Built the way ``span_from_state`` builds spans (one instance dictionary, no frozen
+    ``__init__``): decoding messages was a third of a span's decode.
+    """
+    messages = []
+    for item in items:
+        message = _new(Message)
+        _set(
+            message,
+            "__dict__",
+            {
+                "role": str(item["role"]),
+                "parts": tuple(item.get("parts", ())),
+                "name": item.get("name"),
+                "finish_reason": item.get("finish_reason"),
+            },
+        )
+        messages.append(message)
+    return tuple(messages)
+
+
 def _span(values: list[Any]) -> Span:
-    state = dict(zip(ROW_FIELDS, values, strict=True))
-    state["input_messages"] = messages_from_json(state["input_messages"])
+    if len(values) != len(ROW_FIELDS):
+        raise ValueError(f"a span row has {len(ROW_FIELDS)} fields, got {len(values)}")
+    state = dict(zip(ROW_FIELDS, values, strict=False))  # lengths checked above
+    state["input_messages"] = _messages(state["input_messages"])
     outputs = state["output_messages"]
-    state["output_messages"] = messages_from_json(
+    state["output_messages"] = _messages(
         json.loads(outputs) if isinstance(outputs, str) else outputs
     )
-    state["events"] = tuple(
-        RecordedEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in state["events"]
+    events = state["events"]
+    state["events"] = (
+        tuple(RecordedEvent(e["name"], e["time_unix_nano"], e["attributes"]) for e in events)
+        if events
+        else ()
     )
-    state["links"] = tuple(
-        SpanLink(k["trace_id"], k["span_id"], k["trace_state"], k["attributes"])
-        for k in state["links"]
+    links = state["links"]
+    state["links"] = (
+        tuple(
+            SpanLink(k["trace_id"], k["span_id"], k["trace_state"], k["attributes"]) for k in links
+        )
+        if links
+        else ()
     )
     return span_from_state(state)
 
