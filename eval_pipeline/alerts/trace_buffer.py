@@ -102,11 +102,12 @@ class TraceBuffer:
             missing = sorted({t for t, s in keys if s not in cache.get(t, ())})
             payloads: dict[tuple[str, str], bytes] = {}
             for start in range(0, len(missing), _CHUNK):
-                query = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
+                rows = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
                     BUFFER.c.plane == self.plane,
                     BUFFER.c.trace_id.in_(missing[start : start + _CHUNK]),
                 )
-                payloads.update(((t, s), p) for t, s, p in connection.execute(query))
+                for trace_id, span_id, payload in connection.execute(rows).tuples():
+                    payloads[(trace_id, span_id)] = payload
         buffered: list[Span | bytes] = []  # bytes: still to decode
         for trace_id, span_id in keys:
             entry = cache.get(trace_id, {}).get(span_id) or payloads.get((trace_id, span_id))
