@@ -7,6 +7,7 @@ its own module; ``engine_for`` creates every declared table once per URL.
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, Insert, MetaData, Table, create_engine, event, insert
@@ -78,3 +79,30 @@ def insert_new(connection: Connection, table: Table) -> Insert:
     if connection.dialect.name == "postgresql":
         return postgresql.insert(table).on_conflict_do_nothing()
     return insert(table).prefix_with("OR IGNORE")
+
+
+def insert_tuples(
+    connection: Connection,
+    table: Table,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    skip_existing: bool = False,
+) -> None:
+    """Insert ``rows`` (values in ``columns`` order) in one ``executemany`` of the driver.
+
+    The hot paths' bulk inserts (the stream's log and claims, the detectors' trace buffer):
+    SQLAlchemy Core builds a parameter dictionary per row, which cost more than the insert.
+    ``skip_existing``: as ``insert_new``, rows whose unique key is stored already are skipped.
+    """
+    if not rows:
+        return
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    names = ", ".join(columns)
+    values = ", ".join([marker] * len(columns))
+    postgres = connection.dialect.name == "postgresql"
+    verb = "INSERT OR IGNORE" if skip_existing and not postgres else "INSERT"
+    tail = " ON CONFLICT DO NOTHING" if skip_existing and postgres else ""
+    connection.exec_driver_sql(
+        f"{verb} INTO {table.name} ({names}) VALUES ({values}){tail}", list(map(tuple, rows))
+    )

@@ -1,7 +1,8 @@
 """The real-time plane of one home, assembled in one place: stream, workers, store, sinks.
 
-``RealtimePlane.start`` is how the plane runs in-process (``serve``, tests, ``bench``);
-``eval-pipeline detectors run`` starts the same thing in its own process. Workers are
+``RealtimePlane.start`` is how the plane runs in-process (tests); ``eval-pipeline detectors
+run`` starts the same thing in its own process, which is how ``serve`` runs it, as a child
+beside the receiver (``plane_process``). Workers are
 threads, each with its own handle on the plane's durable consumer, so they share the load
 the way separate processes or hosts do.
 """
@@ -101,6 +102,7 @@ class RealtimePlane:
             total.alerts += worker.stats.alerts
             total.redelivered += worker.stats.redelivered
             total.failures += worker.stats.failures
+            total.cpu_s += worker.stats.cpu_s
         return total
 
     def stop(self) -> None:

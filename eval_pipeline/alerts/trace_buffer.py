@@ -26,7 +26,7 @@ from sqlalchemy import (
     select,
 )
 
-from eval_pipeline.statedb import METADATA, engine_for, insert_new
+from eval_pipeline.statedb import METADATA, engine_for, insert_tuples
 from eval_pipeline.stream.events import SpanEvent, decode
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.model import Span
@@ -42,6 +42,7 @@ BUFFER = Table(
     Index("detector_trace_spans_age", "received_at"),
 )
 _CHUNK = 500
+_COLUMNS = ("plane", "trace_id", "span_id", "received_at", "payload")
 
 
 class TraceBuffer:
@@ -72,18 +73,9 @@ class TraceBuffer:
         for delivery in deliveries:
             if isinstance(delivery.event, SpanEvent):
                 span = delivery.event.span
-                rows.append(
-                    {
-                        "plane": self.plane,
-                        "trace_id": span.trace_id,
-                        "span_id": span.span_id,
-                        "received_at": now,
-                        "payload": delivery.payload,
-                    }
-                )
+                rows.append((self.plane, span.trace_id, span.span_id, now, delivery.payload))
                 self._remember(span)
-        if rows:
-            connection.execute(insert_new(connection, BUFFER), rows)
+        insert_tuples(connection, BUFFER, _COLUMNS, rows, skip_existing=True)
 
     def _remember(self, span: Span) -> None:
         trace = self._decoded.setdefault(span.trace_id, {})
@@ -97,17 +89,30 @@ class TraceBuffer:
     def spans(self, trace_ids: Iterable[str]) -> dict[str, list[Span]]:
         """The buffered spans of each of these traces (decoding only those not seen here)."""
         wanted = sorted(set(trace_ids))
-        buffered: list[Span | bytes] = []  # in the buffer's order; bytes: still to decode
+        keys: list[tuple[str, str]] = []  # in the buffer's order
         with self.engine.connect() as connection:
             for start in range(0, len(wanted), _CHUNK):
-                query = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
+                query = select(BUFFER.c.trace_id, BUFFER.c.span_id).where(
                     BUFFER.c.plane == self.plane,
                     BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
                 )
-                buffered += [
-                    self._decoded.get(trace_id, {}).get(span_id, payload)
-                    for trace_id, span_id, payload in connection.execute(query)
-                ]
+                keys += connection.execute(query).tuples()
+            # Payloads only of the spans this worker did not decode (others' spans).
+            cache = self._decoded
+            missing = sorted({t for t, s in keys if s not in cache.get(t, ())})
+            payloads: dict[tuple[str, str], bytes] = {}
+            for start in range(0, len(missing), _CHUNK):
+                rows = select(BUFFER.c.trace_id, BUFFER.c.span_id, BUFFER.c.payload).where(
+                    BUFFER.c.plane == self.plane,
+                    BUFFER.c.trace_id.in_(missing[start : start + _CHUNK]),
+                )
+                for trace_id, span_id, payload in connection.execute(rows).tuples():
+                    payloads[(trace_id, span_id)] = payload
+        buffered: list[Span | bytes] = []  # bytes: still to decode
+        for trace_id, span_id in keys:
+            entry = cache.get(trace_id, {}).get(span_id) or payloads.get((trace_id, span_id))
+            if entry is not None:  # None: forgotten by another worker in between
+                buffered.append(entry)
         decoded = iter(decode([entry for entry in buffered if isinstance(entry, bytes)]))
         found: dict[str, list[Span]] = {}
         for entry in buffered:

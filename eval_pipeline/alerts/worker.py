@@ -34,8 +34,8 @@ from eval_pipeline.alerts.sinks import AlertSink, WebhookSink
 from eval_pipeline.alerts.store import AlertStore
 from eval_pipeline.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.detectors.config import DetectorConfig
-from eval_pipeline.detectors.flag import Detector
-from eval_pipeline.detectors.registry import default_detectors, detect_span, detect_trace
+from eval_pipeline.detectors.flag import Detector, Scope
+from eval_pipeline.detectors.registry import default_detectors, detect_trace
 from eval_pipeline.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
 from eval_pipeline.traces.model import Span
@@ -57,6 +57,8 @@ class WorkerStats:
     failures: int = 0
     deferred: int = 0
     """Completions left for redelivery because spans published with the root were missing."""
+    cpu_s: float = 0.0
+    """CPU seconds the worker's thread spent in ``step`` (``bench serve``: CPU per span)."""
 
 
 class AlertDelivery:
@@ -181,6 +183,7 @@ class DetectorWorker:
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
         self._held: dict[tuple[str, str], _Held] = {}
+        self._span_detectors = tuple(d for d in self.detectors if d.scope == Scope.SPAN)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -207,12 +210,14 @@ class DetectorWorker:
         return min((held.due for held in self._held.values()), default=float("inf"))
 
     def _on_spans(self, deliveries: Sequence[Delivery]) -> None:
-        alerts = [
-            Alert.from_flag(flag, d.event.build)
-            for d in deliveries
-            if isinstance(d.event, SpanEvent)
-            for flag in detect_span(d.event.span, self.detectors)
-        ]
+        alerts = []
+        detectors = self._span_detectors
+        for delivery in deliveries:
+            event = delivery.event
+            if isinstance(event, SpanEvent):
+                for detector in detectors:  # as ``detect_span``, its scope filter done once
+                    if flags := detector.detect_span(event.span):
+                        alerts += [Alert.from_flag(flag, event.build) for flag in flags]
         with self.store.engine.begin() as connection:
             self.buffer.add(deliveries, connection)
             new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
@@ -281,6 +286,7 @@ class DetectorWorker:
         (the state database briefly locked, a detector tripping on a span): logged, retried.
         """
         while not self._stop.is_set():
+            started = time.thread_time()
             try:
                 self.step()
             except StreamUnavailable:
@@ -289,6 +295,8 @@ class DetectorWorker:
                 _LOG.exception("detector worker %s: batch failed; retrying", self.plane)
                 self.stats.failures += 1
                 self._stop.wait(0.5)
+            finally:
+                self.stats.cpu_s += time.thread_time() - started
 
     def start(self) -> "DetectorWorker":
         """Run on a daemon thread (``stop`` ends it)."""

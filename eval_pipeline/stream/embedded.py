@@ -20,6 +20,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Float,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -27,13 +28,12 @@ from sqlalchemy import (
     UniqueConstraint,
     delete,
     func,
-    insert,
     select,
     text,
     update,
 )
 
-from eval_pipeline.statedb import METADATA, engine_for, insert_new
+from eval_pipeline.statedb import METADATA, engine_for, insert_new, insert_tuples
 from eval_pipeline.stream.events import DEFAULT_PREFIX, OutgoingMessage, decode, encode_rows
 from eval_pipeline.stream.protocol import Delivery
 from eval_pipeline.traces.store.span_table import Row
@@ -53,6 +53,9 @@ LOG = Table(
     Column("published_at", Float, nullable=False),
     UniqueConstraint("stream", "msg_id", name="stream_log_once"),
 )
+READ_INDEX = Index("stream_log_by_seq", LOG.c.stream, LOG.c.seq)
+"""Consumers read a stream's messages after a sequence: without this index SQLite reads
+them through the (stream, msg_id) key and sorts them, a cost that grows with the log."""
 
 CURSORS = Table(
     "stream_cursors",
@@ -73,6 +76,17 @@ PENDING = Table(
 )
 
 _POLL_S = 0.02
+_LOG_COLUMNS = (
+    "stream",
+    "msg_id",
+    "subject",
+    "kind",
+    "build",
+    "day",
+    "trace_id",
+    "payload",
+    "published_at",
+)
 
 
 class EmbeddedStream:
@@ -81,6 +95,9 @@ class EmbeddedStream:
     def __init__(self, state_url: str, prefix: str = DEFAULT_PREFIX) -> None:
         self.engine: Engine = engine_for(state_url)
         self.prefix = prefix
+        # A state database made before the index existed: ``create_all`` adds no index to a
+        # table that is there already.
+        READ_INDEX.create(self.engine, checkfirst=True)
 
     def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
         """Append the rows' messages in one transaction (see ``SpanStream.publish_rows``)."""
@@ -91,24 +108,15 @@ class EmbeddedStream:
         if not messages:
             return
         now = time.time()
+        prefix = self.prefix
         values = [
-            {
-                "stream": self.prefix,
-                "msg_id": m.msg_id,
-                "subject": m.subject,
-                "kind": m.kind,
-                "build": m.build,
-                "day": m.day,
-                "trace_id": m.trace_id,
-                "payload": m.payload,
-                "published_at": now,
-            }
+            (prefix, m.msg_id, m.subject, m.kind, m.build, m.day, m.trace_id, m.payload, now)
             for m in messages
         ]
         with self.engine.begin() as connection:
             if connection.dialect.name == "postgresql":
                 connection.execute(text(f"LOCK TABLE {LOG.name} IN EXCLUSIVE MODE"))
-            connection.execute(insert_new(connection, LOG), values)
+            insert_tuples(connection, LOG, _LOG_COLUMNS, values, skip_existing=True)
 
     def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "EmbeddedConsumer":
         """A handle on the durable consumer ``plane`` (its cursor starts at the log's start)."""
@@ -221,18 +229,11 @@ class EmbeddedConsumer:
                     .values(deadline=until, deliveries=PENDING.c.deliveries + 1)
                 )
             if fresh:
-                connection.execute(
-                    insert(PENDING),
-                    [
-                        {
-                            "stream": prefix,
-                            "consumer": plane,
-                            "seq": row.seq,
-                            "deadline": until,
-                            "deliveries": 1,
-                        }
-                        for row in fresh
-                    ],
+                insert_tuples(
+                    connection,
+                    PENDING,
+                    ("stream", "consumer", "seq", "deadline", "deliveries"),
+                    [(prefix, plane, row.seq, until, 1) for row in fresh],
                 )
                 connection.execute(update(CURSORS).where(cursor_row).values(last_seq=fresh[-1].seq))
         # (seq, payload, published_at, deliveries), oldest first.

@@ -151,3 +151,34 @@ def test_an_error_status_on_the_root_is_critical() -> None:
         f for f in detect_span(root, default_detectors()) if f.detector_id == "error_status@2"
     ]
     assert flag.severity == "critical"
+
+
+def test_compiled_globs_match_what_fnmatch_matches() -> None:
+    """The policy detector's one regex per glob list agrees with ``fnmatch`` per pattern."""
+    from fnmatch import fnmatch
+
+    from eval_pipeline.detectors.span_detectors import _any_glob
+
+    lists = [("*guardrail*",), ("delete_*", "Wire", "a?c", "[xy]z*"), ("*",), ("x.y", "*[!a]")]
+    names = [
+        "input_guardrail",
+        "GuardRail",
+        "delete_user",
+        "wire",
+        "abc",
+        "a.c",
+        "yzz",
+        "x.y",
+        "xay",
+        "",
+        "deleted",
+        "line\nbreak",
+        "ba",
+    ]
+    for patterns in lists:
+        regex = _any_glob(patterns)
+        assert regex is not None
+        for name in names:
+            expected = any(fnmatch(name.lower(), p.lower()) for p in patterns)
+            assert bool(regex.match(name.lower())) == expected, (patterns, name)
+    assert _any_glob(()) is None

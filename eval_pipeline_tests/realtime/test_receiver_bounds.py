@@ -104,11 +104,39 @@ def test_slow_clients_are_dropped_and_hold_no_memory() -> None:
     assert growth[0] < 64, f"RSS grew {growth[0]:.0f} MB for 300 slow clients"
 
 
+class _HeldPublisher:
+    """A span stream that holds every publish until ``release``.
+
+    A request is ingested (decoded, normalised, stored, on the write path's threads) and then
+    cannot be acknowledged before the test lets it, so the order of the answers tells what
+    answered while the requests were in progress.
+    """
+
+    def __init__(self) -> None:
+        self.released = threading.Event()
+        self.waiting = 0
+
+    def publish_rows(self, rows: object, *, builds: object, day: str) -> None:
+        self.waiting += 1
+        assert self.released.wait(300), "publish held for 300 s"
+
+    def release(self) -> None:
+        self.released.set()
+
+
 def test_liveness_answers_while_big_requests_are_ingested() -> None:
+    """``/healthz`` answers while four big requests are in the write path's threads.
+
+    The answer is asked for once the requests are in and must come before any of them is
+    acknowledged: ingest does its work and then waits at the stream (held) until the health
+    check answered. Without the hold, a request ingested in under the half second (a warm
+    process, later in a suite) was acknowledged first, and the order checked nothing.
+    """
     payloads = [traces_request(i * 3_000, 3_000, tools=3) for i in range(4)]
     assert all(len(p) > 1 * MB for p in payloads)
     finished: list[str] = []
-    with running_receiver(workers=2, queue=8) as receiver:
+    held = _HeldPublisher()
+    with running_receiver(workers=2, queue=8, stream=held) as receiver:
 
         def send(body: bytes) -> None:
             reply = httpx.post(
@@ -122,10 +150,14 @@ def test_liveness_answers_while_big_requests_are_ingested() -> None:
         senders = [threading.Thread(target=send, args=(p,)) for p in payloads]
         for sender in senders:
             sender.start()
-        time.sleep(0.5)  # the requests are in (their bodies take milliseconds on loopback)
-        health = httpx.get(url(receiver, "/healthz"), timeout=60)
-        finished.append(f"healthz {health.status_code}")
-        for sender in senders:
-            sender.join()
+        try:
+            time.sleep(0.5)  # the requests are in (their bodies take milliseconds on loopback)
+            health = httpx.get(url(receiver, "/healthz"), timeout=60)
+            finished.append(f"healthz {health.status_code}")
+        finally:
+            held.release()
+            for sender in senders:
+                sender.join()
     assert finished[0] == "healthz 200", finished
     assert sorted(finished[1:]) == ["ingest 200"] * 4
+    assert held.waiting == 4  # each request was stored and reached the stream

@@ -1,10 +1,11 @@
 """``serve --alert-webhook``: a failed tool call reaches the webhook once, even sent twice.
 
 Contract: ``eval-pipeline serve --alert-webhook URL`` (a process of its own, the embedded
-stream) stores a trace with a failed tool call, publishes it, and the in-process detector
+stream) stores a trace with a failed tool call, publishes it, and the detector
 worker raises one ``tool_error`` alert; the same request sent again (an exporter's retry)
 raises nothing new, so the webhook receives the alert exactly once; the alert is in the state
-database that ``alerts list`` reads.
+database that ``alerts list`` reads. The detector workers run in a child process of
+``serve`` (``detectors run``), whose output is the receiver's, and it does not outlive it.
 """
 
 import json
@@ -58,3 +59,44 @@ def test_a_failed_tool_call_reaches_the_webhook_once_when_sent_twice(
     listed = CliRunner().invoke(cli, ["alerts", "list", "--format", "json"])
     assert listed.exit_code == 0, listed.output
     assert tool_errors[0]["alert_id"] in {alert["alert_id"] for alert in json.loads(listed.output)}
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """Processes whose parent is ``pid``: (pid, command line)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue  # gone in between
+        if parent == pid:
+            found.append((int(entry.name), command))
+    return found
+
+
+def test_the_detectors_run_beside_the_receiver_and_stop_with_it(
+    webhook: Webhook, tmp_path: Path
+) -> None:
+    """Not in the receiver's process (they competed with ingest for its interpreter lock)."""
+    log = tmp_path / "serve.log"
+    server, _ = start_serve(["--no-grpc", "--alert-webhook", webhook.url], log)
+    try:
+        deadline = time.monotonic() + 30
+        planes: list[tuple[int, str]] = []
+        while time.monotonic() < deadline and not planes:
+            planes = [c for c in _children(server.pid) if "detectors run" in c[1]]
+            time.sleep(0.1)
+        assert len(planes) == 1, (_children(server.pid), log.read_text())
+        assert f"--webhook {webhook.url}" in planes[0][1]
+        while time.monotonic() < deadline + 30 and "detectors running" not in log.read_text():
+            time.sleep(0.1)  # its output is the receiver's
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    assert not Path(f"/proc/{planes[0][0]}").exists() or "zombie" in (
+        Path(f"/proc/{planes[0][0]}/status").read_text().lower()
+    ), "the detector process outlived serve"
+    assert "detectors stopped:" in log.read_text()
