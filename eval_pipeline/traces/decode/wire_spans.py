@@ -17,9 +17,14 @@ values, any oddity in its bytes) leaves the span's attributes as their wire byte
 from typing import Any
 
 from eval_pipeline.traces.decode import _otlp_wire
-from eval_pipeline.traces.decode.errors import DecodeError
-from eval_pipeline.traces.decode.otlp_protobuf import KIND_NAMES, STATUS_NAMES
-from eval_pipeline.traces.decode.raw_attributes import AttributeReader
+from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
+from eval_pipeline.traces.decode.otlp_protobuf import (
+    KIND_NAMES,
+    NO_URLS,
+    STATUS_NAMES,
+    attribute_reader,
+)
+from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute
 from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.span_factory import RAW_DEFAULTS as _RAW_DEFAULTS
 from eval_pipeline.traces.span_factory import span_from_state
@@ -94,3 +99,28 @@ def wire_rejected(span: WireSpan, exc: Any, source: str) -> DecodeError:
     """``otlp_protobuf.rejected`` for a span read here (its ids are always valid)."""
     head = span[0]
     return DecodeError(source, exc.field_name, exc.message, head[1], head[0])
+
+
+def decode_wire(payload: bytes, source: str, limit: int) -> DecodeResult | None:
+    """``otlp_protobuf.decode_protobuf`` of a plain request; None for any other request.
+
+    A damaged attribute (``DamagedAttribute``) also gives None: the request is then salvaged
+    by ``decode_protobuf`` as before.
+    """
+    scopes = wire_scopes(payload, limit)
+    if scopes is None:
+        return None
+    reader = attribute_reader(limit)
+    result = DecodeResult()
+    keep = result.spans.append
+    try:
+        for resource, name, scope_url, resource_url, spans in scopes:
+            urls = (scope_url, resource_url) if scope_url or resource_url else NO_URLS
+            for span in spans:
+                try:
+                    keep(wire_span(span, resource, name, limit, urls, reader))
+                except FieldError as exc:
+                    result.errors.append(wire_rejected(span, exc, source))
+    except DamagedAttribute:
+        return None
+    return result

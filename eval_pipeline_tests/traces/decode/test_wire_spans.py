@@ -1,9 +1,11 @@
-"""The native OTLP reader (``wire_spans``) changes nothing the fast path stores or reports.
+"""The native OTLP reader (``wire_spans``) changes nothing that is stored or reported.
 
 Each request is taken through ``fast_path.decode_rows`` twice, with the native reader and with
 it switched off (the generated classes, as before), and the stored rows and the errors must be
-equal: on every OTLP file in ``data/otel``, on the benchmark payload, on requests damaged at
-random, and on hand-made wire oddities the native reader must decline (hand back).
+equal; so must the raw spans and errors of ``decode_wire`` and ``otlp_protobuf.decode_protobuf``
+(the general decoder before the native reader), attribute order included. Both hold on every
+OTLP file in ``data/otel``, on the benchmark payload, on requests damaged at random, and on
+hand-made wire oddities the native reader must decline (hand back).
 """
 
 import json
@@ -18,7 +20,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
-from eval_pipeline.traces.decode.wire_spans import wire_scopes
+from eval_pipeline.traces.decode.otlp_protobuf import decode_protobuf
+from eval_pipeline.traces.decode.wire_spans import decode_wire, wire_scopes
 from eval_pipeline.traces.ingest import fast_path
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
@@ -50,6 +53,14 @@ def _assert_same(
         patch.setattr(fast_path, "wire_scopes", lambda payload, limit: None)
         generated = _decoded(payload, policy, limit)
     assert native == generated
+    general = decode_wire(payload, "s", limit)
+    if general is not None:
+        before = decode_protobuf(payload, "s", limit)
+        assert general.spans == before.spans
+        assert [list(s.attributes) for s in general.spans] == [
+            list(s.attributes) for s in before.spans
+        ]
+        assert general.errors == before.errors
     return wire_scopes(payload, limit) is not None
 
 
