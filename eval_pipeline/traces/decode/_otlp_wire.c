@@ -32,6 +32,8 @@ typedef struct {
     PyObject *kind_names;   /* tuple of 6 */
     PyObject *status_names; /* tuple of 3 */
     PyObject *cache;        /* attribute bytes -> (key, value), scalars only */
+    PyObject *lifted_keys;  /* a set, or NULL: span attributes kept whole */
+    PyObject *declined_keys; /* a set: any of these keeps a span's attributes whole */
 } Ctx;
 
 static int read_varint(const uint8_t **pos, const uint8_t *end, uint64_t *out) {
@@ -221,10 +223,11 @@ static int ranges_add(Ranges *r, const uint8_t *start, size_t size) {
     return OK;
 }
 
-/* The attributes in *out: a dict (OK), or BAIL when one is not for this decoder. */
-static int attribute_dict(Ctx *ctx, Ranges *items, PyObject **out) {
-    PyObject *attrs = PyDict_New();
-    if (attrs == NULL) return FAIL;
+/* The (key, value) pairs of the attributes in *out, a new list: OK, or BAIL when one is not
+ * for this decoder. */
+static int attribute_pairs(Ctx *ctx, Ranges *items, PyObject **out) {
+    PyObject *pairs = PyList_New(items->count);
+    if (pairs == NULL) return FAIL;
     for (Py_ssize_t i = 0; i < items->count; i++) {
         PyObject *raw = PyBytes_FromStringAndSize((const char *)items->start[i],
                                                   (Py_ssize_t)items->size[i]);
@@ -239,7 +242,7 @@ static int attribute_dict(Ctx *ctx, Ranges *items, PyObject **out) {
             int status = key_value(ctx, items->start[i], items->size[i], &pair);
             if (status != OK) {
                 Py_DECREF(raw);
-                Py_DECREF(attrs);
+                Py_DECREF(pairs);
                 return status;
             }
             if (PyDict_SetItem(ctx->cache, raw, pair) < 0) {
@@ -249,15 +252,58 @@ static int attribute_dict(Ctx *ctx, Ranges *items, PyObject **out) {
             }
         }
         Py_DECREF(raw);
-        int status = PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
-        Py_DECREF(pair);
-        if (status < 0) goto fail;
+        PyList_SET_ITEM(pairs, i, pair);
     }
-    *out = attrs;
+    *out = pairs;
     return OK;
 fail:
-    Py_DECREF(attrs);
+    Py_DECREF(pairs);
     return FAIL;
+}
+
+/* The pairs into *whole (a dict, in order), or, when ``lifted_keys`` is given and no key is
+ * in ``declined_keys``, into *rest and *lifted (the keys in ``lifted_keys``): the same dicts
+ * as the whole one split afterwards. OK or FAIL. */
+static int attribute_dicts(Ctx *ctx, PyObject *pairs, PyObject **whole, PyObject **lifted) {
+    Py_ssize_t count = PyList_GET_SIZE(pairs);
+    int split = ctx->lifted_keys != NULL;
+    for (Py_ssize_t i = 0; split && i < count; i++) {
+        int found = PySet_Contains(ctx->declined_keys, PyTuple_GET_ITEM(PyList_GET_ITEM(pairs, i), 0));
+        if (found < 0) return FAIL;
+        if (found) split = 0;
+    }
+    PyObject *rest = PyDict_New(), *apart = split ? PyDict_New() : NULL;
+    if (rest == NULL || (split && apart == NULL)) goto fail;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, i);
+        PyObject *key = PyTuple_GET_ITEM(pair, 0), *target = rest;
+        if (split) {
+            int found = PySet_Contains(ctx->lifted_keys, key);
+            if (found < 0) goto fail;
+            if (found) target = apart;
+        }
+        if (PyDict_SetItem(target, key, PyTuple_GET_ITEM(pair, 1)) < 0) goto fail;
+    }
+    *whole = rest;
+    *lifted = apart;
+    return OK;
+fail:
+    Py_XDECREF(rest);
+    Py_XDECREF(apart);
+    return FAIL;
+}
+
+/* The attributes in *out as one dict (the resource's): OK, BAIL or FAIL. */
+static int attribute_dict(Ctx *ctx, Ranges *items, PyObject **out) {
+    PyObject *pairs, *lifted;
+    int status = attribute_pairs(ctx, items, &pairs);
+    if (status != OK) return status;
+    PyObject *saved = ctx->lifted_keys;
+    ctx->lifted_keys = NULL;
+    status = attribute_dicts(ctx, pairs, out, &lifted);
+    ctx->lifted_keys = saved;
+    Py_DECREF(pairs);
+    return status;
 }
 
 static PyObject *raw_items(Ranges *items) {
@@ -314,14 +360,15 @@ static int status_fields(Ctx *ctx, const uint8_t *start, size_t size, PyObject *
     return *message ? OK : BAIL;
 }
 
-/* One span -> (head, attributes dict or None, raw attribute bytes or None, trace state). */
+/* One span -> (head, attributes, lifted, raw attributes, trace state): see wire_spans. */
 static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **out) {
     const uint8_t *pos = start, *end = start + size;
     Field fields[17];
     int seen[17] = {0};
     Ranges items = {0};
     int status = BAIL;
-    PyObject *head = NULL, *attrs = NULL, *raw = NULL, *state = NULL, *name = NULL;
+    PyObject *head = NULL, *attrs = NULL, *lifted = NULL, *raw = NULL, *state = NULL;
+    PyObject *name = NULL, *pairs = NULL;
     PyObject *code = NULL, *message = NULL;
     Field f;
     while (pos < end) {
@@ -360,7 +407,7 @@ static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **ou
         message = Py_None;
         Py_INCREF(message);
     }
-    status = attribute_dict(ctx, &items, &attrs);
+    status = attribute_pairs(ctx, &items, &pairs);
     if (status == FAIL) goto done;
     if (status == BAIL) {
         raw = raw_items(&items);
@@ -368,9 +415,19 @@ static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **ou
             status = FAIL;
             goto done;
         }
+    } else if (attribute_dicts(ctx, pairs, &attrs, &lifted)) {
+        status = FAIL;
+        goto done;
+    }
+    if (attrs == NULL) {
         attrs = Py_None;
         Py_INCREF(attrs);
-    } else {
+    }
+    if (lifted == NULL) {
+        lifted = Py_None;
+        Py_INCREF(lifted);
+    }
+    if (raw == NULL) {
         raw = Py_None;
         Py_INCREF(raw);
     }
@@ -391,16 +448,18 @@ static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **ou
     Py_XDECREF(start_time);
     Py_XDECREF(end_time);
     if (head == NULL) goto done;
-    *out = PyTuple_Pack(4, head, attrs, raw, state);
+    *out = PyTuple_Pack(5, head, attrs, lifted, raw, state);
     if (*out != NULL) status = OK;
 done:
     PyMem_Free(items.start);
     PyMem_Free(items.size);
     Py_XDECREF(head);
     Py_XDECREF(attrs);
+    Py_XDECREF(lifted);
     Py_XDECREF(raw);
     Py_XDECREF(state);
     Py_XDECREF(name);
+    Py_XDECREF(pairs);
     Py_XDECREF(message);
     return status;
 }
@@ -561,9 +620,17 @@ static PyObject *decode(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer payload;
     Ctx ctx;
-    if (!PyArg_ParseTuple(args, "y*nO!O!", &payload, &ctx.limit, &PyTuple_Type, &ctx.kind_names,
-                          &PyTuple_Type, &ctx.status_names))
+    if (!PyArg_ParseTuple(args, "y*nO!O!OO", &payload, &ctx.limit, &PyTuple_Type,
+                          &ctx.kind_names, &PyTuple_Type, &ctx.status_names, &ctx.lifted_keys,
+                          &ctx.declined_keys))
         return NULL;
+    if (ctx.lifted_keys == Py_None) {
+        ctx.lifted_keys = NULL;
+    } else if (!PyAnySet_Check(ctx.lifted_keys) || !PyAnySet_Check(ctx.declined_keys)) {
+        PyBuffer_Release(&payload);
+        PyErr_SetString(PyExc_TypeError, "lifted and declined keys must be sets");
+        return NULL;
+    }
     if (PyTuple_GET_SIZE(ctx.kind_names) < 1 || PyTuple_GET_SIZE(ctx.status_names) < 1) {
         PyBuffer_Release(&payload);
         PyErr_SetString(PyExc_ValueError, "kind and status names must not be empty");
@@ -593,10 +660,8 @@ static PyObject *decode(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS,
-     "decode(payload, limit, kind_names, status_names) -> scopes or None.\n\n"
-     "Each scope: (resource, scope name, scope schema URL, resource schema URL, spans); each\n"
-     "span: (head, attributes or None, raw attribute bytes or None, trace state). None: not\n"
-     "the plain request (see wire_spans)."},
+     "decode(payload, limit, kind_names, status_names, lifted_keys, declined_keys)\n"
+     "-> scopes or None (not the plain request). See wire_spans."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,5 +3,10 @@
 from typing import Any
 
 def decode(
-    payload: bytes, limit: int, kind_names: tuple[Any, ...], status_names: tuple[Any, ...]
+    payload: bytes,
+    limit: int,
+    kind_names: tuple[Any, ...],
+    status_names: tuple[Any, ...],
+    lifted_keys: frozenset[str] | None,
+    declined_keys: frozenset[str],
 ) -> list[Any] | None: ...

@@ -32,28 +32,44 @@ from eval_pipeline.traces.span_factory import span_from_state
 Head = tuple[Any, ...]
 """``(trace_id, span_id, parent_span_id, name, kind, start, end, status_code, status_message)``
 as a store row begins (ids as hex, parent None when unset, kind and status by name)."""
-WireSpan = tuple[Head, dict[str, Any] | None, list[bytes] | None, str | None]
-"""``(head, attributes, raw attributes, trace state)``: ``attributes`` is None when the span's
-attributes are left as their wire bytes (``raw attributes``) for ``AttributeReader``."""
+WireSpan = tuple[Head, dict[str, Any] | None, dict[str, Any] | None, list[bytes] | None, str | None]
+"""``(head, attributes, lifted, raw attributes, trace state)``. ``raw attributes``: the span's
+attributes left as their wire bytes, for ``AttributeReader`` (the others None). Else
+``attributes`` holds them all, in order; or, with ``lifted`` not None, the ones outside the
+``lifted`` keys asked for (``wire_scopes``), the others being in ``lifted``."""
 WireScope = tuple[dict[str, Any], str | None, str | None, str | None, list[WireSpan]]
 """``(resource attributes, scope name, scope schema URL, resource schema URL, spans)``."""
 _NO_KEYS: frozenset[str] = frozenset()
 
 
-def wire_scopes(payload: bytes, limit: int) -> list[WireScope] | None:
+def wire_scopes(
+    payload: bytes,
+    limit: int,
+    lifted: frozenset[str] | None = None,
+    declined: frozenset[str] = _NO_KEYS,
+) -> list[WireScope] | None:
     """The scopes of a plain protobuf request; None for any other request (module docstring).
 
     One resource dict per resource's spans, shared by its scopes, as the other decoders do.
+    ``lifted``: each span's attributes with these keys are set apart (``WireSpan``), as
+    ``AttributeReader.split`` does, unless one of its keys is in ``declined``.
     """
-    scopes: list[WireScope] | None = _otlp_wire.decode(payload, limit, KIND_NAMES, STATUS_NAMES)
+    scopes: list[WireScope] | None = _otlp_wire.decode(
+        payload, limit, KIND_NAMES, STATUS_NAMES, lifted, declined
+    )
     return scopes
 
 
 def span_attributes(span: WireSpan, reader: AttributeReader) -> dict[str, Any]:
-    """All the span's attributes, in order; a value the decoders reject raises its error."""
+    """All the span's attributes, in order; a value the decoders reject raises its error.
+
+    Not for a span whose attributes were split (``lifted`` not None).
+    """
+    raw = span[3]
+    if raw is not None:
+        return reader.split(raw, _NO_KEYS)[0]
     attributes = span[1]
-    if attributes is None:
-        return reader.split(span[2] or (), _NO_KEYS)[0]
+    assert attributes is not None and span[2] is None
     return attributes
 
 
@@ -88,7 +104,7 @@ def wire_span(
             "scope_name": scope,
             "convention_version": None,
             "links": (),
-            "trace_state": span[3],
+            "trace_state": span[4],
             "schema_url": urls[0],
             "resource_schema_url": urls[1],
         }

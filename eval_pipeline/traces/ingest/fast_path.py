@@ -56,7 +56,6 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
 from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute, RawRequest
 from eval_pipeline.traces.decode.wire_spans import (
     WireSpan,
-    span_attributes,
     wire_rejected,
     wire_scopes,
     wire_span,
@@ -87,7 +86,8 @@ GENERAL_ONLY = (
 _GENERAL_LIFTED = frozenset({sc.SYSTEM, sc.PROMPT, sc.COMPLETION})
 """Lifted attributes (``dialect_genai.LIFTED``) whose presence does the same."""
 _DECLINED = (GENERAL_ONLY - LIFTED) | (_GENERAL_LIFTED & LIFTED)
-"""``genai_tail``'s test on all of a span's attributes, before the lifted ones are set apart."""
+"""``genai_tail``'s test on all of a span's attributes, before the lifted ones are set apart:
+the native reader keeps the attributes of such a span whole, for the general path."""
 
 # Attribute names and constants, bound once (the hot path reads them for every span).
 _PROVIDER = sc.PROVIDER_NAME
@@ -132,7 +132,7 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     natively (``wire_spans``); any other is parsed with the generated classes.
     """
     reader = attribute_reader(limit)
-    scopes = wire_scopes(payload, limit)
+    scopes = wire_scopes(payload, limit, LIFTED, _DECLINED)
     if scopes is not None:
         try:
             return _rows(
@@ -337,21 +337,26 @@ def wire_row(
     urls: Urls = NO_URLS,
     reader: AttributeReader | None = None,
 ) -> Row | None:
-    """``fast_row`` for a span read natively (``wire_spans``); the same row, or None."""
-    assert reader is not None
-    try:
-        attrs = span_attributes(span, reader)
-    except FieldError:
-        return None
-    if not _DECLINED.isdisjoint(attrs):
-        return None  # before the dict is split: the general path takes it whole
-    pop = attrs.pop
-    lifted = {key: pop(key) for key in LIFTED.intersection(attrs)}
+    """``fast_row`` for a span read natively (``wire_spans``); the same row, or None.
+
+    The span's attributes come split on ``LIFTED`` (``wire_scopes``), or whole when one of
+    them sends the span down the general path, or as their wire bytes.
+    """
+    attrs, lifted, raw = span[1], span[2], span[3]
+    if lifted is None:
+        if raw is None:
+            return None  # whole: an attribute only the general path takes (``_DECLINED``)
+        assert reader is not None
+        try:
+            attrs, lifted = reader.split(raw, LIFTED)
+        except FieldError:
+            return None
+    assert attrs is not None
     head = span[0]
     tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
     if tail is None:
         return None
-    return head + tail + (_NO_LINKS, span[3]) + urls
+    return head + tail + (_NO_LINKS, span[4]) + urls
 
 
 def genai_tail(

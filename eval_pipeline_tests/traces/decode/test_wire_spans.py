@@ -50,7 +50,7 @@ def _assert_same(
     """Both readers give the same result; True when the native one took the request."""
     native = _decoded(payload, policy, limit)
     with monkeypatch.context() as patch:
-        patch.setattr(fast_path, "wire_scopes", lambda payload, limit: None)
+        patch.setattr(fast_path, "wire_scopes", lambda *args: None)
         generated = _decoded(payload, policy, limit)
     assert native == generated
     general = decode_wire(payload, "s", limit)
@@ -172,7 +172,7 @@ def test_an_attribute_left_as_bytes_gives_the_same_result(extra: bytes, monkeypa
     scopes = wire_scopes(payload, MAX_ATTRIBUTE_BYTES)
     assert scopes is not None
     first = scopes[0][4][0]
-    assert first[1] is None and first[2]  # left to the Python reader
+    assert first[1] is None and first[2] is None and first[3]  # left to the reader
     _assert_same(payload, monkeypatch)
 
 
@@ -188,7 +188,7 @@ def test_scalar_values_convert_as_the_generated_classes_do(monkeypatch: Any):
     payload = _with_span_bytes(extra)
     scopes = wire_scopes(payload, MAX_ATTRIBUTE_BYTES)
     assert scopes is not None
-    attributes = scopes[0][4][0][1]
+    attributes = scopes[0][4][0][1]  # whole: no lifted keys asked for
     assert attributes is not None
     assert list(attributes.items())[-5:] == [
         ("s", "again"),
@@ -198,3 +198,22 @@ def test_scalar_values_convert_as_the_generated_classes_do(monkeypatch: Any):
         ("e", None),
     ]
     _assert_same(payload, monkeypatch)
+
+
+def test_lifted_attributes_are_set_apart_as_the_reader_does():
+    payload = _with_span_bytes(_attribute(b"gen_ai.conversation.id", _len_field(1, b"C")))
+    lifted = frozenset({"gen_ai.conversation.id", "gen_ai.operation.name"})
+    scopes = wire_scopes(payload, MAX_ATTRIBUTE_BYTES, lifted, frozenset({"declined"}))
+    assert scopes is not None
+    _, rest, apart, raw, _ = scopes[0][4][0]
+    assert raw is None and rest is not None and apart is not None
+    assert apart == {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "C"}
+    assert list(rest) == ["gen_ai.agent.name", "gen_ai.provider.name", "gen_ai.input.messages"]
+    declined = wire_scopes(
+        payload, MAX_ATTRIBUTE_BYTES, lifted, frozenset({"gen_ai.conversation.id"})
+    )
+    assert declined is not None
+    _, whole, apart, raw, _ = declined[0][4][0]
+    assert apart is None and raw is None and whole is not None
+    keys = list(whole)
+    assert keys[0] == "gen_ai.operation.name" and keys[-1] == "gen_ai.conversation.id"
