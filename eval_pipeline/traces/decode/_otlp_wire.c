@@ -64,7 +64,7 @@ static int next_field(const uint8_t **pos, const uint8_t *end, Field *f) {
         return read_varint(pos, end, &f->value);
     case 1:
         if (end - *pos < 8) return BAIL;
-        memcpy(&f->value, *pos, 8); /* little-endian hosts only (x86-64, arm64) */
+        memcpy(&f->value, *pos, 8); /* little-endian hosts only: see decode */
         *pos += 8;
         return OK;
     case 5: {
@@ -636,6 +636,11 @@ static PyObject *decode(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "kind and status names must not be empty");
         return NULL;
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    /* Fixed-width fields are copied as they are on the wire (little-endian): decline. */
+    PyBuffer_Release(&payload);
+    Py_RETURN_NONE;
+#endif
     PyObject *out = PyList_New(0);
     ctx.cache = PyDict_New();
     int status = FAIL;
