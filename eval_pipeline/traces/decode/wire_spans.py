@@ -11,12 +11,13 @@ given twice, text that is not UTF-8, a bad id, spans with events or links. Those
 as before (``otlp_protobuf``, ``raw_attributes``), so what is stored and every error stay the
 same. An attribute it does not convert itself (lists, maps, bytes, over-long or non-finite
 values, any oddity in its bytes) leaves the span's attributes as their wire bytes, converted
-(or rejected, naming the attribute) by the Python reader as before.
+(or rejected, naming the attribute) by the Python reader as before. Without the extension
+built, every request is parsed as before (``test_wire_spans`` fails, so it is noticed).
 """
 
+from collections.abc import Callable
 from typing import Any
 
-from eval_pipeline.traces.decode import _otlp_wire
 from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult, FieldError
 from eval_pipeline.traces.decode.otlp_protobuf import (
     KIND_NAMES,
@@ -41,6 +42,12 @@ WireScope = tuple[dict[str, Any], str | None, str | None, str | None, list[WireS
 """``(resource attributes, scope name, scope schema URL, resource schema URL, spans)``."""
 _NO_KEYS: frozenset[str] = frozenset()
 
+_native: Callable[..., list[Any] | None] | None
+try:
+    from eval_pipeline.traces.decode._otlp_wire import decode as _native
+except ImportError:  # not built (``setup.py build_ext``): every request is parsed as before
+    _native = None
+
 
 def wire_scopes(
     payload: bytes,
@@ -54,7 +61,9 @@ def wire_scopes(
     ``lifted``: each span's attributes with these keys are set apart (``WireSpan``), as
     ``AttributeReader.split`` does, unless one of its keys is in ``declined``.
     """
-    scopes: list[WireScope] | None = _otlp_wire.decode(
+    if _native is None:
+        return None
+    scopes: list[WireScope] | None = _native(
         payload, limit, KIND_NAMES, STATUS_NAMES, lifted, declined
     )
     return scopes
