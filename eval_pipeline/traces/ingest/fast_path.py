@@ -54,6 +54,12 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
     split_attributes,
 )
 from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute, RawRequest
+from eval_pipeline.traces.decode.wire_spans import (
+    WireSpan,
+    wire_rejected,
+    wire_scopes,
+    wire_span,
+)
 from eval_pipeline.traces.model import Message, Span
 from eval_pipeline.traces.normalise import openinference as dialect_openinference
 from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
@@ -79,6 +85,9 @@ GENERAL_ONLY = (
 """Attributes whose presence sends a span down the general path (renames, other dialects)."""
 _GENERAL_LIFTED = frozenset({sc.SYSTEM, sc.PROMPT, sc.COMPLETION})
 """Lifted attributes (``dialect_genai.LIFTED``) whose presence does the same."""
+_DECLINED = (GENERAL_ONLY - LIFTED) | (_GENERAL_LIFTED & LIFTED)
+"""``genai_tail``'s test on all of a span's attributes, before the lifted ones are set apart:
+the native reader keeps the attributes of such a span whole, for the general path."""
 
 # Attribute names and constants, bound once (the hot path reads them for every span).
 _PROVIDER = sc.PROVIDER_NAME
@@ -119,14 +128,34 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
 
     A request that does not parse as a whole (a damaged attribute included: see
     ``raw_attributes``) goes to the general decoder's salvage path
-    (``otlp_protobuf.decode_protobuf``), which keeps its good spans.
+    (``otlp_protobuf.decode_protobuf``), which keeps its good spans. A plain request is read
+    natively (``wire_spans``); any other is parsed with the generated classes.
     """
+    reader = attribute_reader(limit)
+    scopes = wire_scopes(payload, limit, LIFTED, _DECLINED)
+    if scopes is not None:
+        try:
+            return _rows(
+                (
+                    (resource, name, spans, (scope_url, resource_url))
+                    if scope_url or resource_url
+                    else (resource, name, spans, NO_URLS)
+                    for resource, name, scope_url, resource_url, spans in scopes
+                ),
+                partial(wire_row, reader=reader),
+                partial(wire_span, reader=reader),
+                wire_rejected,
+                source,
+                limit,
+                redactor,
+            )
+        except DamagedAttribute:
+            return None
     try:
         request = RawRequest.FromString(payload)
     except ProtobufDecodeError:
         return None
-    reader = attribute_reader(limit)
-    scopes = (
+    pb_scopes = (
         (
             resource,
             scope_spans.scope.name or None,
@@ -139,7 +168,7 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     )
     try:
         return _rows(
-            scopes,
+            pb_scopes,
             partial(fast_row, reader=reader),
             partial(pb_span, reader=reader),
             rejected,
@@ -296,6 +325,38 @@ def fast_row(
         status_message,
     )
     return head + tail + (span_links, span.trace_state or None) + urls
+
+
+def wire_row(
+    span: WireSpan,
+    resource: dict[str, Any],
+    scope: str | None,
+    limit: int,
+    redactor: Redactor,
+    calls: ToolCalls | None = None,
+    urls: Urls = NO_URLS,
+    reader: AttributeReader | None = None,
+) -> Row | None:
+    """``fast_row`` for a span read natively (``wire_spans``); the same row, or None.
+
+    The span's attributes come split on ``LIFTED`` (``wire_scopes``), or whole when one of
+    them sends the span down the general path, or as their wire bytes.
+    """
+    attrs, lifted, raw = span[1], span[2], span[3]
+    if lifted is None:
+        if raw is None:
+            return None  # whole: an attribute only the general path takes (``_DECLINED``)
+        assert reader is not None
+        try:
+            attrs, lifted = reader.split(raw, LIFTED)
+        except FieldError:
+            return None
+    assert attrs is not None
+    head = span[0]
+    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
+    if tail is None:
+        return None
+    return head + tail + (_NO_LINKS, span[4]) + urls
 
 
 def genai_tail(
