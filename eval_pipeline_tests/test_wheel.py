@@ -1,7 +1,8 @@
 """The package works as an installed wheel, from a folder outside the clone.
 
 The wheel is built from the working tree (offline, no build isolation) and holds
-``eval_pipeline`` alone: every file of the package's source tree (its package data included), no
+``eval_pipeline`` alone: every file of the package's source tree (its package data included, its
+C extensions compiled by the wheel build from ``setup.py``), no
 ``eval_pipeline_tests``, no top-level ``examples`` or ``data``. It is installed into a fresh
 virtual environment beside the lock's dependencies, and the installed ``eval-pipeline`` runs
 from a temporary folder outside the clone, with a temporary ``EVAL_PIPELINE_HOME`` and no
@@ -94,12 +95,13 @@ def _link_locked_distributions(site: Path) -> int:
 def _build_wheel(work: Path) -> Path:
     source = work / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(REPO / name, source / name)
+    # The native extensions are compiled by the wheel build itself, never copied from the tree.
     shutil.copytree(
         REPO / "eval_pipeline",
         source / "eval_pipeline",
-        ignore=shutil.ignore_patterns("__pycache__"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
     )
     dist = work / "dist"
     subprocess.run(
@@ -181,6 +183,9 @@ def test_the_wheel_holds_the_package_and_all_its_files_and_nothing_else(wheel: P
         if path.is_file() and "__pycache__" not in path.parts
     }
     assert source - names == set()
+    native = {Path(n).name.split(".")[0] for n in names if n.endswith(".so")}
+    c_sources = {path.stem for path in (REPO / "eval_pipeline").rglob("_*.c")}
+    assert native == c_sources, "the wheel carries every C extension, compiled"
     assert "eval_pipeline/suites/shipped/support-agent.yaml" in names
     assert "eval_pipeline/judges/calibration_sets/agent_faithfulness.jsonl" in names
 

@@ -16,11 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_pipeline.traces.redact import phones, pii
+from eval_pipeline.traces.redact import _scanner, phones, pii
 from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser, detectors_for
 from eval_pipeline_tests.traces.redact import redact_corpus
-
-_scanner = pytest.importorskip("eval_pipeline.traces.redact._scanner")
 
 KEY = b"native-scanner-test-key"
 _PATTERNS = (pii._CARD, pii._IBAN, pii._EMAIL, pii._SSN, pii._PHONE, phones.GROUPED)
