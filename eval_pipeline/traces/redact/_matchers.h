@@ -8,8 +8,8 @@
  * linear in its input (bounded repetitions, see ``pii``), so each start costs a bounded amount.
  *
  * Classes hold ASCII members as a bitmap; ``word`` adds what Python's ``\w`` matches beyond
- * ASCII (``Py_UNICODE_ISALNUM``). ``\d`` is ASCII only here: the scanner hands texts holding
- * other decimal digits (which Python's ``\d`` matches) back to ``re``.
+ * ASCII (``Py_UNICODE_ISALNUM``), ``digit`` what Python's ``\d`` matches beyond ASCII (every
+ * decimal digit, ``Py_UNICODE_ISDECIMAL``: Arabic-Indic, Devanagari, fullwidth ...).
  */
 
 #ifndef EVAL_PIPELINE_MATCHERS_H
@@ -22,6 +22,7 @@
 typedef struct {
     uint64_t bits[2]; /* ASCII members */
     int word;         /* non-ASCII alphanumerics are members (Python's \w) */
+    int digit;        /* non-ASCII decimal digits are members (Python's \d) */
 } CharClass;
 
 static inline int class_has(const CharClass *cls, Py_UCS4 ch)
@@ -29,12 +30,18 @@ static inline int class_has(const CharClass *cls, Py_UCS4 ch)
     if (ch < 128) {
         return (int)((cls->bits[ch >> 6] >> (ch & 63)) & 1);
     }
-    return cls->word && Py_UNICODE_ISALNUM(ch);
+    return (cls->word && Py_UNICODE_ISALNUM(ch)) || (cls->digit && Py_UNICODE_ISDECIMAL(ch));
+}
+
+/* Python's ``\d`` in a str pattern (sre: ``Py_UNICODE_ISDECIMAL``, every Unicode Nd). */
+static inline int is_digit(Py_UCS4 ch)
+{
+    return ch < 128 ? ch >= '0' && ch <= '9' : Py_UNICODE_ISDECIMAL(ch);
 }
 
 static CharClass class_of(const char *members, int word)
 {
-    CharClass cls = {{0, 0}, word};
+    CharClass cls = {{0, 0}, word, 0};
     for (const unsigned char *p = (const unsigned char *)members; *p; p++) {
         if (p[1] == '~' && p[2]) { /* a range, written "a~z" */
             for (unsigned c = p[0]; c <= p[2]; c++) {

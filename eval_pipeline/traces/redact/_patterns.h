@@ -22,6 +22,7 @@ static CharClass card_edge_class, alnum_class, email_behind_class, local_class, 
 static void build_patterns(void)
 {
     CharClass d = class_of("0~9", 0), none = class_of("", 0);
+    d.digit = 1; /* \d: every Unicode decimal digit, as in ``re`` */
     CharClass w = class_of("A~Za~z0~9_", 1);
     CharClass email_behind = class_of("A~Za~z0~9_.%+-", 1);
     CharClass card_edge = class_of("A~Za~z0~9_-", 1);
@@ -83,6 +84,7 @@ static void build_patterns(void)
                 repeat(chars(sep), 0, 1), repeat(one(d), 3, 6))),
         lookaround(N_NOT_AHEAD, w, none));
     starts[PHONE] = class_of("+(0~9", 0);
+    starts[PHONE].digit = 1;
     behind[PHONE] = plus_w;
 
     /* (?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w]) */
@@ -91,6 +93,7 @@ static void build_patterns(void)
         repeat(one(d), 1, 15), repeat(SEQ(repeat(chars(" ().-"), 1, 3), repeat(one(d), 1, 15)), 1, 7),
         lookaround(N_NOT_AHEAD, w, none));
     starts[GROUPED] = class_of("+(0~9", 0);
+    starts[GROUPED].digit = 1;
     behind[GROUPED] = grouped_behind;
 
     card_edge_class = card_edge;
@@ -119,7 +122,7 @@ static void build_patterns(void)
 
 
 #define HAS(cls, j) class_has(&(cls), text_at(text, (j)))
-#define DIGIT(j) ((j) < n && (c = text_at(text, (j))) >= '0' && c <= '9')
+#define DIGIT(j) ((j) < n && is_digit(c = text_at(text, (j))))
 
 /* (?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-]) */
 static Py_ssize_t match_card(const Text *text, Py_ssize_t i)
@@ -306,7 +309,7 @@ static int phone_may_start(const Text *text, Py_ssize_t i)
     }
     for (int j = 0; j < 12; j++) {
         c = text_at(text, i + j);
-        if (shape[j] == 'd' ? !(c >= '0' && c <= '9') : !class_has(&phone_sep_class, c)) {
+        if (shape[j] == 'd' ? !is_digit(c) : !class_has(&phone_sep_class, c)) {
             return 0;
         }
     }

@@ -8,9 +8,12 @@
  * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python,
  * as many per text as ``pii`` allows (``Grouped``).
  *
- * It returns None for a text holding decimal digits other than ASCII ones (Python's ``\d``
- * matches them; ``re`` then scans the text). ``detectors`` is a bit set of the detectors in
- * that order (bit 0: card).
+ * Python's ``\d`` matches every Unicode decimal digit (Arabic-Indic, fullwidth ...), and so
+ * do the matchers here. A match holding such digits is checked and tokenised in Python
+ * (``other(detector, match)``, the grouped ones by ``grouped``): what the checks make of them
+ * (Luhn on code points, ``int`` in mod 97, the UTF-8 of the value) stays Python's, and such
+ * matches are rare. Without ``other``, a text holding such digits gives None (``re`` scans
+ * it). ``detectors`` is a bit set of the detectors in that order (bit 0: card).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -74,16 +77,18 @@ typedef struct {
     CacheSlot *cache; /* allocated on the first token */
 } Scanner;
 
-/* 1 when ``text`` may be scanned here (no decimal digit beyond ASCII); sets the run flags. */
+/* Sets the run flags of ``text``; 1 when it holds a decimal digit beyond ASCII, else 0. */
 static int scannable(const Text *text, int *has_at, int *digit_run)
 {
+    int other = 0;
     /* The digit gate of ``pii._digit_run``: 7 digits, each 0-2 of " ().-" from the last. */
     int run = 0, gap = 0;
     *has_at = 0;
     *digit_run = 0;
     for (Py_ssize_t i = 0; i < text->length; i++) {
         Py_UCS4 ch = text_at(text, i);
-        if (ch >= '0' && ch <= '9') {
+        if (is_digit(ch)) {
+            other |= ch >= 128;
             run = (run > 0 && gap <= 2) ? run + 1 : 1;
             gap = 0;
             if (run >= 7) {
@@ -95,12 +100,10 @@ static int scannable(const Text *text, int *has_at, int *digit_run)
             run = 0;
             if (ch == '@') {
                 *has_at = 1;
-            } else if (ch >= 128 && Py_UNICODE_ISDECIMAL(ch)) {
-                return 0;
             }
         }
     }
-    return 1;
+    return other;
 }
 
 /* Appends every match of ``detectors`` (bit set) in ``text`` to ``found``, per detector. */
@@ -118,6 +121,7 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
             here = 0;
             block = 0;
             for (int p = 0; p < DETECTORS; p++) {
+                here |= (unsigned)class_has(&starts[p], ch) << p; /* \d: decimal digits */
                 block |= (unsigned)class_has(&behind[p], ch) << p;
             }
         }
@@ -142,6 +146,7 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
     return 0;
 }
 
+/* The match as bytes into ``out``; -1 when it holds a character beyond ASCII (a digit). */
 static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
 {
     Py_ssize_t size = match->end - match->start;
@@ -149,7 +154,11 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
         size = VALUE_MAX;
     }
     for (Py_ssize_t i = 0; i < size; i++) {
-        out[i] = (char)text_at(text, match->start + i); /* matches are ASCII */
+        Py_UCS4 ch = text_at(text, match->start + i);
+        if (ch >= 128) {
+            return -1;
+        }
+        out[i] = (char)ch;
     }
     return size;
 }
@@ -162,21 +171,17 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
 typedef struct {
     PyObject *callback, *checked;
     int lookups;
+    PyObject *other; /* ``other(detector, match)``: the token of a non-ASCII match, or NULL */
 } Grouped;
 
 static PyObject *grouped_name; /* "grouped": ``pii.Detector.gate`` of the grouped detector */
 
-/* The token object of a grouped candidate (new reference; Py_None: not a phone), or
- * Py_False when it is to be tokenised unchecked here, NULL on error. */
-static PyObject *grouped_token(Grouped *grouped, const char *match, Py_ssize_t size)
+/* The token object of a grouped candidate (borrowed; the result a new reference; Py_None: not
+ * a phone), or Py_False when it is to be tokenised unchecked, NULL on error. */
+static PyObject *grouped_token(Grouped *grouped, PyObject *candidate)
 {
-    PyObject *candidate = PyUnicode_FromStringAndSize(match, size);
-    if (candidate == NULL) {
-        return NULL;
-    }
     PyObject *key = PyTuple_Pack(2, grouped_name, candidate);
     if (key == NULL) {
-        Py_DECREF(candidate);
         return NULL;
     }
     PyObject *token = PyDict_GetItemWithError(grouped->checked, key);
@@ -196,7 +201,6 @@ static PyObject *grouped_token(Grouped *grouped, const char *match, Py_ssize_t s
         token = Py_False;
         Py_INCREF(token);
     }
-    Py_DECREF(candidate);
     return token;
 }
 
@@ -218,8 +222,8 @@ static Py_ssize_t unchecked_value(const char *match, Py_ssize_t size, char *out)
 
 /* The matches of one detector that overlap no claimed one and pass its check, merged into
  * ``taken`` (sorted, disjoint). */
-static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found, int p,
-                 Grouped *grouped)
+static int claim(Scanner *self, PyObject *source, const Text *text, Matches *taken,
+                 Matches *found, int p, Grouped *grouped)
 {
     Matches out = {NULL, 0, 0};
     Py_ssize_t index = 0;
@@ -237,8 +241,41 @@ static int claim(Scanner *self, const Text *text, Matches *taken, Matches *found
         }
         Py_ssize_t size = ascii_of(text, &match, match_text);
         Check check = CHECKS[p];
-        if (p == GROUPED) {
-            PyObject *token = grouped_token(grouped, match_text, size);
+        if (size < 0) { /* non-ASCII digits: checked and tokenised in Python */
+            PyObject *candidate = PyUnicode_Substring(source, match.start, match.end);
+            if (candidate == NULL) {
+                goto fail;
+            }
+            PyObject *token;
+            if (p == GROUPED) { /* once the look-ups are spent, Python tokenises unchecked */
+                token = grouped_token(grouped, candidate);
+                if (token == Py_False) {
+                    Py_DECREF(token);
+                    token = PyObject_CallOneArg(grouped->callback, candidate);
+                }
+            } else {
+                token = PyObject_CallFunction(grouped->other, "iO", p, candidate);
+            }
+            Py_DECREF(candidate);
+            if (token != NULL && token != Py_None && !PyUnicode_Check(token)) {
+                Py_CLEAR(token);
+                PyErr_SetString(PyExc_TypeError, "a token callback must return a str or None");
+            }
+            if (token == NULL) {
+                goto fail;
+            }
+            if (token == Py_None) {
+                Py_DECREF(token);
+                continue;
+            }
+            match.object = token;
+        } else if (p == GROUPED) {
+            PyObject *candidate = PyUnicode_FromStringAndSize(match_text, size);
+            if (candidate == NULL) {
+                goto fail;
+            }
+            PyObject *token = grouped_token(grouped, candidate);
+            Py_DECREF(candidate);
             if (token == NULL) {
                 goto fail;
             }
@@ -300,8 +337,10 @@ fail:
     return -1;
 }
 
-/* ``text`` with the claimed matches replaced, and the tuple of their kinds. */
-static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *taken)
+/* ``text`` with the claimed matches replaced, and the tuple of their kinds. ``exact``: find
+ * the widest character kept (a replaced match may have held the text's widest, a digit; a str
+ * must be built at its narrowest kind, or it compares unequal to the same characters). */
+static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *taken, int exact)
 {
     Py_ssize_t length = text->length;
     for (Py_ssize_t i = 0; i < taken->count; i++) {
@@ -311,6 +350,18 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
         length += token_size - (m->end - m->start);
     }
     Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(source);
+    if (exact) {
+        maxchar = 127;
+        Py_ssize_t from = 0;
+        for (Py_ssize_t i = 0; i <= taken->count; i++) {
+            Py_ssize_t to = i < taken->count ? taken->items[i].start : text->length;
+            for (Py_ssize_t j = from; j < to; j++) {
+                Py_UCS4 ch = text_at(text, j);
+                maxchar = ch > maxchar ? ch : maxchar;
+            }
+            from = i < taken->count ? taken->items[i].end : from;
+        }
+    }
     for (Py_ssize_t i = 0; i < taken->count; i++) {
         if (taken->items[i].object) {
             Py_UCS4 token_max = PyUnicode_MAX_CHAR_VALUE(taken->items[i].object);
@@ -378,14 +429,16 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
     PyObject *source;
     unsigned int detectors;
     Grouped grouped;
-    if (!PyArg_ParseTuple(args, "UIOO!i:redact", &source, &detectors, &grouped.callback,
-                          &PyDict_Type, &grouped.checked, &grouped.lookups)) {
+    grouped.other = NULL;
+    if (!PyArg_ParseTuple(args, "UIOO!i|O:redact", &source, &detectors, &grouped.callback,
+                          &PyDict_Type, &grouped.checked, &grouped.lookups, &grouped.other)) {
         return NULL;
     }
     Text text = {PyUnicode_KIND(source), PyUnicode_DATA(source), PyUnicode_GET_LENGTH(source)};
     int has_at, digit_run;
-    if (!scannable(&text, &has_at, &digit_run)) {
-        Py_RETURN_NONE;
+    int other_digits = scannable(&text, &has_at, &digit_run);
+    if (other_digits && grouped.other == NULL) {
+        Py_RETURN_NONE; /* no way to check a match of other digits: ``re`` scans the text */
     }
     /* As ``_redact``: email only where there is an "@", the others only near 7 digits. */
     detectors &= (has_at ? 1u << EMAIL : 0u) | (digit_run ? ~(1u << EMAIL) : 0u);
@@ -397,7 +450,7 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
         goto done;
     }
     for (int p = 0; p < DETECTORS; p++) {
-        if (found[p].count && claim(self, &text, &taken, &found[p], p, &grouped) < 0) {
+        if (found[p].count && claim(self, source, &text, &taken, &found[p], p, &grouped) < 0) {
             goto done;
         }
     }
@@ -406,7 +459,7 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
         result = none ? PyTuple_Pack(2, source, none) : NULL;
         Py_XDECREF(none);
     } else {
-        result = rebuilt(source, &text, &taken);
+        result = rebuilt(source, &text, &taken, other_digits);
     }
 done:
     for (int p = 0; p < DETECTORS; p++) {

@@ -13,14 +13,18 @@ class Scanner:
         grouped: Callable[[str], str | None],
         checked: dict[tuple[str, str], str | None],
         lookups: int,
+        other: Callable[[int, str], str | None] | None = None,
     ) -> tuple[str, tuple[str, ...]] | None:
         """``text`` redacted and the kinds replaced; None: scan it with ``re``.
 
         ``grouped``: the token of a grouped phone candidate (a ``phonenumbers`` look-up),
-        called while ``lookups`` last for candidates not in ``checked``.
+        called while ``lookups`` last for candidates not in ``checked`` (and, for a candidate
+        holding non-ASCII digits, after them too). ``other(detector, match)``: the token of a
+        match of another detector holding non-ASCII digits; without it, a text holding such
+        digits gives None.
         """
 
-def find(text: str, detector: int) -> list[tuple[int, int, str]]:
+def find(text: str, detector: int, generic: bool = False) -> list[tuple[int, int, str]]:
     """One detector's matches, as its pattern's ``finditer`` gives them (for tests)."""
 
 def has_escape(text: str) -> bool:

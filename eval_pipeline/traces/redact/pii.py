@@ -15,9 +15,10 @@ value cannot be recovered, nor guessed by trying values, without the key. Token 
 version-2 ones).
 
 The scan itself (``Tokeniser._redact``) runs in C when the extension is built (``_scanner.c``:
-one pass, the same matches, checks and tokens, 10-30 ms per dense 1 MB instead of 200-500);
-the Python scan below stays the fallback (texts holding non-ASCII decimal digits, a build
-without the extension, custom detectors) and the reference the tests hold the C one to.
+one pass, the same matches, checks and tokens, 10-30 ms per dense 1 MB instead of 200-500;
+a match holding non-ASCII decimal digits, digits to ``re`` too, is checked here, in Python);
+the Python scan below stays the fallback (a build without the extension, custom detectors)
+and the reference the tests hold the C one to.
 """
 
 import base64
@@ -383,11 +384,24 @@ class Tokeniser:
         assert self._grouped is not None  # called only when the detector runs
         return self._token_of_match(self._grouped, match)
 
+    def _native_token(self, index: int, match: str) -> str | None:
+        """The token of a match holding non-ASCII digits the C scan found (by detector index).
+
+        Checked here: the checks' arithmetic on such digits (``luhn_ok`` on code points,
+        ``int`` in ``iban_ok``) and the value's UTF-8 stay Python's own.
+        """
+        return self._token_of_match(_NATIVE_ORDER[index], match)
+
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         if self._native is not None:
             self._lookups_left = phones.LOOKUPS_PER_TEXT
             found = self._native.redact(
-                text, self._native_bits, self._grouped_token, self._checked, self._lookups_left
+                text,
+                self._native_bits,
+                self._grouped_token,
+                self._checked,
+                self._lookups_left,
+                self._native_token,
             )
             if found is not None:
                 return found

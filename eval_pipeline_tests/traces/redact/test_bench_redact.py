@@ -16,7 +16,7 @@ from eval_pipeline.benchmarks.redact import SIZE, run, shapes
 from eval_pipeline.cli import cli
 
 _CLEAN = ("percent", "at", "digits", "a", "a_at", "clean_prose", "base64")
-_DENSE = ("emails", "cards", "phones", "ibans", "ssns", "dense_pii_prose")
+_DENSE = ("emails", "cards", "phones", "ibans", "ssns", "dense_pii_prose", "dense_pii_other_digit")
 _ESCAPED = ("emails_percent_escaped", "emails_unicode_escaped")
 
 

@@ -5,8 +5,9 @@ the hand-written matchers and with the backtracking one, on texts over small alp
 the patterns' edges are dense. Per text: ``Tokeniser`` with the C scan gives what it gives
 with the Python scan (``native=False``), under every policy's detectors, with the tokeniser's
 caches and phone look-up budget carried across texts. Texts mix personal-data fragments,
-percent- and backslash-u escapes, base64, non-ASCII letters and digits (which send a text
-back to ``re``). The seeded 100,000-text run is marked ``slow``.
+percent- and backslash-u escapes, base64, non-ASCII letters, and decimal digits of other
+scripts put into every kind of personal data (digits to Python's ``re``, and to the C scan,
+which has Python check the matches holding them). The seeded 100,000-text run is marked ``slow``.
 """
 
 import base64
@@ -23,6 +24,24 @@ from eval_pipeline_tests.traces.redact import redact_corpus
 KEY = b"native-scanner-test-key"
 _PATTERNS = (pii._CARD, pii._IBAN, pii._EMAIL, pii._SSN, pii._PHONE, phones.GROUPED)
 """The Python pattern of each C detector, by its index (``_scanner.c``: CARD = 0)."""
+_SCRIPTS = tuple(
+    "".join(chr(zero + value) for value in range(10))
+    for zero in (0x660, 0x6F0, 0x966, 0x9E6, 0xFF10, 0x1D7CE, 0x1D7F6)
+)
+"""Decimal digits 0-9 of other scripts: Arabic-Indic, Persian, Devanagari, Bengali, fullwidth,
+mathematical bold and monospace (astral: a 4-byte str)."""
+_OTHER_DIGITS = "".join(_SCRIPTS)
+
+
+def _localised(text: str, rng: random.Random) -> str:
+    """``text`` with some ASCII digits written in other scripts (each its own value)."""
+    scripts = rng.sample(_SCRIPTS, rng.randint(1, 2))
+    share = rng.choice((0.05, 0.3, 1.0))
+    return "".join(
+        rng.choice(scripts)[int(c)] if "0" <= c <= "9" and rng.random() < share else c for c in text
+    )
+
+
 _POLICIES = (tuple(DETECTORS), ("email", "phone"), ("credit_card", "ssn"), ("iban",), ("phone",))
 _PIECES = (
     "ann@example.com",
@@ -62,6 +81,8 @@ _EDGY = "0123456789 .-()+@%_aZ"
 _TEXTS = st.lists(
     st.one_of(
         st.sampled_from(_PIECES),
+        st.builds(_localised, st.sampled_from(_PIECES), st.randoms(use_true_random=False)),
+        st.text(alphabet="0123456789" + _OTHER_DIGITS[::7], min_size=1, max_size=24),
         st.text(alphabet="0123456789", min_size=1, max_size=24),
         st.text(alphabet=_EDGY, max_size=16),
         st.text(
@@ -81,7 +102,21 @@ def _python_finds(index: int, text: str) -> list[tuple[int, int, str]]:
 
 @_SETTINGS
 @given(
-    st.sampled_from(("0123456789 -", "01 .-()+", "+01 (.)-_a", "a.@-%_Z0", "aG0 b1é")), st.data()
+    st.sampled_from(
+        (
+            "0123456789 -",
+            "01 .-()+",
+            "+01 (.)-_a",
+            "a.@-%_Z0",
+            "aG0 b1é",
+            "01٣ -",
+            "0١ .-()+४",
+            "+0１ (.)-_a",
+            "aG0٣ b1\U0001d7cf",
+            "1٢३４৫\U0001d7d3 -.",
+        )
+    ),
+    st.data(),
 )
 def test_each_matcher_finds_what_finditer_finds(alphabet: str, data: st.DataObject) -> None:
     text = data.draw(st.text(alphabet=alphabet, max_size=300))
@@ -124,13 +159,34 @@ def test_long_dense_texts_and_the_phone_budget() -> None:
         assert native.redact(variant) == python.redact(variant)
 
 
-def test_other_decimal_digits_are_left_to_re() -> None:
+def test_other_decimal_digits_are_left_to_re_without_a_checker() -> None:
     scanner = _scanner.Scanner(KEY)
     assert scanner.redact("card ٣ 4111 1111 1111 1111", 63, lambda _: None, {}, 16) is None
+    # With one, a match holding such digits is handed to it; the others are tokenised in C.
+    text = "card ٣ 4111 1111 1111 1111, 4111 1111 1111 1111"
+    found = scanner.redact(text, 63, lambda _: None, {}, 16, lambda i, m: f"<{i}:{m}>")
+    assert found is not None and found[1] == ("CARD", "CARD")
+    assert found[0].startswith("card <0:٣ 4111 1111 1111 1111>, [CARD:")
+
+
+@pytest.mark.parametrize("script", _SCRIPTS)
+def test_every_kind_with_other_digits_redacts_as_the_python_scan(script: str) -> None:
     native, python = _both(tuple(DETECTORS))
-    assert native.redact("card ٣ 4111 1111 1111 1111") == python.redact(
-        "card ٣ 4111 1111 1111 1111"
-    )
+    rng = random.Random(script)
+    found = 0
+    for piece in _PIECES:
+        whole = "".join(script[int(c)] if "0" <= c <= "9" else c for c in piece)
+        for variant in (
+            whole,
+            piece[:-1] + whole[-1],
+            whole[:2] + piece[2:],
+            whole[:4] + piece[4:],
+        ):
+            for text in (variant, f"see {variant}, é", f"{variant} {_localised(piece, rng)}"):
+                result = native.redact(text)
+                assert result == python.redact(text), repr(text)
+                found += len(result[1])
+    assert found > 40  # each kind is matched in other scripts, not only left alone
 
 
 def _equal_on(seed: int, count: int) -> None:
@@ -139,8 +195,12 @@ def _equal_on(seed: int, count: int) -> None:
     for index in range(count):
         if rng.random() < 0.5:
             text = redact_corpus.text(rng)
+            if rng.random() < 0.3:
+                text = _localised(text, rng)
         else:
-            alphabet = rng.choice((_EDGY, "0123456789 -", "01 .-()+", "a.@-%_Z0é"))
+            alphabet = rng.choice(
+                (_EDGY, "0123456789 -", "01 .-()+", "a.@-%_Z0é", "0١2३4５ .-()+", _EDGY + "٣７")
+            )
             text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120)))
         native, python = tokenisers[index % len(tokenisers)]
         assert native.redact(text) == python.redact(text), repr(text)
