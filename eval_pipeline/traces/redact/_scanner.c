@@ -167,7 +167,8 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
  * in ``checked`` (``("grouped", match)`` -> token or None) has its answer there; while
  * ``lookups`` last, ``callback(match)`` looks it up (``phonenumbers``, in Python, which also
  * counts the look-up and records it in ``checked``); once they are spent, a candidate of 7-15
- * digits is tokenised unchecked, here. */
+ * digits is tokenised unchecked, here. ``other`` rides along: the Python check of the other
+ * detectors' matches that hold non-ASCII digits. */
 typedef struct {
     PyObject *callback, *checked;
     int lookups;
