@@ -390,7 +390,11 @@ class Tokeniser:
         Checked here: the checks' arithmetic on such digits (``luhn_ok`` on code points,
         ``int`` in ``iban_ok``) and the value's UTF-8 stay Python's own.
         """
-        return self._token_of_match(_NATIVE_ORDER[index], match)
+        detector = _NATIVE_ORDER[index]
+        memo = self._memo[detector.gate]
+        if len(memo) >= 65536:  # bounded as in ``_redact`` (the C path never runs that)
+            memo.clear()
+        return self._token_of_match(detector, match)
 
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
         if self._native is not None:

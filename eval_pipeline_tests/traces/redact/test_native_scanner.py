@@ -169,6 +169,14 @@ def test_other_decimal_digits_are_left_to_re_without_a_checker() -> None:
     assert found[0].startswith("card <0:٣ 4111 1111 1111 1111>, [CARD:")
 
 
+def test_the_checks_memo_stays_bounded_on_the_c_path() -> None:
+    native, python = _both(tuple(DETECTORS))
+    native._memo["card"].update((str(i), None) for i in range(65536))
+    text = "card ٤111 1111 1111 1111"
+    assert native.redact(text) == python.redact(text)
+    assert len(native._memo["card"]) == 1
+
+
 @pytest.mark.parametrize("script", _SCRIPTS)
 def test_every_kind_with_other_digits_redacts_as_the_python_scan(script: str) -> None:
     native, python = _both(tuple(DETECTORS))
