@@ -125,7 +125,7 @@ static void build_patterns(void)
 #define DIGIT(j) ((j) < n && is_digit(c = text_at(text, (j))))
 
 /* (?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-]) */
-static Py_ssize_t match_card(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_card(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[19], p = i + 1;
     Py_UCS4 c;
@@ -152,7 +152,7 @@ static Py_ssize_t match_card(const Text *text, Py_ssize_t i)
 }
 
 /* (?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9]) */
-static Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[31], p = i + 4;
     Py_UCS4 c;
@@ -180,7 +180,7 @@ static Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
 }
 
 /* (?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d) */
-static Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length;
     Py_UCS4 c;
@@ -201,7 +201,7 @@ static Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
     return e;
 }
 
-static Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from, Py_ssize_t most)
+INLINE Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from, Py_ssize_t most)
 {
     Py_ssize_t p = from, limit = from + most < text->length ? from + most : text->length;
     while (p < limit && class_has(cls, text_at(text, p))) {
@@ -214,7 +214,7 @@ static Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from
    \.[A-Za-z]{2,24}(?![A-Za-z0-9-]): each part is a whole run of its characters (a shorter
    one leaves a character of the run where the next part needs "@" or "."), so only the
    number of middle labels backtracks, from the most (8) down. */
-static Py_ssize_t match_email(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_email(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length;
     if (i > 0 && HAS(email_behind_class, i - 1)) {
@@ -255,7 +255,7 @@ static Py_ssize_t match_email(const Text *text, Py_ssize_t i)
 /* (?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w]): the leading "+" or "(" is
    taken when there (without it no digit starts there), and each run of digits or separators
    is taken whole (a shorter one leaves a digit where a separator is needed, or the reverse). */
-static Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[8], p = i;
     Py_UCS4 c;
@@ -293,7 +293,7 @@ static Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
 
 /* False when the phone pattern cannot match at ``i`` (``match_at`` decides the rest): a start
    on a digit other than "0", not "1" and a separator, is the NANP form "ddd ddd dddd". */
-static int phone_may_start(const Text *text, Py_ssize_t i)
+INLINE int phone_may_start(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length;
     Py_UCS4 c = text_at(text, i);
@@ -321,7 +321,7 @@ static int phone_may_start(const Text *text, Py_ssize_t i)
 
 static int hand_written = 1; /* 0: every pattern by ``match_at`` (``find(..., generic)``) */
 
-static Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
+INLINE Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
 {
     if (hand_written) {
         switch (p) {
@@ -342,7 +342,8 @@ static Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
             break;
         }
     }
-    return match_at(text, patterns[p], i, NULL);
+    Text copy = *text; /* ``text`` itself never escapes: its kind stays a known constant */
+    return match_at(&copy, patterns[p], i, NULL);
 }
 
 #endif

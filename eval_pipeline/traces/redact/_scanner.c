@@ -74,7 +74,7 @@ typedef struct {
 } Scanner;
 
 /* Sets the run flags of ``text``; 1 when it holds a decimal digit beyond ASCII, else 0. */
-static int scannable(const Text *text, int *has_at, int *digit_run)
+INLINE int scannable_in(const Text *text, int *has_at, int *digit_run)
 {
     int other = 0;
     /* The digit gate of ``pii._digit_run``: 7 digits, each 0-2 of " ().-" from the last. */
@@ -102,8 +102,13 @@ static int scannable(const Text *text, int *has_at, int *digit_run)
     return other;
 }
 
+static int scannable(const Text *text, int *has_at, int *digit_run)
+{
+    BY_KIND(text, known, return scannable_in(&known, has_at, digit_run));
+}
+
 /* Appends every match of ``detectors`` (bit set) in ``text`` to ``found``, per detector. */
-static int find_all(const Text *text, unsigned detectors, Matches *found)
+INLINE int find_all_in(const Text *text, unsigned detectors, Matches *found)
 {
     Py_ssize_t resume[DETECTORS] = {0};
     unsigned blocked = 0;
@@ -140,6 +145,11 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
         }
     }
     return 0;
+}
+
+static int find_all(const Text *text, unsigned detectors, Matches *found)
+{
+    BY_KIND(text, known, return find_all_in(&known, detectors, found));
 }
 
 /* The match as bytes into ``out``; -1 when it holds a character beyond ASCII (a digit). */
