@@ -11,6 +11,7 @@
 #define EVAL_PIPELINE_CHECKS_H
 
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define VALUE_MAX 700  /* longer than any match (the longest, an email, is 665) */
@@ -59,12 +60,18 @@ static Py_ssize_t iban_value(const char *match, Py_ssize_t size, char *out)
     if (n < 15 || n > 34) {
         return 0;
     }
-    int rest = 0;
+    /* Rearranged (the first four moved to the end), each letter as two digits; reduced mod 97
+     * only when the number nears 64 bits (two divisions per character, one by ``n``, were a
+     * sixth of a dense IBAN scan). */
+    uint64_t rest = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
-        int value = base36(out[(j + 4) % n]); /* rearranged: the first four moved to the end */
-        rest = (value >= 10 ? rest * 100 + value : rest * 10 + value) % 97;
+        int value = base36(out[j + 4 < n ? j + 4 : j + 4 - n]);
+        rest = value >= 10 ? rest * 100 + (uint64_t)value : rest * 10 + (uint64_t)value;
+        if (rest >= ((uint64_t)1 << 56)) {
+            rest %= 97;
+        }
     }
-    return rest == 1 ? n : 0;
+    return rest % 97 == 1 ? n : 0;
 }
 
 static Py_ssize_t email_value(const char *match, Py_ssize_t size, char *out)

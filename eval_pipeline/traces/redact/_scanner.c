@@ -263,6 +263,29 @@ static int hold_object(Match *match, PyObject *objects, PyObject *token)
     return 0;
 }
 
+/* A checked value whose token is still to be looked up, at ``index`` of the kept matches:
+ * ``claim`` looks it up once the next value's slot is on its way (``cache_prefetch``). */
+typedef struct {
+    Py_ssize_t index, length;
+    uint32_t hash;
+    char *value;
+} Pending;
+
+static int settle(Scanner *self, Matches *mine, int p, Pending *pending)
+{
+    if (pending->index < 0) {
+        return 0;
+    }
+    Py_ssize_t entry = cache_entry(&self->cache, &self->keyed, p, KINDS[p], pending->value,
+                                   pending->length, pending->hash);
+    if (entry < 0) {
+        return -1;
+    }
+    mine->items[pending->index].token = (uint32_t)entry;
+    pending->index = -1;
+    return 0;
+}
+
 /* Keeps in ``found[p]`` (in place) the matches of detector ``p`` that overlap no match
  * claimed before and pass its check, each with its token (in priority order: the detectors
  * before ``p`` are claimed already). */
@@ -271,7 +294,8 @@ static int claim(Scanner *self, PyObject *source, const Text *text, Matches *fou
 {
     Py_ssize_t cursor[DETECTORS] = {0}, kept = 0;
     Matches *mine = &found[p];
-    char match_text[VALUE_MAX], value[VALUE_MAX];
+    char match_text[VALUE_MAX], values[2][VALUE_MAX], *value = values[0];
+    Pending pending = {-1, 0, 0, NULL};
     for (Py_ssize_t j = 0; j < mine->count; j++) {
         Match match = mine->items[j];
         if (overlaps_claimed(found, p, cursor, &match)) {
@@ -341,18 +365,24 @@ static int claim(Scanner *self, PyObject *source, const Text *text, Matches *fou
             if (length == 0) {
                 continue;
             }
-            Py_ssize_t entry = cache_entry(&self->cache, &self->keyed, p, KINDS[p], value, length);
-            if (entry < 0) {
+            uint32_t hash = cache_hash(p, value, length);
+            cache_prefetch(&self->cache, hash);
+            if (settle(self, mine, p, &pending) < 0) {
                 goto fail;
             }
-            match.token = (uint32_t)entry;
+            pending = (Pending){kept, length, hash, value};
+            value = value == values[0] ? values[1] : values[0];
         }
         mine->items[kept++] = match; /* kept <= j: the matches not yet read stay intact */
+    }
+    if (settle(self, mine, p, &pending) < 0) {
+        goto fail;
     }
     mine->count = kept;
     return 0;
 fail:
-    mine->count = kept;
+    /* the pending match, if any, has no token yet: the kept ones before it only */
+    mine->count = pending.index >= 0 ? pending.index : kept;
     return -1;
 }
 

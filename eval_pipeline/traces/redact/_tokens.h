@@ -146,7 +146,7 @@ static void cache_trim(TokenCache *cache)
 }
 
 /* A word-at-a-time hash (the values are short; FNV's byte loop cost more than the probe). */
-static uint32_t value_hash(int detector, const char *value, Py_ssize_t size)
+static uint32_t cache_hash(int detector, const char *value, Py_ssize_t size)
 {
     uint64_t hash = 0x9E3779B97F4A7C15u * (uint64_t)(detector + 1) ^ (uint64_t)size;
     Py_ssize_t i = 0;
@@ -192,14 +192,25 @@ static int cache_grow(TokenCache *cache)
     return 0;
 }
 
-/* The offset of the entry of ``value`` (its token made and added when new); -1 on error. */
+/* Starts loading the slot of ``hash``: in a large table the probe is a cache miss (40-50 ns,
+ * against 150-200 ns for the hash it may save), so the scan asks for the next value's slot
+ * before it probes for the current one (``claim``). */
+static inline void cache_prefetch(const TokenCache *cache, uint32_t hash)
+{
+    if (cache->slots != NULL) {
+        __builtin_prefetch(&cache->slots[hash & cache->mask]);
+    }
+}
+
+/* The offset of the entry of ``value`` (``hash``: its ``cache_hash``), its token made and
+ * added when new; -1 on error. */
 static Py_ssize_t cache_entry(TokenCache *cache, const Keyed *keyed, int detector,
-                              const char *kind, const char *value, Py_ssize_t size)
+                              const char *kind, const char *value, Py_ssize_t size,
+                              uint32_t hash)
 {
     if ((cache->used + 1) * 2 > cache->mask + 1 && cache_grow(cache) < 0) {
         return -1;
     }
-    uint32_t hash = value_hash(detector, value, size);
     size_t at = hash & cache->mask;
     for (; cache->slots[at].entry; at = (at + 1) & cache->mask) {
         if (cache->slots[at].hash != hash) {
