@@ -153,7 +153,7 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
 }
 
 /* The match as bytes into ``out``; -1 when it holds a character beyond ASCII (a digit). */
-static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
+INLINE Py_ssize_t ascii_of_in(const Text *text, const Match *match, char *out)
 {
     Py_ssize_t size = match->length;
     if (size > VALUE_MAX) { /* no pattern matches this much (665 at most): never taken */
@@ -167,6 +167,11 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
         out[i] = (char)ch;
     }
     return size;
+}
+
+static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
+{
+    BY_KIND(text, known, return ascii_of_in(&known, match, out));
 }
 
 /* How grouped phone candidates are decided (``pii.Tokeniser._token_of_match``): a candidate
