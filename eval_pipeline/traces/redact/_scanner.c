@@ -5,7 +5,7 @@
  * pattern matched as ``re.finditer`` matches it), claimed in the same priority order
  * (card, IBAN, email, SSN, phone, grouped phone; a match overlapping one claimed before is
  * dropped), checked and normalised as ``pii`` does (``_checks.h``), and tokenised with the
- * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python,
+ * same keyed hash (``_tokens.h``, which also caches the tokens by value). The grouped phone candidates are validated by ``phonenumbers`` in Python,
  * as many per text as ``pii`` allows (``Grouped``).
  *
  * Python's ``\d`` matches every Unicode decimal digit (Arabic-Indic, fullwidth ...), and so

@@ -15,7 +15,7 @@ value cannot be recovered, nor guessed by trying values, without the key. Token 
 version-2 ones).
 
 The scan itself (``Tokeniser._redact``) runs in C when the extension is built (``_scanner.c``:
-one pass, the same matches, checks and tokens, 10-30 ms per dense 1 MB instead of 200-500;
+one pass, the same matches, checks and tokens, 10-20 ms per dense 1 MB instead of 200-500;
 a match holding non-ASCII decimal digits, digits to ``re`` too, is checked here, in Python);
 the Python scan below stays the fallback (a build without the extension, custom detectors)
 and the reference the tests hold the C one to.
