@@ -27,6 +27,7 @@
 
 static const char *const KINDS[DETECTORS] = {"CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE"};
 static PyObject *kind_names[DETECTORS];
+static size_t kind_lengths[DETECTORS]; /* strlen of each kind, once */
 
 typedef Py_ssize_t (*Check)(const char *match, Py_ssize_t size, char *out);
 static const Check CHECKS[DETECTORS] = {
@@ -411,7 +412,7 @@ static Py_ssize_t token_length(const Match *m, int p, PyObject *objects)
     if (m->token & OBJECT_TOKEN) {
         return PyUnicode_GET_LENGTH(PyList_GET_ITEM(objects, m->token & ~OBJECT_TOKEN));
     }
-    return (Py_ssize_t)strlen(KINDS[p]) + 3 + TOKEN_HEX;
+    return (Py_ssize_t)kind_lengths[p] + 3 + TOKEN_HEX;
 }
 
 /* ``text`` with the claimed matches replaced, and the tuple of their kinds. ``exact``: find
@@ -472,19 +473,14 @@ static PyObject *rebuilt(Scanner *self, PyObject *source, const Text *text,
             PyUnicode_CopyCharacters(out, at, object, 0, size);
             at += size;
         } else {
-            static const char hex[] = "0123456789abcdef";
-            const unsigned char *digest = self->cache.arena + m->token + ENTRY_DIGEST;
-            char token[64];
+            char token[64]; /* "[KIND:<hex>]", the hex digits from the cache entry */
             int size = 0;
             token[size++] = '[';
-            for (const char *k = KINDS[p]; *k; k++) {
-                token[size++] = *k;
-            }
+            memcpy(token + size, KINDS[p], kind_lengths[p]);
+            size += (int)kind_lengths[p];
             token[size++] = ':';
-            for (int b = 0; b < DIGEST_SIZE; b++) {
-                token[size++] = hex[digest[b] >> 4];
-                token[size++] = hex[digest[b] & 15];
-            }
+            memcpy(token + size, self->cache.arena + m->token + ENTRY_HEX, TOKEN_HEX);
+            size += TOKEN_HEX;
             token[size++] = ']';
             if (kind == PyUnicode_1BYTE_KIND) {
                 memcpy((Py_UCS1 *)data + at, token, (size_t)size);
@@ -671,6 +667,7 @@ PyMODINIT_FUNC PyInit__scanner(void)
         if (kind_names[p] == NULL && (kind_names[p] = PyUnicode_InternFromString(KINDS[p])) == NULL) {
             return NULL;
         }
+        kind_lengths[p] = strlen(KINDS[p]);
     }
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) {

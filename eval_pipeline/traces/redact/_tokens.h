@@ -108,11 +108,12 @@ static void digest_of(const Keyed *keyed, const char *kind, const char *value, P
  * cost a page fault per 4 KB and a cache miss per look-up even on a few thousand values.
  * A hash is kept in its slot, so a probe reads the arena only on a likely hit.
  *
- * An entry: the detector (1 byte), the value's size (2), its digest (``DIGEST_SIZE``), the
- * value. Entries are referred to by offset, which stays valid while the arena grows; the
- * cache is emptied only between scans (``cache_trim``), never during one. */
-#define ENTRY_DIGEST 3
-#define ENTRY_VALUE (ENTRY_DIGEST + DIGEST_SIZE)
+ * An entry: the detector (1 byte), the value's size (2), its token's hex digits (``TOKEN_HEX``:
+ * written once per value, not per match, which dense texts repeat), the value. Entries are
+ * referred to by offset, which stays valid while the arena grows; the cache is emptied only
+ * between scans (``cache_trim``), never during one. */
+#define ENTRY_HEX 3
+#define ENTRY_VALUE (ENTRY_HEX + TOKEN_HEX)
 #define CACHE_KEEP ((size_t)2 << 20) /* arena bytes kept from one scan to the next */
 #define ARENA_MAX ((size_t)INT32_MAX) /* offsets fit 31 bits (``Match.token``) */
 
@@ -247,7 +248,13 @@ static Py_ssize_t cache_entry(TokenCache *cache, const Keyed *keyed, int detecto
     entry[1] = (unsigned char)(size & 255);
     entry[2] = (unsigned char)(size >> 8);
     memcpy(entry + ENTRY_VALUE, value, (size_t)size);
-    digest_of(keyed, kind, value, size, entry + ENTRY_DIGEST);
+    static const char hex[] = "0123456789abcdef";
+    unsigned char digest[DIGEST_SIZE];
+    digest_of(keyed, kind, value, size, digest);
+    for (int b = 0; b < DIGEST_SIZE; b++) {
+        entry[ENTRY_HEX + 2 * b] = (unsigned char)hex[digest[b] >> 4];
+        entry[ENTRY_HEX + 2 * b + 1] = (unsigned char)hex[digest[b] & 15];
+    }
     cache->size = need;
     cache->slots[at].hash = hash;
     cache->slots[at].entry = (uint32_t)(offset + 1);
