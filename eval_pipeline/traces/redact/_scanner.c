@@ -553,9 +553,6 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
     /* As ``_redact``: email only where there is an "@", the others only near 7 digits. */
     detectors &= (has_at ? 1u << EMAIL : 0u) | (digit_run ? ~(1u << EMAIL) : 0u);
     detectors &= (1u << DETECTORS) - 1;
-    if (self->scanning == 0) {
-        cache_trim(&self->cache); /* between scans only: a scan's matches refer to entries */
-    }
     self->scanning++;
     Matches found[DETECTORS] = {{NULL, 0, 0}};
     PyObject *result = NULL, *objects = PyList_New(0);
@@ -581,7 +578,9 @@ done:
         PyMem_Free(found[p].items);
     }
     Py_XDECREF(objects);
-    self->scanning--;
+    if (--self->scanning == 0) {
+        cache_trim(&self->cache); /* after the scan: its matches referred to entries */
+    }
     return result;
 }
 

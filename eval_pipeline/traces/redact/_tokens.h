@@ -137,8 +137,8 @@ static void cache_free(TokenCache *cache)
     memset(cache, 0, sizeof *cache);
 }
 
-/* Empties the cache when the last scan left it above ``CACHE_KEEP``: what a scanner keeps
- * between texts stays bounded (a long text's values are dropped before the next text). */
+/* Empties the cache when a scan leaves it above ``CACHE_KEEP``: what a scanner keeps
+ * between texts stays bounded (a long text's values are dropped once it is redacted). */
 static void cache_trim(TokenCache *cache)
 {
     if (cache->size > CACHE_KEEP) {
