@@ -445,6 +445,20 @@ static Py_ssize_t token_length(const Match *m, int p, PyObject *objects)
     return (Py_ssize_t)kind_lengths[p] + 3 + TOKEN_HEX;
 }
 
+/* ``size`` characters of ``source`` from ``from`` into ``out`` at ``at``: a memcpy when both
+ * are 1-byte strings (``PyUnicode_CopyCharacters``' checks cost as much as the copy of the
+ * short gaps between dense matches). */
+static void copy_text(PyObject *out, Py_ssize_t at, PyObject *source, Py_ssize_t from,
+                      Py_ssize_t size)
+{
+    if (PyUnicode_KIND(out) == PyUnicode_1BYTE_KIND
+        && PyUnicode_KIND(source) == PyUnicode_1BYTE_KIND) {
+        memcpy(PyUnicode_1BYTE_DATA(out) + at, PyUnicode_1BYTE_DATA(source) + from, (size_t)size);
+    } else {
+        PyUnicode_CopyCharacters(out, at, source, from, size);
+    }
+}
+
 /* ``text`` with the claimed matches replaced, and the tuple of their kinds. ``exact``: find
  * the widest character kept (a replaced match may have held the text's widest, a digit; a str
  * must be built at its narrowest kind, or it compares unequal to the same characters). */
@@ -494,13 +508,13 @@ static PyObject *rebuilt(Scanner *self, PyObject *source, const Text *text,
         int p = next_claimed(found, cursor);
         const Match *m = &found[p].items[cursor[p]++];
         if (m->start > last) {
-            PyUnicode_CopyCharacters(out, at, source, last, m->start - last);
+            copy_text(out, at, source, last, m->start - last);
             at += m->start - last;
         }
         if (m->token & OBJECT_TOKEN) {
             PyObject *object = PyList_GET_ITEM(objects, m->token & ~OBJECT_TOKEN);
             Py_ssize_t size = PyUnicode_GET_LENGTH(object);
-            PyUnicode_CopyCharacters(out, at, object, 0, size);
+            copy_text(out, at, object, 0, size);
             at += size;
         } else {
             char token[64]; /* "[KIND:<hex>]", the hex digits from the cache entry */
@@ -526,7 +540,7 @@ static PyObject *rebuilt(Scanner *self, PyObject *source, const Text *text,
         PyTuple_SET_ITEM(kinds, i, kind_names[p]);
     }
     if (length > at) {
-        PyUnicode_CopyCharacters(out, at, source, last, length - at);
+        copy_text(out, at, source, last, length - at);
     }
     PyObject *result = PyTuple_Pack(2, out, kinds);
     Py_DECREF(out);
