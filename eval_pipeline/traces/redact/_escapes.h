@@ -171,9 +171,14 @@ static PyObject *unescaped(PyObject *module, PyObject *source)
         return NULL;
     }
     Py_INCREF(source);
-    PyObject *backslash = PyUnicode_FromString("\\u");
-    int has = backslash == NULL ? -1 : PyUnicode_Contains(source, backslash);
-    Py_XDECREF(backslash);
+    /* A backslash first: the two-character search walks some texts (digits) 200 times
+     * slower than the one-character one (see ``pii._has_backslash_u``). */
+    int has = 0;
+    if (PyUnicode_FindChar(source, '\\', 0, PyUnicode_GET_LENGTH(source), 1) >= 0) {
+        PyObject *backslash = PyUnicode_FromString("\\u");
+        has = backslash == NULL ? -1 : PyUnicode_Contains(source, backslash);
+        Py_XDECREF(backslash);
+    }
     if (has < 0) {
         Py_DECREF(source);
         return NULL;

@@ -7,6 +7,7 @@
 #define EVAL_PIPELINE_PATTERNS_H
 
 #include "_matchers.h"
+#include "_phone.h"
 
 enum { CARD, IBAN, EMAIL, SSN, PHONE, GROUPED, DETECTORS };
 
@@ -16,7 +17,7 @@ static CharClass behind[DETECTORS];  /* a character before a match that rules it
 static unsigned char start_bits[256], block_bits[256]; /* the two above per Latin-1 char */
 
 static CharClass card_edge_class, alnum_class, email_behind_class, local_class, host_class,
-    alpha_class, grouped_behind_class, digit_class, group_sep_class, word_class, phone_sep_class;
+    alpha_class, grouped_behind_class, digit_class, group_sep_class, word_class;
 /* the hand-written matchers' classes */
 
 static void build_patterns(void)
@@ -106,7 +107,6 @@ static void build_patterns(void)
     digit_class = d;
     group_sep_class = class_of(" ().-", 0);
     word_class = w;
-    phone_sep_class = class_of(sep, 0);
     for (int c = 0; c < 256; c++) {
         for (int p = 0; p < DETECTORS; p++) {
             start_bits[c] |= (unsigned char)(class_has(&starts[p], (Py_UCS4)c) << p);
@@ -118,14 +118,15 @@ static void build_patterns(void)
 /* Hand-written matchers for the four patterns whose repetitions never need to backtrack
  * inside an iteration (each iteration's choice is forced by the next character): the same
  * result as ``match_at`` on their patterns, found without recursion (the fuzz tests check
- * both against ``re``). Each returns the end of the match at ``i``, or -1. */
+ * both against ``re``). Each returns the end of the match at ``i``, or -1. (The phone
+ * pattern's search, which does backtrack, is written out in ``_phone.h``.) */
 
 
 #define HAS(cls, j) class_has(&(cls), text_at(text, (j)))
 #define DIGIT(j) ((j) < n && is_digit(c = text_at(text, (j))))
 
 /* (?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-]) */
-static Py_ssize_t match_card(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_card(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[19], p = i + 1;
     Py_UCS4 c;
@@ -152,7 +153,7 @@ static Py_ssize_t match_card(const Text *text, Py_ssize_t i)
 }
 
 /* (?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9]) */
-static Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[31], p = i + 4;
     Py_UCS4 c;
@@ -180,7 +181,7 @@ static Py_ssize_t match_iban(const Text *text, Py_ssize_t i)
 }
 
 /* (?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d) */
-static Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length;
     Py_UCS4 c;
@@ -201,7 +202,7 @@ static Py_ssize_t match_ssn(const Text *text, Py_ssize_t i)
     return e;
 }
 
-static Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from, Py_ssize_t most)
+INLINE Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from, Py_ssize_t most)
 {
     Py_ssize_t p = from, limit = from + most < text->length ? from + most : text->length;
     while (p < limit && class_has(cls, text_at(text, p))) {
@@ -214,7 +215,7 @@ static Py_ssize_t run_of(const Text *text, const CharClass *cls, Py_ssize_t from
    \.[A-Za-z]{2,24}(?![A-Za-z0-9-]): each part is a whole run of its characters (a shorter
    one leaves a character of the run where the next part needs "@" or "."), so only the
    number of middle labels backtracks, from the most (8) down. */
-static Py_ssize_t match_email(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_email(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length;
     if (i > 0 && HAS(email_behind_class, i - 1)) {
@@ -255,7 +256,7 @@ static Py_ssize_t match_email(const Text *text, Py_ssize_t i)
 /* (?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w]): the leading "+" or "(" is
    taken when there (without it no digit starts there), and each run of digits or separators
    is taken whole (a shorter one leaves a digit where a separator is needed, or the reverse). */
-static Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
+INLINE Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
 {
     Py_ssize_t n = text->length, ends[8], p = i;
     Py_UCS4 c;
@@ -291,37 +292,12 @@ static Py_ssize_t match_grouped(const Text *text, Py_ssize_t i)
     return -1;
 }
 
-/* False when the phone pattern cannot match at ``i`` (``match_at`` decides the rest): a start
-   on a digit other than "0", not "1" and a separator, is the NANP form "ddd ddd dddd". */
-static int phone_may_start(const Text *text, Py_ssize_t i)
-{
-    Py_ssize_t n = text->length;
-    Py_UCS4 c = text_at(text, i);
-    if (c == '+' || c == '(' || c == '0') {
-        return 1;
-    }
-    if (c == '1' && i + 1 < n && class_has(&phone_sep_class, text_at(text, i + 1))) {
-        return 1;
-    }
-    static const char shape[] = "ddd-ddd-dddd";
-    if (i + 12 > n) {
-        return 0;
-    }
-    for (int j = 0; j < 12; j++) {
-        c = text_at(text, i + j);
-        if (shape[j] == 'd' ? !is_digit(c) : !class_has(&phone_sep_class, c)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 #undef HAS
 #undef DIGIT
 
 static int hand_written = 1; /* 0: every pattern by ``match_at`` (``find(..., generic)``) */
 
-static Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
+INLINE Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
 {
     if (hand_written) {
         switch (p) {
@@ -336,13 +312,11 @@ static Py_ssize_t run_pattern(const Text *text, int p, Py_ssize_t i)
         case GROUPED:
             return match_grouped(text, i);
         case PHONE:
-            if (!phone_may_start(text, i)) {
-                return -1;
-            }
-            break;
+            return match_phone(text, i);
         }
     }
-    return match_at(text, patterns[p], i, NULL);
+    Text copy = *text; /* ``text`` itself never escapes: its kind stays a known constant */
+    return match_at(&copy, patterns[p], i, NULL);
 }
 
 #endif

@@ -5,7 +5,7 @@
  * pattern matched as ``re.finditer`` matches it), claimed in the same priority order
  * (card, IBAN, email, SSN, phone, grouped phone; a match overlapping one claimed before is
  * dropped), checked and normalised as ``pii`` does (``_checks.h``), and tokenised with the
- * same keyed hash. The grouped phone candidates are validated by ``phonenumbers`` in Python,
+ * same keyed hash (``_tokens.h``, which also caches the tokens by value). The grouped phone candidates are validated by ``phonenumbers`` in Python,
  * as many per text as ``pii`` allows (``Grouped``).
  *
  * Python's ``\d`` matches every Unicode decimal digit (Arabic-Indic, fullwidth ...), and so
@@ -23,29 +23,35 @@
 #include "_escapes.h"
 #include "_matchers.h"
 #include "_patterns.h"
+#include "_tokens.h"
 
 static const char *const KINDS[DETECTORS] = {"CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE"};
 static PyObject *kind_names[DETECTORS];
+static size_t kind_lengths[DETECTORS]; /* strlen of each kind, once */
 
 typedef Py_ssize_t (*Check)(const char *match, Py_ssize_t size, char *out);
 static const Check CHECKS[DETECTORS] = {
     card_value, iban_value, email_value, ssn_value, phone_value, NULL};
 
 
-/* A match, and once claimed its token: C-made (``digest``), or ``object`` from ``grouped``. */
+/* A match, and once claimed its token: a C-made one's entry in the scanner's cache (its
+ * offset), or with ``OBJECT_TOKEN`` set, the index of a token object (from ``grouped`` or
+ * ``other``) in the scan's list of them. 16 bytes: dense texts hold 80k matches per MB, and
+ * the 48 bytes a match took (a digest and an object pointer in each) cost page faults. */
 typedef struct {
-    Py_ssize_t start, end;
-    int detector;
-    unsigned char digest[TOKEN_HEX / 2];
-    PyObject *object;
+    Py_ssize_t start;
+    uint32_t length; /* at most 665 (an email) */
+    uint32_t token;
 } Match;
+
+#define OBJECT_TOKEN 0x80000000u
 
 typedef struct {
     Match *items;
     Py_ssize_t count, capacity;
 } Matches;
 
-static int push(Matches *list, Match match)
+INLINE int push(Matches *list, Match match)
 {
     if (list->count == list->capacity) {
         Py_ssize_t capacity = list->capacity ? list->capacity * 2 : 64;
@@ -61,24 +67,15 @@ static int push(Matches *list, Match match)
     return 0;
 }
 
-static void release(Matches *list)
-{
-    for (Py_ssize_t i = 0; i < list->count; i++) {
-        Py_XDECREF(list->items[i].object);
-    }
-    PyMem_Free(list->items);
-    list->items = NULL;
-    list->count = list->capacity = 0;
-}
-
 typedef struct {
     PyObject_HEAD
     Keyed keyed;
-    CacheSlot *cache; /* allocated on the first token */
+    TokenCache cache;
+    int scanning; /* scans under way: a callback may scan again, the cache must stay put */
 } Scanner;
 
 /* Sets the run flags of ``text``; 1 when it holds a decimal digit beyond ASCII, else 0. */
-static int scannable(const Text *text, int *has_at, int *digit_run)
+INLINE int scannable_in(const Text *text, int *has_at, int *digit_run)
 {
     int other = 0;
     /* The digit gate of ``pii._digit_run``: 7 digits, each 0-2 of " ().-" from the last. */
@@ -106,8 +103,43 @@ static int scannable(const Text *text, int *has_at, int *digit_run)
     return other;
 }
 
+/* ``scannable`` of a 1-byte text: Latin-1 holds no decimal digit beyond ASCII, the "@" is a
+ * memchr, and the digit gate's walk stops at the first run (at once on a dense text; the
+ * whole walk was 2 ms per MB). */
+static int scannable_latin1(const Text *text, int *has_at, int *digit_run)
+{
+    const Py_UCS1 *data = text->data;
+    *has_at = memchr(data, '@', (size_t)text->length) != NULL;
+    *digit_run = 0;
+    int run = 0, gap = 0;
+    for (Py_ssize_t i = 0; i < text->length; i++) {
+        Py_UCS1 ch = data[i];
+        if (ch >= '0' && ch <= '9') {
+            run = (run > 0 && gap <= 2) ? run + 1 : 1;
+            gap = 0;
+            if (run >= 7) {
+                *digit_run = 1;
+                break;
+            }
+        } else if (ch == ' ' || ch == '(' || ch == ')' || ch == '.' || ch == '-') {
+            gap++;
+        } else {
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+static int scannable(const Text *text, int *has_at, int *digit_run)
+{
+    if (text->kind == PyUnicode_1BYTE_KIND) {
+        return scannable_latin1(text, has_at, digit_run);
+    }
+    BY_KIND(text, known, return scannable_in(&known, has_at, digit_run));
+}
+
 /* Appends every match of ``detectors`` (bit set) in ``text`` to ``found``, per detector. */
-static int find_all(const Text *text, unsigned detectors, Matches *found)
+INLINE int find_all_in(const Text *text, unsigned detectors, Matches *found)
 {
     Py_ssize_t resume[DETECTORS] = {0};
     unsigned blocked = 0;
@@ -135,7 +167,7 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
             }
             Py_ssize_t end = run_pattern(text, p, i);
             if (end >= 0) {
-                Match match = {i, end, p, {0}, NULL};
+                Match match = {i, (uint32_t)(end - i), 0};
                 if (push(&found[p], match) < 0) {
                     return -1;
                 }
@@ -146,10 +178,15 @@ static int find_all(const Text *text, unsigned detectors, Matches *found)
     return 0;
 }
 
-/* The match as bytes into ``out``; -1 when it holds a character beyond ASCII (a digit). */
-static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
+static int find_all(const Text *text, unsigned detectors, Matches *found)
 {
-    Py_ssize_t size = match->end - match->start;
+    BY_KIND(text, known, return find_all_in(&known, detectors, found));
+}
+
+/* The match as bytes into ``out``; -1 when it holds a character beyond ASCII (a digit). */
+INLINE Py_ssize_t ascii_of_in(const Text *text, const Match *match, char *out)
+{
+    Py_ssize_t size = match->length;
     if (size > VALUE_MAX) { /* no pattern matches this much (665 at most): never taken */
         size = VALUE_MAX;
     }
@@ -161,6 +198,11 @@ static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
         out[i] = (char)ch;
     }
     return size;
+}
+
+static Py_ssize_t ascii_of(const Text *text, const Match *match, char *out)
+{
+    BY_KIND(text, known, return ascii_of_in(&known, match, out));
 }
 
 /* How grouped phone candidates are decided (``pii.Tokeniser._token_of_match``): a candidate
@@ -221,29 +263,86 @@ static Py_ssize_t unchecked_value(const char *match, Py_ssize_t size, char *out)
     return (n - first < 7 || n - first > 15) ? 0 : n;
 }
 
-/* The matches of one detector that overlap no claimed one and pass its check, merged into
- * ``taken`` (sorted, disjoint). */
-static int claim(Scanner *self, PyObject *source, const Text *text, Matches *taken,
-                 Matches *found, int p, Grouped *grouped)
+/* True when ``match`` overlaps a match claimed by a detector before ``p`` (each detector's
+ * ``found`` holds, once claimed, its claimed matches: sorted, disjoint from all the others).
+ * ``cursor[q]``: the first claimed match of ``q`` that may still overlap; the matches of
+ * ``p`` come in order, so the cursors only move on. */
+static int overlaps_claimed(const Matches *found, int p, Py_ssize_t *cursor, const Match *match)
 {
-    Matches out = {NULL, 0, 0};
-    Py_ssize_t index = 0;
-    char match_text[VALUE_MAX], value[VALUE_MAX];
-    for (Py_ssize_t j = 0; j < found->count; j++) {
-        Match match = found->items[j];
-        while (index < taken->count && taken->items[index].end <= match.start) {
-            if (push(&out, taken->items[index]) < 0) {
-                goto fail;
-            }
-            index++;
+    for (int q = 0; q < p; q++) {
+        const Match *items = found[q].items;
+        Py_ssize_t at = cursor[q], count = found[q].count;
+        while (at < count && items[at].start + items[at].length <= match->start) {
+            at++;
         }
-        if (index < taken->count && taken->items[index].start < match.end) {
+        cursor[q] = at;
+        if (at < count && items[at].start < match->start + match->length) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The object token of a match, appended to ``objects`` (taken over); -1 on error. */
+static int hold_object(Match *match, PyObject *objects, PyObject *token)
+{
+    Py_ssize_t index = PyList_GET_SIZE(objects);
+    int failed = index >= (Py_ssize_t)OBJECT_TOKEN || PyList_Append(objects, token) < 0;
+    Py_DECREF(token);
+    if (failed) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        return -1;
+    }
+    match->token = OBJECT_TOKEN | (uint32_t)index;
+    return 0;
+}
+
+/* A checked value whose token is still to be looked up, at ``index`` of the kept matches:
+ * ``claim`` looks it up once the next value's slot is on its way (``cache_prefetch``). */
+typedef struct {
+    Py_ssize_t index, length;
+    uint32_t hash;
+    char *value;
+} Pending;
+
+static int settle(Scanner *self, Matches *mine, int p, Pending *pending)
+{
+    if (pending->index < 0) {
+        return 0;
+    }
+    Py_ssize_t entry = cache_entry(&self->cache, &self->keyed, p, KINDS[p], pending->value,
+                                   pending->length, pending->hash);
+    if (entry < 0) {
+        return -1;
+    }
+    mine->items[pending->index].token = (uint32_t)entry;
+    pending->index = -1;
+    return 0;
+}
+
+/* Keeps in ``found[p]`` (in place) the matches of detector ``p`` that overlap no match
+ * claimed before and pass its check, each with its token (in priority order: the detectors
+ * before ``p`` are claimed already). */
+static int claim(Scanner *self, PyObject *source, const Text *text, Matches *found, int p,
+                 Grouped *grouped, PyObject *objects)
+{
+    Py_ssize_t cursor[DETECTORS] = {0}, kept = 0;
+    Matches *mine = &found[p];
+    char match_text[VALUE_MAX], values[2][VALUE_MAX], *value = values[0];
+    Pending pending = {-1, 0, 0, NULL};
+    for (Py_ssize_t j = 0; j < mine->count; j++) {
+        Match match = mine->items[j];
+        if (overlaps_claimed(found, p, cursor, &match)) {
             continue; /* overlaps a match of a detector earlier in priority */
         }
         Py_ssize_t size = ascii_of(text, &match, match_text);
         Check check = CHECKS[p];
+        int has_token = 0;
         if (size < 0) { /* non-ASCII digits: checked and tokenised in Python */
-            PyObject *candidate = PyUnicode_Substring(source, match.start, match.end);
+            PyObject *candidate =
+                PyUnicode_Substring(source, match.start, match.start + match.length);
             if (candidate == NULL) {
                 goto fail;
             }
@@ -269,7 +368,10 @@ static int claim(Scanner *self, PyObject *source, const Text *text, Matches *tak
                 Py_DECREF(token);
                 continue;
             }
-            match.object = token;
+            if (hold_object(&match, objects, token) < 0) {
+                goto fail;
+            }
+            has_token = 1;
         } else if (p == GROUPED) {
             PyObject *candidate = PyUnicode_FromStringAndSize(match_text, size);
             if (candidate == NULL) {
@@ -288,89 +390,112 @@ static int claim(Scanner *self, PyObject *source, const Text *text, Matches *tak
                 Py_DECREF(token);
                 check = unchecked_value;
             } else {
-                match.object = token;
+                if (hold_object(&match, objects, token) < 0) {
+                    goto fail;
+                }
+                has_token = 1;
             }
         }
-        if (match.object == NULL) {
+        if (!has_token) {
             Py_ssize_t length = check(match_text, size, value);
             if (length == 0) {
                 continue;
             }
-            if (length > CACHE_VALUE) {
-                digest_of(&self->keyed, KINDS[p], value, length, match.digest);
-            } else {
-                if (self->cache == NULL
-                    && (self->cache = PyMem_Calloc(CACHE_SLOTS, sizeof(CacheSlot))) == NULL) {
-                    PyErr_NoMemory();
-                    goto fail;
-                }
-                CacheSlot *slot = cache_slot(self->cache, p, value, length);
-                if (slot->detector != p + 1 || slot->size != length
-                    || memcmp(slot->value, value, (size_t)length) != 0) {
-                    digest_of(&self->keyed, KINDS[p], value, length, slot->digest);
-                    slot->detector = (unsigned char)(p + 1);
-                    slot->size = (unsigned char)length;
-                    memcpy(slot->value, value, (size_t)length);
-                }
-                memcpy(match.digest, slot->digest, sizeof match.digest);
+            uint32_t hash = cache_hash(p, value, length);
+            cache_prefetch(&self->cache, hash);
+            if (settle(self, mine, p, &pending) < 0) {
+                goto fail;
             }
+            pending = (Pending){kept, length, hash, value};
+            value = value == values[0] ? values[1] : values[0];
         }
-        if (push(&out, match) < 0) {
-            Py_XDECREF(match.object);
-            goto fail;
-        }
+        mine->items[kept++] = match; /* kept <= j: the matches not yet read stay intact */
     }
-    for (; index < taken->count; index++) {
-        if (push(&out, taken->items[index]) < 0) {
-            goto fail;
-        }
+    if (settle(self, mine, p, &pending) < 0) {
+        goto fail;
     }
-    PyMem_Free(taken->items); /* its objects now belong to ``out`` */
-    *taken = out;
+    mine->count = kept;
     return 0;
 fail:
-    for (Py_ssize_t i = 0; i < out.count; i++) { /* only the ones not also in ``taken`` */
-        if (out.items[i].object != NULL && out.items[i].detector == p) {
-            Py_DECREF(out.items[i].object);
+    /* the pending match, if any, has no token yet: the kept ones before it only */
+    mine->count = pending.index >= 0 ? pending.index : kept;
+    return -1;
+}
+
+/* The detector whose next claimed match (at ``cursor``) comes first in the text, or -1 when
+ * all are written: the claimed matches of all detectors, merged in text order. */
+static int next_claimed(const Matches *found, const Py_ssize_t *cursor)
+{
+    int first = -1;
+    for (int p = 0; p < DETECTORS; p++) {
+        if (cursor[p] < found[p].count
+            && (first < 0 || found[p].items[cursor[p]].start
+                                 < found[first].items[cursor[first]].start)) {
+            first = p;
         }
     }
-    PyMem_Free(out.items);
-    return -1;
+    return first;
+}
+
+static Py_ssize_t token_length(const Match *m, int p, PyObject *objects)
+{
+    if (m->token & OBJECT_TOKEN) {
+        return PyUnicode_GET_LENGTH(PyList_GET_ITEM(objects, m->token & ~OBJECT_TOKEN));
+    }
+    return (Py_ssize_t)kind_lengths[p] + 3 + TOKEN_HEX;
+}
+
+/* ``size`` characters of ``source`` from ``from`` into ``out`` at ``at``: a memcpy when both
+ * are 1-byte strings (``PyUnicode_CopyCharacters``' checks cost as much as the copy of the
+ * short gaps between dense matches). */
+static void copy_text(PyObject *out, Py_ssize_t at, PyObject *source, Py_ssize_t from,
+                      Py_ssize_t size)
+{
+    if (PyUnicode_KIND(out) == PyUnicode_1BYTE_KIND
+        && PyUnicode_KIND(source) == PyUnicode_1BYTE_KIND) {
+        memcpy(PyUnicode_1BYTE_DATA(out) + at, PyUnicode_1BYTE_DATA(source) + from, (size_t)size);
+    } else {
+        PyUnicode_CopyCharacters(out, at, source, from, size);
+    }
 }
 
 /* ``text`` with the claimed matches replaced, and the tuple of their kinds. ``exact``: find
  * the widest character kept (a replaced match may have held the text's widest, a digit; a str
  * must be built at its narrowest kind, or it compares unequal to the same characters). */
-static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *taken, int exact)
+static PyObject *rebuilt(Scanner *self, PyObject *source, const Text *text,
+                         const Matches *found, Py_ssize_t claimed, PyObject *objects, int exact)
 {
     Py_ssize_t length = text->length;
-    for (Py_ssize_t i = 0; i < taken->count; i++) {
-        const Match *m = &taken->items[i];
-        Py_ssize_t token_size = m->object ? PyUnicode_GET_LENGTH(m->object)
-                                          : (Py_ssize_t)strlen(KINDS[m->detector]) + 3 + TOKEN_HEX;
-        length += token_size - (m->end - m->start);
+    for (int p = 0; p < DETECTORS; p++) {
+        for (Py_ssize_t i = 0; i < found[p].count; i++) {
+            const Match *m = &found[p].items[i];
+            length += token_length(m, p, objects) - (Py_ssize_t)m->length;
+        }
     }
     Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(source);
     if (exact) {
         maxchar = 127;
-        Py_ssize_t from = 0;
-        for (Py_ssize_t i = 0; i <= taken->count; i++) {
-            Py_ssize_t to = i < taken->count ? taken->items[i].start : text->length;
+        Py_ssize_t cursor[DETECTORS] = {0}, from = 0;
+        for (;;) {
+            int p = next_claimed(found, cursor);
+            const Match *m = p < 0 ? NULL : &found[p].items[cursor[p]++];
+            Py_ssize_t to = m ? m->start : text->length;
             for (Py_ssize_t j = from; j < to; j++) {
                 Py_UCS4 ch = text_at(text, j);
                 maxchar = ch > maxchar ? ch : maxchar;
             }
-            from = i < taken->count ? taken->items[i].end : from;
+            if (m == NULL) {
+                break;
+            }
+            from = m->start + m->length;
         }
     }
-    for (Py_ssize_t i = 0; i < taken->count; i++) {
-        if (taken->items[i].object) {
-            Py_UCS4 token_max = PyUnicode_MAX_CHAR_VALUE(taken->items[i].object);
-            maxchar = token_max > maxchar ? token_max : maxchar;
-        }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(objects); i++) {
+        Py_UCS4 token_max = PyUnicode_MAX_CHAR_VALUE(PyList_GET_ITEM(objects, i));
+        maxchar = token_max > maxchar ? token_max : maxchar;
     }
     PyObject *out = PyUnicode_New(length, maxchar);
-    PyObject *kinds = PyTuple_New(taken->count);
+    PyObject *kinds = PyTuple_New(claimed);
     if (out == NULL || kinds == NULL) {
         Py_XDECREF(out);
         Py_XDECREF(kinds);
@@ -378,30 +503,28 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
     }
     int kind = PyUnicode_KIND(out);
     void *data = PyUnicode_DATA(out);
-    Py_ssize_t at = 0, last = 0;
-    for (Py_ssize_t i = 0; i < taken->count; i++) {
-        const Match *m = &taken->items[i];
+    Py_ssize_t at = 0, last = 0, cursor[DETECTORS] = {0};
+    for (Py_ssize_t i = 0; i < claimed; i++) {
+        int p = next_claimed(found, cursor);
+        const Match *m = &found[p].items[cursor[p]++];
         if (m->start > last) {
-            PyUnicode_CopyCharacters(out, at, source, last, m->start - last);
+            copy_text(out, at, source, last, m->start - last);
             at += m->start - last;
         }
-        if (m->object) {
-            Py_ssize_t size = PyUnicode_GET_LENGTH(m->object);
-            PyUnicode_CopyCharacters(out, at, m->object, 0, size);
+        if (m->token & OBJECT_TOKEN) {
+            PyObject *object = PyList_GET_ITEM(objects, m->token & ~OBJECT_TOKEN);
+            Py_ssize_t size = PyUnicode_GET_LENGTH(object);
+            copy_text(out, at, object, 0, size);
             at += size;
         } else {
-            static const char hex[] = "0123456789abcdef";
-            char token[64];
+            char token[64]; /* "[KIND:<hex>]", the hex digits from the cache entry */
             int size = 0;
             token[size++] = '[';
-            for (const char *k = KINDS[m->detector]; *k; k++) {
-                token[size++] = *k;
-            }
+            memcpy(token + size, KINDS[p], kind_lengths[p]);
+            size += (int)kind_lengths[p];
             token[size++] = ':';
-            for (int b = 0; b < TOKEN_HEX / 2; b++) {
-                token[size++] = hex[m->digest[b] >> 4];
-                token[size++] = hex[m->digest[b] & 15];
-            }
+            memcpy(token + size, self->cache.arena + m->token + ENTRY_HEX, TOKEN_HEX);
+            size += TOKEN_HEX;
             token[size++] = ']';
             if (kind == PyUnicode_1BYTE_KIND) {
                 memcpy((Py_UCS1 *)data + at, token, (size_t)size);
@@ -412,12 +535,12 @@ static PyObject *rebuilt(PyObject *source, const Text *text, const Matches *take
                 }
             }
         }
-        last = m->end;
-        Py_INCREF(kind_names[m->detector]);
-        PyTuple_SET_ITEM(kinds, i, kind_names[m->detector]);
+        last = m->start + m->length;
+        Py_INCREF(kind_names[p]);
+        PyTuple_SET_ITEM(kinds, i, kind_names[p]);
     }
     if (length > at) {
-        PyUnicode_CopyCharacters(out, at, source, last, length - at);
+        copy_text(out, at, source, last, length - at);
     }
     PyObject *result = PyTuple_Pack(2, out, kinds);
     Py_DECREF(out);
@@ -444,35 +567,40 @@ static PyObject *scanner_redact(Scanner *self, PyObject *args)
     /* As ``_redact``: email only where there is an "@", the others only near 7 digits. */
     detectors &= (has_at ? 1u << EMAIL : 0u) | (digit_run ? ~(1u << EMAIL) : 0u);
     detectors &= (1u << DETECTORS) - 1;
+    self->scanning++;
     Matches found[DETECTORS] = {{NULL, 0, 0}};
-    Matches taken = {NULL, 0, 0};
-    PyObject *result = NULL;
-    if (detectors && find_all(&text, detectors, found) < 0) {
+    PyObject *result = NULL, *objects = PyList_New(0);
+    if (objects == NULL || (detectors && find_all(&text, detectors, found) < 0)) {
         goto done;
     }
+    Py_ssize_t claimed = 0;
     for (int p = 0; p < DETECTORS; p++) {
-        if (found[p].count && claim(self, source, &text, &taken, &found[p], p, &grouped) < 0) {
+        if (found[p].count && claim(self, source, &text, found, p, &grouped, objects) < 0) {
             goto done;
         }
+        claimed += found[p].count;
     }
-    if (taken.count == 0) {
+    if (claimed == 0) {
         PyObject *none = PyTuple_New(0);
         result = none ? PyTuple_Pack(2, source, none) : NULL;
         Py_XDECREF(none);
     } else {
-        result = rebuilt(source, &text, &taken, other_digits);
+        result = rebuilt(self, source, &text, found, claimed, objects, other_digits);
     }
 done:
     for (int p = 0; p < DETECTORS; p++) {
-        PyMem_Free(found[p].items); /* found matches hold no objects */
+        PyMem_Free(found[p].items);
     }
-    release(&taken);
+    Py_XDECREF(objects);
+    if (--self->scanning == 0) {
+        cache_trim(&self->cache); /* after the scan: its matches referred to entries */
+    }
     return result;
 }
 
 static void scanner_dealloc(Scanner *self)
 {
-    PyMem_Free(self->cache);
+    cache_free(&self->cache);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -483,13 +611,16 @@ static int scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*:Scanner", names, &key)) {
         return -1;
     }
+    if (self->scanning) { /* from a callback of its own scan: its tokens are in the cache */
+        PyBuffer_Release(&key);
+        PyErr_SetString(PyExc_RuntimeError, "Scanner() re-initialised during its scan");
+        return -1;
+    }
     keyed_init(&self->keyed, key.buf, (size_t)key.len);
-    PyMem_Free(self->cache); /* a new key: the cached tokens are wrong */
-    self->cache = NULL;
+    cache_free(&self->cache); /* a new key: the cached tokens are wrong */
     PyBuffer_Release(&key);
     return 0;
 }
-
 static PyMethodDef scanner_methods[] = {
     {"redact", (PyCFunction)scanner_redact, METH_VARARGS,
      "redact(text, detectors, grouped, checked, lookups) -> (text, kinds), or None to scan\n"
@@ -534,7 +665,8 @@ static PyObject *find(PyObject *module, PyObject *args)
     for (Py_ssize_t i = 0; list != NULL && i < found[detector].count; i++) {
         const Match *m = &found[detector].items[i];
         PyObject *item = Py_BuildValue(
-            "(nnN)", m->start, m->end, PyUnicode_Substring(source, m->start, m->end));
+            "(nnN)", m->start, m->start + m->length,
+            PyUnicode_Substring(source, m->start, m->start + m->length));
         if (item == NULL) {
             Py_CLEAR(list);
             break;
@@ -578,6 +710,7 @@ PyMODINIT_FUNC PyInit__scanner(void)
         if (kind_names[p] == NULL && (kind_names[p] = PyUnicode_InternFromString(KINDS[p])) == NULL) {
             return NULL;
         }
+        kind_lengths[p] = strlen(KINDS[p]);
     }
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) {
