@@ -29,12 +29,18 @@ hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function 
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from eval_pipeline.traces.redact.tokens import holds_token, tokenised
+
+_native: Callable[..., bool | None] | None
+try:
+    from eval_pipeline.scoring._argcheck import acceptable as _native
+except ImportError:  # not built (``setup.py build_ext``): ``_acceptable`` decides every check
+    _native = None
 
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -110,7 +116,10 @@ def check_arguments(
     )
     required = (schema.get("required") or ()) if schema else ()
     if not explain:
-        return _VALID if _acceptable(arguments, expected, properties, required) else INVALID
+        decided = None if _native is None else _native(arguments, expected, properties, required)
+        if decided is None:
+            decided = _acceptable(arguments, expected, properties, required)
+        return _VALID if decided else INVALID
     if _identical_call(arguments, expected, properties, required):
         return _VALID
     errors: list[str] = [

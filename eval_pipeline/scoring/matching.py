@@ -143,42 +143,70 @@ def _align(
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
-    candidates = [by_name.get(step.name, ()) for step in steps]
-    # Whether a call fits a step is asked only when the search reaches that pair (most
-    # searches stop at the first fitting call), and at most once per pair.
-    fits: dict[tuple[int, int], bool] = {}
-    owner: dict[int, int] = {}
-
-    def fit(step_index: int, call_index: int) -> bool:
-        known = fits.get((step_index, call_index))
-        if known is None:
-            step = steps[step_index]
-            known = not step.arguments or (
-                check_arguments(
-                    calls[call_index].arguments,
-                    step.arguments,
-                    schemas.get(step.name),
-                    explain=False,
-                ).valid
-            )
-            fits[(step_index, call_index)] = known
-        return known
-
-    def augment(step_index: int, seen: set[int]) -> bool:
-        for call_index in candidates[step_index]:
-            if call_index in seen or (with_arguments and not fit(step_index, call_index)):
-                continue
-            seen.add(call_index)
-            if call_index not in owner or augment(owner[call_index], seen):
-                owner[call_index] = step_index
-                return True
-        return False
-
+    search = _Search(
+        calls, steps, schemas, with_arguments, [by_name.get(step.name, ()) for step in steps]
+    )
     order = [i for i, s in enumerate(steps) if not s.optional]
     order += [i for i, s in enumerate(steps) if s.optional]
     for step_index in order:
-        augment(step_index, set())
-    return _alignment(calls, steps, owner, trajectory_index)
+        search.augment(step_index, set())
+    return _alignment(calls, steps, search.owner, trajectory_index)
+
+
+class _Search:
+    """One augmenting-path search for ``_align``: calls to steps, each call to one step.
+
+    An object rather than nested functions: a recursive closure is a reference cycle, which
+    only the cyclic garbage collector frees, and one made per alignment of every run made it
+    collect often. Whether a call fits a step is asked only when the search reaches that pair
+    (most searches stop at the first fitting call), and at most once per pair.
+    """
+
+    __slots__ = ("calls", "candidates", "fits", "owner", "schemas", "steps", "with_arguments")
+
+    def __init__(
+        self,
+        calls: Sequence[ToolCall],
+        steps: tuple[ExpectedToolCall, ...],
+        schemas: Schemas,
+        with_arguments: bool,
+        candidates: list[Sequence[int]],
+    ) -> None:
+        self.calls = calls
+        self.steps = steps
+        self.schemas = schemas
+        self.with_arguments = with_arguments
+        self.candidates = candidates
+        self.fits: dict[tuple[int, int], bool] = {}
+        self.owner: dict[int, int] = {}
+
+    def fit(self, step_index: int, call_index: int) -> bool:
+        """Whether call ``call_index`` satisfies step ``step_index`` (name known equal)."""
+        known = self.fits.get((step_index, call_index))
+        if known is None:
+            step = self.steps[step_index]
+            known = not step.arguments or (
+                check_arguments(
+                    self.calls[call_index].arguments,
+                    step.arguments,
+                    self.schemas.get(step.name),
+                    explain=False,
+                ).valid
+            )
+            self.fits[(step_index, call_index)] = known
+        return known
+
+    def augment(self, step_index: int, seen: set[int]) -> bool:
+        """Give step ``step_index`` a call, moving earlier steps on where needed."""
+        owner = self.owner
+        for call_index in self.candidates[step_index]:
+            if call_index in seen or (self.with_arguments and not self.fit(step_index, call_index)):
+                continue
+            seen.add(call_index)
+            if call_index not in owner or self.augment(owner[call_index], seen):
+                owner[call_index] = step_index
+                return True
+        return False
 
 
 def _align_by_name(
