@@ -35,6 +35,7 @@ class ArgumentCorrectness(ScorerBase):
     """
 
     metric_id = "argument_correctness"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 
