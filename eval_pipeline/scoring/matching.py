@@ -8,7 +8,7 @@ never take a call a required step needs.
 """
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -16,6 +16,12 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.arguments import ArgumentCheck, check_arguments
 from eval_pipeline.traces.model import ToolCall
+
+_native_match: Callable[..., dict[int, int] | None] | None
+try:
+    from eval_pipeline.scoring._matching import match as _native_match
+except ImportError:  # not built (``setup.py build_ext``): ``_search`` matches every run
+    _native_match = None
 
 Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
@@ -140,6 +146,40 @@ def _align(
     with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
+    owner = (
+        _native_match(calls, steps, schemas, _fits)
+        if _native_match is not None and with_arguments and type(calls) is tuple
+        else None
+    )
+    if owner is None:
+        owner = _search(calls, steps, schemas, with_arguments)
+    return _alignment(calls, steps, owner, trajectory_index)
+
+
+def _fits(
+    calls: Sequence[ToolCall],
+    steps: Sequence[ExpectedToolCall],
+    schemas: Schemas,
+    step_index: int,
+    call_index: int,
+) -> bool:
+    """Whether a call satisfies a step of its tool that lists arguments (``check_arguments``)."""
+    step = steps[step_index]
+    return check_arguments(
+        calls[call_index].arguments, step.arguments, schemas.get(step.name), explain=False
+    ).valid
+
+
+def _search(
+    calls: Sequence[ToolCall],
+    steps: tuple[ExpectedToolCall, ...],
+    schemas: Schemas,
+    with_arguments: bool,
+) -> dict[int, int]:
+    """The matching (call index -> step index) of ``_align``, in Python.
+
+    The reference of ``_matching.c``, and the matching wherever it is not built or leaves a run.
+    """
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
@@ -150,7 +190,7 @@ def _align(
     order += [i for i, s in enumerate(steps) if s.optional]
     for step_index in order:
         search.augment(step_index, set())
-    return _alignment(calls, steps, search.owner, trajectory_index)
+    return search.owner
 
 
 class _Search:
