@@ -1,12 +1,15 @@
-/* The matching of a run's calls to a trajectory's steps in C (``matching._align``'s search).
+/* The alignment of a run's calls with a trajectory's steps in C (``matching``'s).
  *
- * ``match(calls, steps, schemas, check)`` gives the owner map ``_Search`` builds (call index
- * -> step index): the same augmenting-path search (required steps first, then optional ones;
+ * ``align(Alignment, calls, steps, schemas, check, with_arguments, trajectory_index)`` gives
+ * the ``Alignment`` that ``matching._alignment`` builds of the matching found by
+ * ``_align_by_name`` (without arguments) or ``_search`` (with them). The search is
+ * ``_search``'s augmenting-path search (required steps first, then optional ones;
  * each step tries the calls of its tool in call order; a call fits a step without arguments,
  * else when its arguments are acceptable), asking whether a call fits a step only when the
  * search reaches the pair, once. The verdict is ``_argverdict.h``'s where it decides (a
  * call's arguments a dict, the item without schemas), else the Python check's,
- * ``check(calls, steps, schemas, step_index, call_index)``. None when a name is not a str: ``_Search`` then matches.
+ * ``check(calls, steps, schemas, step_index, call_index)``. None when a name is not a str:
+ * the Python functions then align.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -127,28 +130,131 @@ static int read_run(Search *search, int *optional)
     return OK;
 }
 
-static PyObject *owners(Search *search)
+/* ``_align_by_name``'s owners: per tool, its steps in queue order (required steps first,
+ * then optional ones) take its first ``m`` calls in reverse, ``m`` the smaller count. */
+static void match_by_name(Search *search, const int *optional)
 {
-    PyObject *owner = PyDict_New();
-    for (Py_ssize_t i = 0; owner != NULL && i < search->n_calls; i++) {
-        if (search->owner[i] < 0)
-            continue;
-        PyObject *call = PyLong_FromSsize_t(i), *step = PyLong_FromSsize_t(search->owner[i]);
-        if (call == NULL || step == NULL || PyDict_SetItem(owner, call, step) < 0)
-            Py_CLEAR(owner);
-        Py_XDECREF(call);
-        Py_XDECREF(step);
+    Py_ssize_t steps = search->n_steps;
+    for (int pass = 0; pass < 2; pass++) {
+        for (Py_ssize_t s = 0; s < steps; s++) {
+            if (optional[s] != pass)
+                continue;
+            PyObject *name = search->names[search->n_calls + s];
+            Py_ssize_t before = 0, of_name = 0, free = 0;
+            for (Py_ssize_t t = 0; t < steps; t++) {
+                if (PyUnicode_Compare(search->names[search->n_calls + t], name) != 0)
+                    continue;
+                of_name++;
+                /* Steps of this name queued before ``s``: earlier passes, or earlier in this. */
+                if (optional[t] < pass || (optional[t] == pass && t < s))
+                    before++;
+            }
+            for (Py_ssize_t *call = search->candidates[s]; *call >= 0; call++)
+                free++;
+            Py_ssize_t matched = of_name < free ? of_name : free;
+            if (before < matched)
+                search->owner[search->candidates[s][matched - 1 - before]] = s;
+        }
     }
-    return owner;
 }
 
-static PyObject *match(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static int put(PyObject *values, const char *key, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    int failed = PyDict_SetItemString(values, key, value);
+    Py_DECREF(value);
+    return failed;
+}
+
+static PyObject *indices(const Py_ssize_t *items, Py_ssize_t count)
+{
+    PyObject *tuple = PyTuple_New(count);
+    for (Py_ssize_t i = 0; tuple != NULL && i < count; i++) {
+        PyObject *index = PyLong_FromSsize_t(items[i]);
+        if (index == NULL)
+            Py_CLEAR(tuple);
+        else
+            PyTuple_SET_ITEM(tuple, i, index);
+    }
+    return tuple;
+}
+
+/* ``_alignment``'s ``Alignment`` of the owners found. */
+static PyObject *alignment(Search *search, const int *optional, PyObject *cls, PyObject *index)
+{
+    Py_ssize_t calls = search->n_calls, steps = search->n_steps, n_pairs = 0, n_missing = 0;
+    Py_ssize_t n_extra = 0, required = 0;
+    Py_ssize_t *work = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(2 * steps + calls + 1));
+    if (work == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t *missing = work, *extra = work + steps, *by_step = work + steps + calls;
+    for (Py_ssize_t s = 0; s < steps; s++)
+        by_step[s] = -1;
+    for (Py_ssize_t c = 0; c < calls; c++) {
+        if (search->owner[c] < 0)
+            extra[n_extra++] = c;
+        else
+            by_step[search->owner[c]] = c;
+    }
+    for (Py_ssize_t s = 0; s < steps; s++) {
+        if (by_step[s] >= 0)
+            n_pairs++;
+        if (!optional[s]) {
+            required++;
+            if (by_step[s] < 0)
+                missing[n_missing++] = s;
+        }
+    }
+    PyObject *row = NULL, *values = NULL, *pairs = PyTuple_New(n_pairs);
+    if (pairs == NULL)
+        goto fail;
+    for (Py_ssize_t s = 0, k = 0; s < steps; s++) {
+        if (by_step[s] < 0)
+            continue;
+        PyObject *pair = Py_BuildValue("(nn)", s, by_step[s]);
+        if (pair == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(pairs, k++, pair);
+    }
+    row = PyBaseObject_Type.tp_new((PyTypeObject *)cls, no_required, NULL);
+    if (row == NULL)
+        goto fail;
+    values = PyObject_GenericGetDict(row, NULL);
+    if (values == NULL || PyDict_SetItemString(values, "trajectory_index", index) < 0 ||
+        PyDict_SetItemString(values, "steps", search->steps) < 0 ||
+        PyDict_SetItemString(values, "pairs", pairs) < 0 ||
+        put(values, "missing", indices(missing, n_missing)) < 0 ||
+        put(values, "extra", indices(extra, n_extra)) < 0 ||
+        put(values, "required", PyLong_FromSsize_t(required)) < 0 ||
+        put(values, "matched_required", PyLong_FromSsize_t(required - n_missing)) < 0)
+        goto fail;
+    Py_DECREF(values);
+    Py_DECREF(pairs);
+    PyMem_Free(work);
+    return row;
+fail:
+    Py_XDECREF(values);
+    Py_XDECREF(row);
+    Py_XDECREF(pairs);
+    PyMem_Free(work);
+    return NULL;
+}
+
+static PyObject *align(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 4 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "match(calls: tuple, steps: tuple, schemas, check)");
+    if (nargs != 7 || !PyType_Check(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "align(cls, calls: tuple, steps: tuple, schemas, check, "
+                                         "with_arguments, trajectory_index)");
         return NULL;
     }
+    PyObject *cls = args[0], *index = args[6];
+    int with_arguments = PyObject_IsTrue(args[5]);
+    if (with_arguments < 0)
+        return NULL;
+    args++; /* calls, steps, schemas, check: as ``Search`` reads them */
     Search search = {.calls = args[0], .steps = args[1], .schemas_object = args[2],
                      .check = args[3]};
     search.n_calls = PyTuple_GET_SIZE(args[0]);
@@ -189,17 +295,21 @@ static PyObject *match(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         result = Py_NewRef(Py_None);
         goto done;
     }
-    /* Required steps first, then the optional ones, each in trajectory order. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (Py_ssize_t s = 0; s < steps; s++) {
-            if (optional[s] != pass)
-                continue;
-            memset(search.seen, 0, (size_t)calls + 1);
-            if (augment(&search, s) == ERROR)
-                goto done;
+    if (!with_arguments) {
+        match_by_name(&search, optional);
+    } else {
+        /* Required steps first, then the optional ones, each in trajectory order. */
+        for (int pass = 0; pass < 2; pass++) {
+            for (Py_ssize_t s = 0; s < steps; s++) {
+                if (optional[s] != pass)
+                    continue;
+                memset(search.seen, 0, (size_t)calls + 1);
+                if (augment(&search, s) == ERROR)
+                    goto done;
+            }
         }
     }
-    result = owners(&search);
+    result = alignment(&search, optional, cls, index);
 done:
     for (Py_ssize_t i = 0; search.names != NULL && i < calls + steps; i++)
         Py_XDECREF(search.names[i]);
@@ -218,9 +328,9 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"match", (PyCFunction)(void (*)(void))match, METH_FASTCALL,
-     "match(calls, steps, schemas, check) -> dict[int, int] | None\n\n"
-     "``matching._Search``'s owner map (call index -> step index)."},
+    {"align", (PyCFunction)(void (*)(void))align, METH_FASTCALL,
+     "align(cls, calls, steps, schemas, check, with_arguments, trajectory_index)"
+     " -> Alignment | None\n\n``matching``'s alignment, or None: ask the Python search."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,4 @@
-"""Type stub of the C matching of calls to steps (``_matching.c``)."""
+"""Type stub of the C alignment of calls with steps (``_matching.c``)."""
 
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -6,10 +6,13 @@ from typing import Any
 from eval_pipeline.datasets.item import ExpectedToolCall
 from eval_pipeline.traces.model import ToolCall
 
-def match(
+def align(
+    cls: type[Any],
     calls: tuple[ToolCall, ...],
     steps: tuple[ExpectedToolCall, ...],
     schemas: Mapping[str, Mapping[str, Any]],
     check: Callable[[Any, Any, Any, int, int], bool],
-) -> dict[int, int] | None:
-    """``matching._search``'s owner map (call index -> step index); None: ask it instead."""
+    with_arguments: bool,
+    trajectory_index: int,
+) -> Any:
+    """``matching``'s ``Alignment`` (of type ``cls``); None: align in Python instead."""

@@ -17,11 +17,11 @@ from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.arguments import ArgumentCheck, check_arguments
 from eval_pipeline.traces.model import ToolCall
 
-_native_match: Callable[..., dict[int, int] | None] | None
+_native_align: Callable[..., "Alignment | None"] | None
 try:
-    from eval_pipeline.scoring._matching import match as _native_match
-except ImportError:  # not built (``setup.py build_ext``): ``_search`` matches every run
-    _native_match = None
+    from eval_pipeline.scoring._matching import align as _native_align
+except ImportError:  # not built (``setup.py build_ext``): the Python functions below align
+    _native_align = None
 
 Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
@@ -126,10 +126,16 @@ def align(
     ):
         return known[3]
     alignment = (
-        _align(calls, steps, schemas, with_arguments, trajectory_index)
-        if with_arguments
-        else _align_by_name(calls, steps, trajectory_index)
+        _native_align(Alignment, calls, steps, schemas, _fits, with_arguments, trajectory_index)
+        if _native_align is not None and type(calls) is tuple
+        else None
     )
+    if alignment is None:
+        alignment = (
+            _align(calls, steps, schemas, with_arguments, trajectory_index)
+            if with_arguments
+            else _align_by_name(calls, steps, trajectory_index)
+        )
     if len(_alignments) >= _MEMO_SIZE:
         _alignments.clear()
     _alignments[key] = (calls, schemas, steps, alignment)
@@ -146,14 +152,9 @@ def _align(
     with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
-    owner = (
-        _native_match(calls, steps, schemas, _fits)
-        if _native_match is not None and with_arguments and type(calls) is tuple
-        else None
+    return _alignment(
+        calls, steps, _search(calls, steps, schemas, with_arguments), trajectory_index
     )
-    if owner is None:
-        owner = _search(calls, steps, schemas, with_arguments)
-    return _alignment(calls, steps, owner, trajectory_index)
 
 
 def _fits(

@@ -1,10 +1,10 @@
-"""The C matching (``_matching.c``) is the Python search's (``matching._search``).
+"""The C alignment (``_matching.c``) is the Python functions' (``matching._align``, by name).
 
 Generated runs and trajectories over a few tool names: calls whose arguments are dicts, JSON
 text, None or not an object; steps with and without arguments, optional or not, several of a
-tool; with and without schemas. C's owner map (call index -> step index) is the reference's,
-or C leaves the run to it (None). On the scoring corpus, C matches every run of every
-trajectory, with the reference's result.
+tool; with and without schemas. C's ``Alignment`` (every field, in its dict's order) is the
+reference's, with arguments and by name alone, or C leaves the run to it (None). On the scoring
+corpus, C aligns every run with every trajectory, as the reference does.
 """
 
 from typing import Any
@@ -51,14 +51,23 @@ def _calls(draw_calls: list[tuple[str, Any]]) -> tuple[ToolCall, ...]:
     )
 
 
-def _same_owner(
+def _same_alignment(
     calls: tuple[ToolCall, ...], steps: tuple[ExpectedToolCall, ...], schemas: Any
 ) -> bool:
-    """Whether C matched (the reference's result, checked); False when it left the run."""
-    native = _matching.match(calls, steps, schemas, matching._fits)
-    if native is None:
-        return False
-    assert native == matching._search(calls, steps, schemas, True), (calls, steps, schemas)
+    """Whether C aligned (as the reference does, checked, both ways); False when it left it."""
+    for with_arguments in (True, False):
+        native = _matching.align(
+            matching.Alignment, calls, steps, schemas, matching._fits, with_arguments, 3
+        )
+        if native is None:
+            return False
+        reference = (
+            matching._align(calls, steps, schemas, True, 3)
+            if with_arguments
+            else matching._align_by_name(calls, steps, 3)
+        )
+        assert type(native) is matching.Alignment
+        assert list(native.__dict__.items()) == list(reference.__dict__.items()), (calls, steps)
     return True
 
 
@@ -72,12 +81,13 @@ def test_c_matches_as_the_reference(
     calls: list[tuple[str, Any]], steps: list[tuple[str, dict[str, list[Any]], bool]], schemas: Any
 ) -> None:
     trajectory = tuple(ExpectedToolCall(n, a, optional=o) for n, a, o in steps)
-    assert _same_owner(_calls(calls), trajectory, schemas)
+    assert _same_alignment(_calls(calls), trajectory, schemas)
 
 
 def test_a_name_that_is_not_a_str_is_left_to_the_reference() -> None:
     calls = _calls([("get", {})])
-    assert _matching.match(calls, (ExpectedToolCall(1, {}),), {}, matching._fits) is None  # type: ignore[arg-type]
+    steps = (ExpectedToolCall(1, {}),)  # type: ignore[arg-type]
+    assert _matching.align(matching.Alignment, calls, steps, {}, matching._fits, True, 0) is None
 
 
 def test_c_matches_the_scoring_corpus_as_the_reference() -> None:
@@ -85,6 +95,6 @@ def test_c_matches_the_scoring_corpus_as_the_reference() -> None:
     for _, pairs, _ in corpora():
         for run, item in pairs:
             for steps in matching.trajectories(item):
-                assert _same_owner(run.tool_calls, tuple(steps), matching.tool_schemas(item))
+                assert _same_alignment(run.tool_calls, tuple(steps), matching.tool_schemas(item))
                 matched += 1
     assert matched > 1000
