@@ -109,22 +109,59 @@ def align(
     *,
     with_arguments: bool = True,
     trajectory_index: int = 0,
+    remember: bool = True,
 ) -> Alignment:
     """Maximum matching of calls to steps (required steps first); see the module docstring.
 
-    Remembered by identity (calls, steps, schemas), like ``call_check``: trajectory match and
-    tool-call F1 align the same run with the same trajectory.
+    Remembered by identity (calls, steps, schemas): trajectory match and tool-call F1 align
+    the same run with the same trajectory, step efficiency and tool correctness too. A tuple
+    of steps is known by its own identity, other sequences by their steps'. ``remember=False``
+    for steps no other caller aligns (the memo would only hold them).
     """
-    steps = tuple(steps)
-    key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
-    known = _alignments.get(key)
-    if (
-        known is not None
-        and known[0] is calls
-        and known[1] is schemas
-        and all(map(operator.is_, known[2], steps))
-    ):
-        return known[3]
+    if not remember:
+        return _aligned(calls, tuple(steps), schemas, with_arguments, trajectory_index)
+    if type(steps) is tuple:
+        key: tuple[Any, ...] = (
+            _BY_TUPLE,
+            id(calls),
+            id(schemas),
+            with_arguments,
+            trajectory_index,
+            id(steps),
+        )
+        known = _alignments.get(key)
+        if known is not None and known[0] is calls and known[1] is schemas and known[2] is steps:
+            return known[3]
+    else:
+        steps = tuple(steps)
+        key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
+        known = _alignments.get(key)
+        if (
+            known is not None
+            and known[0] is calls
+            and known[1] is schemas
+            and all(map(operator.is_, known[2], steps))
+        ):
+            return known[3]
+    alignment = _aligned(calls, steps, schemas, with_arguments, trajectory_index)
+    if len(_alignments) >= _MEMO_SIZE:
+        _alignments.clear()
+    _alignments[key] = (calls, schemas, steps, alignment)
+    return alignment
+
+
+_BY_TUPLE = "steps tuple"
+"""First element of the memo's keys of tuples of steps (the others start with an id)."""
+
+
+def _aligned(
+    calls: Sequence[ToolCall],
+    steps: tuple[ExpectedToolCall, ...],
+    schemas: Schemas,
+    with_arguments: bool,
+    trajectory_index: int,
+) -> Alignment:
+    """``align`` without the memo: in C where built, else ``_align`` / ``_align_by_name``."""
     alignment = (
         _native_align(Alignment, calls, steps, schemas, _fits, with_arguments, trajectory_index)
         if _native_align is not None and type(calls) is tuple
@@ -136,9 +173,6 @@ def align(
             if with_arguments
             else _align_by_name(calls, steps, trajectory_index)
         )
-    if len(_alignments) >= _MEMO_SIZE:
-        _alignments.clear()
-    _alignments[key] = (calls, schemas, steps, alignment)
     return alignment
 
 

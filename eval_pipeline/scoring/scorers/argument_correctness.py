@@ -60,7 +60,13 @@ class ArgumentCorrectness(ScorerBase):
             any_arguments = any_arguments or any(s.arguments for s in steps)
             if not checked:
                 continue
-            alignment = align(calls, [steps[i] for i in checked], schemas, trajectory_index=index)
+            alignment = align(
+                calls,
+                [steps[i] for i in checked],
+                schemas,
+                trajectory_index=index,
+                remember=False,
+            )
             value = len(alignment.pairs) / len(checked)
             failures: list[dict[str, Any]] = []
             matched = {step for step, _ in alignment.pairs}
