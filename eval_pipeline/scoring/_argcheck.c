@@ -37,7 +37,28 @@ static PyObject *acceptable(PyObject *module, PyObject *const *args, Py_ssize_t 
     return PyBool_FromLong(result);
 }
 
+static PyObject *value_acceptable(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "value_acceptable(value, acceptable, schema)");
+        return NULL;
+    }
+    if (!PyList_CheckExact(args[1]) && !PyTuple_CheckExact(args[1]))
+        Py_RETURN_NONE;
+    int result = value_error_ok(args[0], args[1], args[2], 0);
+    if (result == ERROR)
+        return NULL;
+    if (result == UNDECIDED)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(result);
+}
+
 static PyMethodDef methods[] = {
+    {"value_acceptable", (PyCFunction)(void (*)(void))value_acceptable, METH_FASTCALL,
+     "value_acceptable(value, acceptable, schema) -> bool | None\n\n"
+     "``arguments.value_error(value, acceptable, schema) is None``, or None where only the "
+     "reference can decide."},
     {"acceptable", (PyCFunction)(void (*)(void))acceptable, METH_FASTCALL,
      "acceptable(arguments, expected, properties, required) -> bool | None\n\n"
      "``arguments._acceptable``'s verdict, or None where only the reference can decide."},

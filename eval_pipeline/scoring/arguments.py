@@ -37,10 +37,12 @@ from typing import Any
 from eval_pipeline.traces.redact.tokens import holds_token, tokenised
 
 _native: Callable[..., bool | None] | None
+_native_value: Callable[..., bool | None] | None
 try:
     from eval_pipeline.scoring._argcheck import acceptable as _native
-except ImportError:  # not built (``setup.py build_ext``): ``_acceptable`` decides every check
-    _native = None
+    from eval_pipeline.scoring._argcheck import value_acceptable as _native_value
+except ImportError:  # not built (``setup.py build_ext``): the Python checks decide everything
+    _native = _native_value = None
 
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -129,7 +131,12 @@ def check_arguments(
         if name not in expected or (schema is not None and properties and name not in properties):
             errors.append(f"unexpected parameter {name!r}")
             continue
-        problem = value_error(value, list(expected[name]), properties.get(name))
+        acceptable = list(expected[name])
+        schema_of = properties.get(name)
+        # Only a value that is not acceptable has a problem to describe (most are).
+        if _native_value is not None and _native_value(value, acceptable, schema_of):
+            continue
+        problem = value_error(value, acceptable, schema_of)
         if problem:
             errors.append(f"parameter {name!r}: {problem}")
     errors.extend(

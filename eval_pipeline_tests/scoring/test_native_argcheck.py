@@ -1,7 +1,7 @@
 """The C argument verdict (``_argcheck.c``) is the Python reference's wherever it answers.
 
 ``_argcheck.acceptable`` gives ``arguments._acceptable``'s verdict or None (the reference then
-decides). Generated arguments, acceptable values, schemas and required lists mix the JSON
+decides), ``_argcheck.value_acceptable`` that of ``value_error(...) is None`` for one value. Generated arguments, acceptable values, schemas and required lists mix the JSON
 types and their look-alikes (``1`` / ``1.0`` / ``True``, NaN, ints too large for a float),
 strings that differ only in what the normalisation drops or folds, non-ASCII strings, strings
 holding ``[`` or a redaction token, the omission ``""``, nesting, and a str subclass: on each,
@@ -184,6 +184,29 @@ def test_c_compares_look_alikes_as_the_reference(
     options = [_variant(value, how)] + ([""] if omittable else [])
     properties = {} if parameter is None else {"a": parameter}
     _same_verdict({"a": value}, {"a": options}, properties, ["a"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    value=_VALUES,
+    options=st.lists(_VALUES, max_size=3),
+    how=st.integers(0, 11),
+    omittable=st.booleans(),
+    parameter=st.one_of(st.none(), _PARAMETER),
+)
+def test_c_judges_one_value_as_value_error(
+    value: Any, options: list[Any], how: int, omittable: bool, parameter: dict[str, Any] | None
+) -> None:
+    acceptable = [*options, _variant(value, how)] + ([""] if omittable else [])
+    try:
+        reference = arguments.value_error(value, acceptable, parameter) is None
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            if _argcheck.value_acceptable(value, acceptable, parameter) is None:
+                raise exc
+        return
+    answer = _argcheck.value_acceptable(value, acceptable, parameter)
+    assert answer is None or answer is reference, (value, acceptable, parameter)
 
 
 def test_c_decides_the_plain_cases_itself() -> None:
