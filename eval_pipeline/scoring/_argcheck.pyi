@@ -10,3 +10,8 @@ def acceptable(
     required: Sequence[str],
 ) -> bool | None:
     """``arguments._acceptable``'s verdict, or None where only that reference can decide."""
+
+def value_acceptable(
+    value: Any, acceptable: Sequence[Any], schema: Mapping[str, Any] | None
+) -> bool | None:
+    """``arguments.value_error(value, acceptable, schema) is None``, or None: ask it."""

@@ -1,8 +1,8 @@
 """The C argument verdict (``_argcheck.c``) is the Python reference's wherever it answers.
 
 ``_argcheck.acceptable`` gives ``arguments._acceptable``'s verdict or None (the reference then
-decides), ``_argcheck.value_acceptable`` that of ``value_error(...) is None`` for one value. Generated arguments, acceptable values, schemas and required lists mix the JSON
-types and their look-alikes (``1`` / ``1.0`` / ``True``, NaN, ints too large for a float),
+decides), ``_argcheck.value_acceptable`` that of ``value_error(...) is None`` for one value.
+Generated arguments, acceptable values, schemas and required lists mix the JSON types and their look-alikes (``1`` / ``1.0`` / ``True``, NaN, ints too large for a float),
 strings that differ only in what the normalisation drops or folds, non-ASCII strings, strings
 holding ``[`` or a redaction token, the omission ``""``, nesting, and a str subclass: on each,
 an answer from C equals the reference's, and an exception of the reference is C's too or a
