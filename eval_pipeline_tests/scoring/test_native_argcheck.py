@@ -2,9 +2,10 @@
 
 ``_argcheck.acceptable`` gives ``arguments._acceptable``'s verdict or None (the reference then
 decides), ``_argcheck.value_acceptable`` that of ``value_error(...) is None`` for one value.
-Generated arguments, acceptable values, schemas and required lists mix the JSON types and their look-alikes (``1`` / ``1.0`` / ``True``, NaN, ints too large for a float),
-strings that differ only in what the normalisation drops or folds, non-ASCII strings, strings
-holding ``[`` or a redaction token, the omission ``""``, nesting, and a str subclass: on each,
+Generated arguments, acceptable values, schemas and required lists mix the JSON types and their
+look-alikes (``1`` / ``1.0`` / ``True``, NaN, ints too large for a float), strings that differ
+only in what the normalisation drops or folds, non-ASCII strings, strings holding ``[`` or a
+redaction token, the omission ``""``, nesting, and a str subclass: on each,
 an answer from C equals the reference's, and an exception of the reference is C's too or a
 None. On the scoring corpus (every call against every step of its tool) C answers every
 check of the benchmark's runs and agrees with the reference on all of them.
