@@ -24,12 +24,30 @@ def stamp(
     run_index: int | None,
     item_slices: Mapping[str, str],
     run_trace: str | None,
-    scorer_args: Mapping[str, Any],
+    scorer: Any,
 ) -> None:
     """``rows.stamp_row``."""
 
-def configure(score_class: type[Score], field_defaults: dict[str, Any], scored_status: str) -> None:
-    """What rows are made of: the class, its fields' defaults in order, the scored status."""
+def unvalued(
+    scorer: Any,
+    run: Any,
+    status: str,
+    reason: str,
+    evidence: Mapping[str, Any] | None,
+    judge_fingerprint: str | None,
+    judge_backend: str | None,
+) -> Score | None:
+    """``rows.unvalued_row``; None for a status that is not one of a row without a value."""
 
-def identity(id_property: property, version_property: property) -> None:
-    """The scorer base's ``id`` and ``version`` properties (they return the class variables)."""
+def configure(
+    score_class: type[Score],
+    field_defaults: dict[str, Any],
+    scored_status: str,
+    unvalued_statuses: frozenset[str],
+) -> None:
+    """What rows are made of: the class, its fields' defaults in order, the statuses."""
+
+def identity(
+    id_property: property, version_property: property, arguments_property: property
+) -> None:
+    """The scorer base's ``id``, ``version`` and ``arguments`` (class variables, ``{}``)."""

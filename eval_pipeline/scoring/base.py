@@ -15,6 +15,7 @@ from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
 
 _scored = rows.scored
+_unvalued = rows.unvalued
 
 
 class ScorerBase:
@@ -106,20 +107,7 @@ class ScorerBase:
         judge_fingerprint: str | None,
         judge_backend: str | None,
     ) -> Score:
-        metric = self.id
-        return Score.checked(
-            metric,
-            None,
-            status,
-            metric,
-            self.version,
-            reason,
-            run.trace_id,
-            (),
-            judge_fingerprint,
-            judge_backend,
-            dict(evidence) if evidence else {},
-        )
+        return _unvalued(self, run, status, reason, evidence, judge_fingerprint, judge_backend)
 
     def unscored(
         self,
@@ -167,4 +155,6 @@ class ScorerBase:
         raise NotImplementedError(f"{type(self).__name__} does not implement score()")
 
 
-rows.plain_identity(ScorerBase.__dict__["id"], ScorerBase.__dict__["version"])
+rows.plain_identity(
+    ScorerBase.__dict__["id"], ScorerBase.__dict__["version"], ScorerBase.__dict__["arguments"]
+)

@@ -213,7 +213,7 @@ def score_run(
             )
             fresh = True
         if fresh and type(row) is Score:
-            _stamp(row, build_id, item_id, run_index, item_slices, run_trace, scorer.arguments)
+            _stamp(row, build_id, item_id, run_index, item_slices, run_trace, scorer)
             rows.append(row)
         else:
             rows.append(

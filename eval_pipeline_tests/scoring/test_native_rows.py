@@ -2,10 +2,11 @@
 
 Generated values (floats at and past the bounds, NaN, -0.0, ints, bools, numeric strings and
 values ``float`` rejects), span id lists with repeats, evidence (empty, None, a mapping that
-is not a dict), reasons, judge fields, slices and scorer arguments: the row C makes is the
-reference's field for field, its ``__dict__``'s key order too, or both raise the same
-exception; stamping a row in C leaves it as the reference's stamping does. Scorers whose
-``id`` / ``version`` properties are their own are asked through them.
+is not a dict), statuses (of rows without a value, and others), reasons, judge fields, slices:
+the row C makes is the reference's field for field, its ``__dict__``'s key order too, or both
+raise the same exception; stamping a row in C leaves it as the reference's stamping does.
+Scorers whose ``id`` / ``version`` / ``arguments`` properties are their own are asked through
+them.
 """
 
 from collections.abc import Iterator, Mapping
@@ -30,7 +31,7 @@ class _Plain(ScorerBase):
 
 
 class _Renamed(ScorerBase):
-    """A scorer whose identity properties are not the base's."""
+    """A scorer whose identity and arguments properties are not the base's."""
 
     metric_id = "ignored"
 
@@ -41,6 +42,10 @@ class _Renamed(ScorerBase):
     @property
     def version(self) -> int:
         return 7
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return {"kept": [1]}
 
 
 class _Slices(Mapping[str, str]):
@@ -84,6 +89,28 @@ _EVIDENCE = st.one_of(
 )
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    scorer=st.sampled_from([_Plain(), _Renamed()]),
+    status=st.sampled_from(["unscored", "not_applicable", "error", "scored", "bogus"]),
+    reason=_TEXT,
+    evidence=_EVIDENCE,
+    judge=st.sampled_from([(None, None), ("fp", "backend")]),
+)
+def test_a_c_row_without_a_value_is_the_references(
+    scorer: ScorerBase,
+    status: str,
+    reason: str,
+    evidence: Any,
+    judge: tuple[str | None, str | None],
+) -> None:
+    run, _ = bench_pairs(1)[0]
+    args = (scorer, run, status, reason, evidence, *judge)
+    assert _outcome(rows.unvalued, *args) == _outcome(rows.unvalued_row, *args)
+    made = _rows.unvalued(*args)
+    assert (made is None) is (status in ("scored", "bogus"))
+
+
 @settings(max_examples=800, deadline=None)
 @given(
     scorer=st.sampled_from([_Plain(), _Renamed()]),
@@ -112,9 +139,9 @@ def test_a_c_row_is_the_references(
     item_slices=st.dictionaries(_TEXT, _TEXT, max_size=2),
     mapping=st.booleans(),
     trace=st.sampled_from([None, "t-row"]),
+    scorer=st.sampled_from([_Plain(), _Renamed()]),
     build=st.sampled_from([None, "b1"]),
     run_index=st.sampled_from([None, 0, 2]),
-    scorer_args=st.dictionaries(_TEXT, st.integers(), max_size=2),
 )
 def test_c_stamps_a_row_as_the_reference(
     own: dict[str, str],
@@ -123,7 +150,7 @@ def test_c_stamps_a_row_as_the_reference(
     trace: str | None,
     build: str | None,
     run_index: int | None,
-    scorer_args: dict[str, int],
+    scorer: ScorerBase,
 ) -> None:
     run, _ = bench_pairs(1)[0]
     stamped = []
@@ -132,7 +159,7 @@ def test_c_stamps_a_row_as_the_reference(
         row.__dict__["slices"] = dict(own)
         row.__dict__["trace_id"] = trace
         slices = _Slices(item_slices) if mapping else item_slices
-        stamp(row, build, "item", run_index, slices, "t-run", scorer_args)
+        stamp(row, build, "item", run_index, slices, "t-run", scorer)
         stamped.append(_state(row))
     assert stamped[0] == stamped[1]
 
@@ -140,3 +167,5 @@ def test_c_stamps_a_row_as_the_reference(
 def test_the_suite_makes_its_rows_in_c() -> None:
     assert rows.scored is _rows.scored
     assert rows.stamp is _rows.stamp
+    run, _ = bench_pairs(1)[0]
+    assert _rows.unvalued(_Plain(), run, "unscored", "why", None, None, None) is not None
