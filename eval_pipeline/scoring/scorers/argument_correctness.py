@@ -48,7 +48,7 @@ class ArgumentCorrectness(ScorerBase):
         for call in calls:
             by_name.setdefault(call.name, []).append(call)
         # Only a call without arguments can have had them dropped (``dropping_policy``).
-        if any(call.arguments is None for call in calls):
+        if any([call.arguments is None for call in calls]):
             expected_names = {step.name for steps in options for step in steps}
             redacted = redaction_reason(run, (c for c in calls if c.name in expected_names))
             if redacted is not None:
@@ -57,7 +57,7 @@ class ArgumentCorrectness(ScorerBase):
         any_arguments = False
         for index, steps in enumerate(options):
             checked = [i for i, s in enumerate(steps) if s.arguments and s.name in by_name]
-            any_arguments = any_arguments or any(s.arguments for s in steps)
+            any_arguments = any_arguments or any([s.arguments for s in steps])
             if not checked:
                 continue
             alignment = align(
@@ -74,7 +74,7 @@ class ArgumentCorrectness(ScorerBase):
             for position, step_index in enumerate(checked):
                 step = steps[step_index]
                 candidates = by_name[step.name]
-                spans.extend(c.span_id for c in candidates)
+                spans.extend([c.span_id for c in candidates])
                 if position in matched:
                     continue
                 failures.append(
