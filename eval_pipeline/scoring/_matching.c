@@ -1,9 +1,9 @@
 /* The alignment of a run's calls with a trajectory's steps in C (``matching``'s).
  *
  * ``align(Alignment, calls, steps, schemas, check, with_arguments, trajectory_index)`` gives
- * the ``Alignment`` that ``matching._alignment`` builds of the matching found by
- * ``_align_by_name`` (without arguments) or ``_search`` (with them). The search is
- * ``_search``'s augmenting-path search (required steps first, then optional ones;
+ * the ``Alignment`` that ``alignment.alignment_of`` builds of the matching found by
+ * ``alignment.aligned_by_name`` (without arguments) or ``alignment.owners`` (with them). The
+ * search is ``owners``' augmenting-path search (required steps first, then optional ones;
  * each step tries the calls of its tool in call order; a call fits a step without arguments,
  * else when its arguments are acceptable), asking whether a call fits a step only when the
  * search reaches the pair, once. The verdict is ``_argverdict.h``'s where it decides (a
@@ -130,7 +130,7 @@ static int read_run(Search *search, int *optional)
     return OK;
 }
 
-/* ``_align_by_name``'s owners: per tool, its steps in queue order (required steps first,
+/* ``aligned_by_name``'s owners: per tool, its steps in queue order (required steps first,
  * then optional ones) take its first ``m`` calls in reverse, ``m`` the smaller count. */
 static void match_by_name(Search *search, const int *optional)
 {
@@ -180,7 +180,7 @@ static PyObject *indices(const Py_ssize_t *items, Py_ssize_t count)
     return tuple;
 }
 
-/* ``_alignment``'s ``Alignment`` of the owners found. */
+/* ``alignment_of``'s ``Alignment`` of the owners found. */
 static PyObject *alignment(Search *search, const int *optional, PyObject *cls, PyObject *index)
 {
     Py_ssize_t calls = search->n_calls, steps = search->n_steps, n_pairs = 0, n_missing = 0;

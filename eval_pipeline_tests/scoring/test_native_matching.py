@@ -1,4 +1,4 @@
-"""The C alignment (``_matching.c``) is the Python functions' (``matching._align``, by name).
+"""The C alignment (``_matching.c``) is the Python functions' (``scoring.alignment``).
 
 Generated runs and trajectories over a few tool names: calls whose arguments are dicts, JSON
 text, None or not an object; steps with and without arguments, optional or not, several of a
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_pipeline.datasets.item import ExpectedToolCall
-from eval_pipeline.scoring import matching
+from eval_pipeline.scoring import alignment, matching
 from eval_pipeline.traces.model import ToolCall
 from eval_pipeline_tests.scoring.scoring_corpus import corpora
 
@@ -57,16 +57,16 @@ def _same_alignment(
     """Whether C aligned (as the reference does, checked, both ways); False when it left it."""
     for with_arguments in (True, False):
         native = _matching.align(
-            matching.Alignment, calls, steps, schemas, matching._fits, with_arguments, 3
+            alignment.Alignment, calls, steps, schemas, alignment.fits, with_arguments, 3
         )
         if native is None:
             return False
         reference = (
-            matching._align(calls, steps, schemas, True, 3)
+            alignment.aligned(calls, steps, schemas, True, 3)
             if with_arguments
-            else matching._align_by_name(calls, steps, 3)
+            else alignment.aligned_by_name(calls, steps, 3)
         )
-        assert type(native) is matching.Alignment
+        assert type(native) is alignment.Alignment
         assert list(native.__dict__.items()) == list(reference.__dict__.items()), (calls, steps)
     return True
 
@@ -87,7 +87,7 @@ def test_c_matches_as_the_reference(
 def test_a_name_that_is_not_a_str_is_left_to_the_reference() -> None:
     calls = _calls([("get", {})])
     steps = (ExpectedToolCall(1, {}),)  # type: ignore[arg-type]
-    assert _matching.align(matching.Alignment, calls, steps, {}, matching._fits, True, 0) is None
+    assert _matching.align(alignment.Alignment, calls, steps, {}, alignment.fits, True, 0) is None
 
 
 def test_c_matches_the_scoring_corpus_as_the_reference() -> None:
