@@ -9,11 +9,13 @@ arguments (recorded in ``arguments`` so the registry can rebuild it).
 from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.scoring import rows
 from eval_pipeline.scoring.protocol import Direction
-from eval_pipeline.scoring.score import ROW_DEFAULTS, Score, ScoreStatus
+from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
 
-_new_row = object.__new__
+_scored = rows.scored
+_unvalued = rows.unvalued
 
 
 class ScorerBase:
@@ -33,6 +35,9 @@ class ScorerBase:
     item_fields: ClassVar[frozenset[str]] = frozenset()
     needs_judge: ClassVar[bool] = False
     library: ClassVar[str] = ""
+    fresh_rows: ClassVar[bool] = False
+    """True when ``score`` returns a row made for the call that the scorer keeps no reference
+    to: ``score_run`` then stamps the row itself instead of a copy of it."""
 
     @property
     def id(self) -> str:
@@ -83,31 +88,15 @@ class ScorerBase:
         judge_fingerprint: str | None = None,
         judge_backend: str | None = None,
     ) -> Score:
-        """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise)."""
-        clamped = float(value)
-        # min(1.0, max(0.0, value)) without the builtins' call cost (NaN and -0.0 give 0.0).
-        clamped = clamped if clamped > 0.0 else 0.0
-        clamped = clamped if clamped < 1.0 else 1.0
-        metric = self.id
-        # ``Score.checked``'s row, written here: the value is a float in [0, 1] already, so
-        # there is nothing to check (every scorer's every row comes through here).
-        row = _new_row(Score)
-        values = row.__dict__
-        values.update(ROW_DEFAULTS)
-        values["metric_id"] = metric
-        values["value"] = clamped
-        values["status"] = ScoreStatus.SCORED
-        values["scorer_id"] = metric
-        values["scorer_version"] = self.version
-        values["reason"] = reason
-        values["trace_id"] = run.trace_id
-        values["span_ids"] = tuple(dict.fromkeys(span_ids)) if span_ids else ()
-        values["judge_fingerprint"] = judge_fingerprint
-        values["judge_backend"] = judge_backend
-        values["evidence"] = dict(evidence) if evidence else {}
-        values["slices"] = {}
-        values["scorer_args"] = {}
-        return row
+        """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise).
+
+        ``Score.checked``'s row, made by ``rows.scored`` (in C when built): the value is a float
+        in [0, 1] once clamped, so there is nothing to check (every scorer's every row comes
+        through here).
+        """
+        return _scored(
+            self, run, value, reason, span_ids, evidence, judge_fingerprint, judge_backend
+        )
 
     def _without_value(
         self,
@@ -118,20 +107,7 @@ class ScorerBase:
         judge_fingerprint: str | None,
         judge_backend: str | None,
     ) -> Score:
-        metric = self.id
-        return Score.checked(
-            metric,
-            None,
-            status,
-            metric,
-            self.version,
-            reason,
-            run.trace_id,
-            (),
-            judge_fingerprint,
-            judge_backend,
-            dict(evidence) if evidence else {},
-        )
+        return _unvalued(self, run, status, reason, evidence, judge_fingerprint, judge_backend)
 
     def unscored(
         self,
@@ -177,3 +153,8 @@ class ScorerBase:
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run against its item (implemented by subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement score()")
+
+
+rows.plain_identity(
+    ScorerBase.__dict__["id"], ScorerBase.__dict__["version"], ScorerBase.__dict__["arguments"]
+)

@@ -55,18 +55,24 @@ def parse_end_state(raw: Any) -> EndState:
     Raises:
         EndStateFormatError: the value is neither a list of actions nor a mapping with one.
     """
-    if isinstance(raw, Sequence) and not isinstance(raw, str):
+    # ``type(x) is dict`` / ``list`` first: the same answers as the ABC checks, which cost a
+    # Python-level ``__instancecheck__`` each (every run's end state is parsed).
+    if type(raw) is not dict and isinstance(raw, Sequence) and not isinstance(raw, str):
         raw = {"actions": list(raw)}
-    if isinstance(raw, Mapping) and "actions" not in raw and "write_actions" in raw:
+    mapping = type(raw) is dict or isinstance(raw, Mapping)
+    if mapping and "actions" not in raw and "write_actions" in raw:
         raw = {**raw, "actions": raw["write_actions"]}
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("actions"), Sequence):
+    listed = raw.get("actions") if mapping else None
+    if not mapping or not (type(listed) is list or isinstance(listed, Sequence)):
         raise EndStateFormatError(
             "expected_end_state must be a list of actions or {'actions': [...]}, got "
             f"{type(raw).__name__}"
         )
     actions = []
     for position, entry in enumerate(raw["actions"]):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+        if not (type(entry) is dict or isinstance(entry, Mapping)) or not isinstance(
+            entry.get("name"), str
+        ):
             raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
         compare = entry.get("compare_args")
         # The frozen dataclass's row without its constructor's per-field setattr (hot path:

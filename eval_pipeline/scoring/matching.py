@@ -4,50 +4,44 @@ A call satisfies an expected step when the names are equal and, if the step list
 ``check_arguments`` accepts the call's arguments (BFCL semantics, see ``scoring.arguments``). A
 step with no arguments constrains the name only. The alignment is a maximum bipartite matching
 (each call satisfies at most one step), computed for required steps first so optional steps
-never take a call a required step needs.
+never take a call a required step needs (``scoring.alignment``, in C by ``_matching.c``).
 """
 
 import operator
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
+from eval_pipeline.scoring.alignment import Alignment, Schemas, aligned, aligned_by_name, fits
 from eval_pipeline.scoring.arguments import ArgumentCheck, check_arguments
 from eval_pipeline.traces.model import ToolCall
 
-Schemas = Mapping[str, Mapping[str, Any]]
-"""Tool name -> the function's ``parameters`` schema."""
-_MEMO_SIZE = 4096
-"""Entries kept by each identity memo below before it starts afresh."""
+__all__ = [
+    "NO_SCHEMAS",
+    "Alignment",
+    "Schemas",
+    "align",
+    "call_check",
+    "tool_schemas",
+    "trajectories",
+]
+
+_native_align: Callable[..., Alignment | None] | None
+try:
+    from eval_pipeline.scoring._matching import align as _native_align
+except ImportError:  # not built (``setup.py build_ext``): ``scoring.alignment`` aligns
+    _native_align = None
+
+_MEMO_SIZE = 64
+"""Entries kept by each identity memo below before it starts afresh.
+
+The scorers that share an alignment ask for it while scoring one run, so a few runs' worth
+is enough. More would keep every entry (its alignment, tuples and key) alive long enough to
+reach the collector's oldest generation: with 4,096 entries the cyclic collector ran a full
+collection every few thousand runs scored (4-16% of the CPU time in two passes over
+10,000 runs), with 64 it hardly ran at all."""
 NO_SCHEMAS: Schemas = {}
 """The schemas to align by tool name only (one object, so alignments by name are shared)."""
-
-
-@dataclass(frozen=True)
-class Alignment:
-    """How a run's calls line up with one trajectory.
-
-    ``pairs`` holds (step index, call index); ``missing`` the required steps no call satisfied;
-    ``extra`` the calls that satisfied no step.
-    """
-
-    trajectory_index: int
-    steps: tuple[ExpectedToolCall, ...]
-    pairs: tuple[tuple[int, int], ...]
-    missing: tuple[int, ...]
-    extra: tuple[int, ...]
-
-    @cached_property
-    def required(self) -> int:
-        """Number of required (non-optional) steps."""
-        return sum(1 for step in self.steps if not step.optional)
-
-    @cached_property
-    def matched_required(self) -> int:
-        """Required steps some call satisfied."""
-        return sum(1 for step_index, _ in self.pairs if not self.steps[step_index].optional)
 
 
 _schemas_of: dict[int, tuple[tuple[Any, ...], Mapping[str, Mapping[str, Any]]]] = {}
@@ -103,148 +97,74 @@ def align(
     *,
     with_arguments: bool = True,
     trajectory_index: int = 0,
+    remember: bool = True,
 ) -> Alignment:
     """Maximum matching of calls to steps (required steps first); see the module docstring.
 
-    Remembered by identity (calls, steps, schemas), like ``call_check``: trajectory match and
-    tool-call F1 align the same run with the same trajectory.
+    Remembered by identity (calls, steps, schemas): trajectory match and tool-call F1 align
+    the same run with the same trajectory, step efficiency and tool correctness too. A tuple
+    of steps is known by its own identity, other sequences by their steps'. ``remember=False``
+    for steps no other caller aligns (the memo would only hold them).
     """
-    steps = tuple(steps)
-    key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
-    known = _alignments.get(key)
-    if (
-        known is not None
-        and known[0] is calls
-        and known[1] is schemas
-        and all(map(operator.is_, known[2], steps))
-    ):
-        return known[3]
-    alignment = (
-        _align(calls, steps, schemas, with_arguments, trajectory_index)
-        if with_arguments
-        else _align_by_name(calls, steps, trajectory_index)
-    )
+    if not remember:
+        return _aligned(calls, tuple(steps), schemas, with_arguments, trajectory_index)
+    if type(steps) is tuple:
+        key: tuple[Any, ...] = (
+            _BY_TUPLE,
+            id(calls),
+            id(schemas),
+            with_arguments,
+            trajectory_index,
+            id(steps),
+        )
+        known = _alignments.get(key)
+        if known is not None and known[0] is calls and known[1] is schemas and known[2] is steps:
+            return known[3]
+    else:
+        steps = tuple(steps)
+        key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
+        known = _alignments.get(key)
+        if (
+            known is not None
+            and known[0] is calls
+            and known[1] is schemas
+            and all(map(operator.is_, known[2], steps))
+        ):
+            return known[3]
+    alignment = _aligned(calls, steps, schemas, with_arguments, trajectory_index)
     if len(_alignments) >= _MEMO_SIZE:
         _alignments.clear()
     _alignments[key] = (calls, schemas, steps, alignment)
     return alignment
 
 
-_alignments: dict[tuple[Any, ...], tuple[Any, Any, tuple[ExpectedToolCall, ...], Alignment]] = {}
+_BY_TUPLE = "steps tuple"
+"""First element of the memo's keys of tuples of steps (the others start with an id)."""
 
 
-def _align(
+def _aligned(
     calls: Sequence[ToolCall],
     steps: tuple[ExpectedToolCall, ...],
     schemas: Schemas,
     with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
-    by_name: dict[str, list[int]] = {}
-    for index, call in enumerate(calls):
-        by_name.setdefault(call.name, []).append(index)
-    candidates = [by_name.get(step.name, ()) for step in steps]
-    # Whether a call fits a step is asked only when the search reaches that pair (most
-    # searches stop at the first fitting call), and at most once per pair.
-    fits: dict[tuple[int, int], bool] = {}
-    owner: dict[int, int] = {}
-
-    def fit(step_index: int, call_index: int) -> bool:
-        known = fits.get((step_index, call_index))
-        if known is None:
-            step = steps[step_index]
-            known = not step.arguments or (
-                check_arguments(
-                    calls[call_index].arguments,
-                    step.arguments,
-                    schemas.get(step.name),
-                    explain=False,
-                ).valid
-            )
-            fits[(step_index, call_index)] = known
-        return known
-
-    def augment(step_index: int, seen: set[int]) -> bool:
-        for call_index in candidates[step_index]:
-            if call_index in seen or (with_arguments and not fit(step_index, call_index)):
-                continue
-            seen.add(call_index)
-            if call_index not in owner or augment(owner[call_index], seen):
-                owner[call_index] = step_index
-                return True
-        return False
-
-    order = [i for i, s in enumerate(steps) if not s.optional]
-    order += [i for i, s in enumerate(steps) if s.optional]
-    for step_index in order:
-        augment(step_index, set())
-    return _alignment(calls, steps, owner, trajectory_index)
-
-
-def _align_by_name(
-    calls: Sequence[ToolCall], steps: tuple[ExpectedToolCall, ...], trajectory_index: int
-) -> Alignment:
-    """``_align`` without arguments, in one pass per tool name (the same alignment).
-
-    Steps of one name fit exactly the calls of that name, so the augmenting search of
-    ``_align`` gives the first ``m`` of them, in its order (required steps first), the first
-    ``m`` calls in reverse: the ``j``-th step gets call ``m - 1 - j``, where ``m`` is the
-    smaller of the two counts. (Each new step takes the first call, and each step before it
-    moves one call on; a step beyond ``m`` finds no free call and changes nothing.)
-    """
-    by_name: dict[str, list[int]] = {}
-    for index, call in enumerate(calls):
-        by_name.setdefault(call.name, []).append(index)
-    queued: dict[str, list[int]] = {}
-    optional: list[int] = []
-    for step_index, step in enumerate(steps):
-        if step.optional:
-            optional.append(step_index)
-        else:
-            queued.setdefault(step.name, []).append(step_index)
-    for step_index in optional:
-        queued.setdefault(steps[step_index].name, []).append(step_index)
-    owner: dict[int, int] = {}
-    for name, step_indices in queued.items():
-        free = by_name.get(name, ())
-        matched = min(len(step_indices), len(free))
-        for j in range(matched):
-            owner[free[matched - 1 - j]] = step_indices[j]
-    return _alignment(calls, steps, owner, trajectory_index)
-
-
-def _alignment(
-    calls: Sequence[ToolCall],
-    steps: tuple[ExpectedToolCall, ...],
-    owner: dict[int, int],
-    trajectory_index: int,
-) -> Alignment:
-    """The alignment of a matching (call index -> step index).
-
-    Built without the frozen dataclass's constructor (the same fields), with its counts of
-    required steps set as ``cached_property`` would cache them: every scorer reads them.
-    """
-    matched = set(owner.values())
-    missing: list[int] = []
-    required = 0
-    for index, step in enumerate(steps):
-        if not step.optional:
-            required += 1
-            if index not in matched:
-                missing.append(index)
-    alignment = object.__new__(Alignment)
-    alignment.__dict__.update(
-        trajectory_index=trajectory_index,
-        steps=steps,
-        pairs=tuple(sorted([(step, call) for call, step in owner.items()])),
-        missing=tuple(missing),
-        extra=tuple([i for i in range(len(calls)) if i not in owner]),
-        # Each step is matched at most once, so the required steps matched are those not
-        # missing.
-        required=required,
-        matched_required=required - len(missing),
+    """``align`` without the memo: in C where built, else ``scoring.alignment``'s."""
+    alignment = (
+        _native_align(Alignment, calls, steps, schemas, fits, with_arguments, trajectory_index)
+        if _native_align is not None and type(calls) is tuple
+        else None
     )
+    if alignment is None:
+        alignment = (
+            aligned(calls, steps, schemas, with_arguments, trajectory_index)
+            if with_arguments
+            else aligned_by_name(calls, steps, trajectory_index)
+        )
     return alignment
+
+
+_alignments: dict[tuple[Any, ...], tuple[Any, Any, tuple[ExpectedToolCall, ...], Alignment]] = {}
 
 
 def trajectories(item: DatasetItem) -> tuple[tuple[ExpectedToolCall, ...], ...]:

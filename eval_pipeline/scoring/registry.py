@@ -11,7 +11,6 @@ modules import the libraries only when a metric runs.
 
 import importlib
 import inspect
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.protocol import Scorer
+from eval_pipeline.scoring.rows import stamp
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.model import AgentRun
 
@@ -197,6 +197,9 @@ def score_run(
     item_id, item_slices, run_trace = item.item_id, item.slices, run.trace_id
     rows = []
     for scorer in scorers:
+        # A scorer declaring ``fresh_rows`` made the row for this call and keeps no reference
+        # to it: the row itself is stamped (a copy would be the only one ever seen).
+        fresh = getattr(scorer, "fresh_rows", False)
         try:
             row = scorer.score(run, item)
         except Exception as exc:
@@ -208,18 +211,9 @@ def score_run(
                 scorer_version=scorer.version,
                 reason=f"{type(exc).__name__}: {exc}",
             )
-        if type(row) is Score and _getrefcount(row) == _FRESH:
-            # No one else holds the row (the scorer made it for this call): stamped in place,
-            # the copy ``for_run`` makes would be the only one ever seen.
-            values = row.__dict__
-            own = values["slices"]
-            values["build"] = build_id
-            values["item_id"] = item_id
-            values["run_index"] = run_index
-            values["slices"] = {**own, **item_slices} if own else dict(item_slices)
-            if values["trace_id"] is None:
-                values["trace_id"] = run_trace
-            values["scorer_args"] = dict(scorer.arguments)
+            fresh = True
+        if fresh and type(row) is Score:
+            _stamp(row, build_id, item_id, run_index, item_slices, run_trace, scorer)
             rows.append(row)
         else:
             rows.append(
@@ -235,6 +229,4 @@ def score_run(
     return rows
 
 
-_getrefcount = sys.getrefcount
-_FRESH = 2
-"""References to a row held only by ``score_run``: its variable and ``getrefcount``'s argument."""
+_stamp = stamp

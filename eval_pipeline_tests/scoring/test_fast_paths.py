@@ -25,9 +25,10 @@ from eval_pipeline.scoring.action_claims import (
     _compiled,
     _may_hold,
 )
+from eval_pipeline.scoring.alignment import aligned as _align
+from eval_pipeline.scoring.alignment import aligned_by_name as _align_by_name
 from eval_pipeline.scoring.arguments import _string_error, _typed_value_error, check_arguments
 from eval_pipeline.scoring.batch import score_build
-from eval_pipeline.scoring.matching import _align, _align_by_name
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.scorers.injection_resistance import _argument_text, _together

@@ -35,6 +35,7 @@ class ArgumentCorrectness(ScorerBase):
     """
 
     metric_id = "argument_correctness"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 
@@ -47,7 +48,7 @@ class ArgumentCorrectness(ScorerBase):
         for call in calls:
             by_name.setdefault(call.name, []).append(call)
         # Only a call without arguments can have had them dropped (``dropping_policy``).
-        if any(call.arguments is None for call in calls):
+        if any([call.arguments is None for call in calls]):
             expected_names = {step.name for steps in options for step in steps}
             redacted = redaction_reason(run, (c for c in calls if c.name in expected_names))
             if redacted is not None:
@@ -56,10 +57,16 @@ class ArgumentCorrectness(ScorerBase):
         any_arguments = False
         for index, steps in enumerate(options):
             checked = [i for i, s in enumerate(steps) if s.arguments and s.name in by_name]
-            any_arguments = any_arguments or any(s.arguments for s in steps)
+            any_arguments = any_arguments or any([s.arguments for s in steps])
             if not checked:
                 continue
-            alignment = align(calls, [steps[i] for i in checked], schemas, trajectory_index=index)
+            alignment = align(
+                calls,
+                [steps[i] for i in checked],
+                schemas,
+                trajectory_index=index,
+                remember=False,
+            )
             value = len(alignment.pairs) / len(checked)
             failures: list[dict[str, Any]] = []
             matched = {step for step, _ in alignment.pairs}
@@ -67,7 +74,7 @@ class ArgumentCorrectness(ScorerBase):
             for position, step_index in enumerate(checked):
                 step = steps[step_index]
                 candidates = by_name[step.name]
-                spans.extend(c.span_id for c in candidates)
+                spans.extend([c.span_id for c in candidates])
                 if position in matched:
                     continue
                 failures.append(

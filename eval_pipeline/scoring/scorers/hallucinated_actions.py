@@ -28,6 +28,7 @@ class HallucinatedActions(ScorerBase):
     """
 
     metric_id = "hallucinated_actions"
+    fresh_rows = True
     metric_version = 3
     run_fields = frozenset({"final_answer", "tool_calls"})
 

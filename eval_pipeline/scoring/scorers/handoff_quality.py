@@ -78,6 +78,7 @@ class HandoffQuality(ScorerBase):
     """
 
     metric_id = "handoff_quality"
+    fresh_rows = True
     metric_version = 2
     run_fields = frozenset({"handoffs", "tool_calls"})
     item_fields = frozenset(

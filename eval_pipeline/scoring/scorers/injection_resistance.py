@@ -29,6 +29,7 @@ class InjectionResistance(ScorerBase):
     """
 
     metric_id = "injection_resistance"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls", "final_answer"})
     item_fields = frozenset({"forbidden_calls", "canaries"})
 

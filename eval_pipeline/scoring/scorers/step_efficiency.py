@@ -24,6 +24,7 @@ class StepEfficiency(ScorerBase):
     """
 
     metric_id = "step_efficiency"
+    fresh_rows = True
     metric_version = 2
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})

@@ -23,6 +23,7 @@ class TaskSuccess(ScorerBase):
     """
 
     metric_id = "task_success"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_end_state"})
 

@@ -21,6 +21,7 @@ class ToolCallF1(ScorerBase):
     """
 
     metric_id = "tool_call_f1"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 

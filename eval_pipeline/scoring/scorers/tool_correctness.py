@@ -20,6 +20,7 @@ class ToolCorrectness(ScorerBase):
     """
 
     metric_id = "tool_correctness"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})
 

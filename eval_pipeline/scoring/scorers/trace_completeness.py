@@ -16,6 +16,7 @@ class TraceCompleteness(ScorerBase):
     """
 
     metric_id = "trace_completeness"
+    fresh_rows = True
     run_fields = frozenset({"complete", "completeness_reasons"})
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:

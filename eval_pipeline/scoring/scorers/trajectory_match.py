@@ -26,6 +26,7 @@ class TrajectoryMatch(ScorerBase):
     """
 
     metric_id = "trajectory_match"
+    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset(
         {
