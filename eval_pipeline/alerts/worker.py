@@ -6,7 +6,8 @@ worker that dies before the acknowledgement gets them redelivered, and the alert
 second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
 period (late spans still arrive), then the trace is assembled from the buffer and judged by
 the trace-scope detectors, its alerts stored, and only then acknowledged (while the worker is
-behind, judging waits up to ``judge_lag_s`` more: span alerts first). A completion whose
+behind, judging waits up to ``judge_lag_s`` more: span alerts first; and a step judges a
+slice of the due traces, so a backlog of them never holds the next batch). A completion whose
 named spans (those published with the root) are not all buffered yet is left unacknowledged:
 they are in flight, fetched by a worker that died, and come back after the ack wait, as the
 completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
@@ -44,6 +45,8 @@ from eval_pipeline.traces.runs.assemble import assemble_runs
 _LOG = logging.getLogger(__name__)
 MAX_COMPLETION_DELIVERIES = 5
 """A completion still missing spans on this delivery is judged on the spans buffered."""
+JUDGE_SLICE = 256
+"""Most due traces a step judges, unless it fetched more than half as many completions."""
 
 
 @dataclass
@@ -196,14 +199,22 @@ class DetectorWorker:
         if spans:
             self._on_spans(spans)
         now = time.monotonic()
+        completions = 0
         for delivery in deliveries:
             event = delivery.event
             if isinstance(event, TraceCompleted):
+                completions += 1
                 self._held[(event.build, event.trace_id)] = _Held(
                     delivery, event, now + self.quiet_period_s
                 )
         behind = len(deliveries) >= self.batch or any(d.waiting for d in deliveries[-1:])
-        self._judge_due(time.monotonic() - (self.judge_lag_s if behind else 0.0))
+        # A step judges a slice of the due traces (at least twice the completions it fetched,
+        # so judging gains on a backlog); the next fetch does not wait while more are due.
+        # Judging a backlog of thousands of traces at once held span alerts for a second.
+        self._judge_due(
+            time.monotonic() - (self.judge_lag_s if behind else 0.0),
+            max(JUDGE_SLICE, 2 * completions),
+        )
         return len(deliveries)
 
     def _next_due(self) -> float:
@@ -225,8 +236,12 @@ class DetectorWorker:
         self._consumer.ack(deliveries)
         self.stats.spans += len(deliveries)
 
-    def _judge_due(self, now: float) -> None:
-        due = [self._held.pop(key) for key, held in list(self._held.items()) if held.due <= now]
+    def _judge_due(self, now: float, limit: int | None = None) -> None:
+        """Judge the held completions due by ``now`` (the ``limit`` due first, if given)."""
+        keys = [key for key, held in self._held.items() if held.due <= now]
+        if limit is not None and len(keys) > limit:
+            keys = sorted(keys, key=lambda key: self._held[key].due)[:limit]
+        due = [self._held.pop(key) for key in keys]
         if not due:
             return
         spans = self.buffer.spans(held.event.trace_id for held in due)
