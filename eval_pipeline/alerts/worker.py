@@ -45,8 +45,6 @@ from eval_pipeline.traces.runs.assemble import assemble_runs
 _LOG = logging.getLogger(__name__)
 MAX_COMPLETION_DELIVERIES = 5
 """A completion still missing spans on this delivery is judged on the spans buffered."""
-JUDGE_SLICE = 256
-"""Most due traces a step judges, unless it fetched more than half as many completions."""
 
 
 @dataclass
@@ -183,6 +181,9 @@ class DetectorWorker:
     fetch, or more waiting): span alerts first, as a trace alert waits for the quiet period
     anyway."""
 
+    judge_slice: int = 256
+    """Most due traces a step judges, unless it fetched more than half as many completions."""
+
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
         self._held: dict[tuple[str, str], _Held] = {}
@@ -213,7 +214,7 @@ class DetectorWorker:
         # Judging a backlog of thousands of traces at once held span alerts for a second.
         self._judge_due(
             time.monotonic() - (self.judge_lag_s if behind else 0.0),
-            max(JUDGE_SLICE, 2 * completions),
+            max(self.judge_slice, 2 * completions),
         )
         return len(deliveries)
 

@@ -16,8 +16,9 @@ sustained ``alert_rate`` spans/s for ``duration_s``, with 1% of the tool calls f
 failed call's latency is from the acknowledgement of its request to the receipt of its
 ``tool_error`` alert at a webhook in this process: ``alert_p50_s``, ``alert_p99_s``. Goal:
 p99 under 1 s. The paced load starts once a warm-up request's failed call has alerted (the
-detector process, started beside the receiver, is running). ``detector_cpu_us_per_span`` is the detector workers' CPU over the spans
-they processed in that run (``serve`` logs it on exit): less load-dependent than the rest.
+detector process, started beside the receiver, is running). ``detector_cpu_us_per_span`` is
+the detector workers' CPU over the spans they processed in that run (``serve`` logs it on
+exit): less load-dependent than the rest.
 """
 
 import os
