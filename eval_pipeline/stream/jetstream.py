@@ -171,7 +171,7 @@ def _ack_metadata(message: Any) -> tuple[int, float | None, int]:
     message for the same three numbers, a tenth of a fetch's cost. Other reply layouts
     (a domain, an account hash) are left to nats-py.
     """
-    tokens = message.reply.split(".") if message.reply else ()
+    tokens: list[str] = message.reply.split(".") if message.reply else []
     if len(tokens) == _V1_ACK_TOKENS and tokens[0] == "$JS" and tokens[1] == "ACK":
         return int(tokens[4]) or 1, int(tokens[7]) / 1e9, int(tokens[8])
     metadata = message.metadata

@@ -61,7 +61,7 @@ def test_due_traces_are_judged_a_slice_per_step_and_a_new_failed_call_alerts_at_
         assert worker.stats.traces == 0  # in their quiet period
         time.sleep(QUICK.quiet_period_s + 0.1)  # now every trace is due
         stream.publish_rows(failing, builds=["prod"] * len(failing), day=DAY)
-        judged = []
+        judged: list[int] = []  # traces judged after each step
         while worker.stats.traces < TRACES and len(judged) < 50:
             worker.step(timeout_s=0.2)
             judged.append(worker.stats.traces)
