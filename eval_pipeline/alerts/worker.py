@@ -238,10 +238,13 @@ class DetectorWorker:
         self.stats.spans += len(deliveries)
 
     def _judge_due(self, now: float, limit: int | None = None) -> None:
-        """Judge the held completions due by ``now`` (the ``limit`` due first, if given)."""
-        keys = [key for key, held in self._held.items() if held.due <= now]
-        if limit is not None and len(keys) > limit:
-            keys = sorted(keys, key=lambda key: self._held[key].due)[:limit]
+        """Judge the completions due by ``now``: at most ``limit``, the first held first."""
+        keys = []
+        for key, held in self._held.items():  # in the order held: by due time, but for a
+            if held.due <= now:  # completion delivered again while held (due later)
+                keys.append(key)
+                if limit is not None and len(keys) >= limit:
+                    break
         due = [self._held.pop(key) for key in keys]
         if not due:
             return

@@ -2,7 +2,7 @@
 
 Contract (issue 18, alert latency): a step judges at most ``judge_slice`` due traces (more
 only when it fetched more than half as many completions, so judging still gains on a
-backlog), the longest due first, and the next fetch does not wait while more are due. Judging
+backlog), the first held first, and the next fetch does not wait while more are due. Judging
 thousands of traces in one step held the span alerts of the next batch for a second. Every
 trace is still judged, each exactly as before.
 """
