@@ -3,7 +3,8 @@
 A plane's workers acknowledge a span as soon as its span detectors ran and it is buffered
 here, so a worker that dies loses nothing it acknowledged; the trace detectors read the whole
 trace from here once its completion is due, whichever worker saw which span. Judged traces are
-forgotten; spans of traces whose root never came are dropped after ``retention_s``.
+forgotten; spans of traces whose root never came are dropped after ``retention_s`` (swept
+every ``sweep_s``).
 
 Each buffer also keeps the spans its worker decoded on arrival (at most ``cached_spans``, the
 oldest traces dropped first), so judging a trace decodes only the spans other workers
@@ -54,10 +55,13 @@ class TraceBuffer:
         plane: str,
         retention_s: float = 3600.0,
         cached_spans: int = 50_000,
+        sweep_s: float = 60.0,
     ) -> None:
         self.engine: Engine = engine_for(state_url)
         self.plane = plane
         self.retention_s = retention_s
+        self.sweep_s = sweep_s
+        self._next_sweep = 0.0
         self.cached_spans = cached_spans
         self._decoded: dict[str, dict[str, Span]] = {}
         """Trace id -> span id -> the span as this worker decoded it, oldest trace first."""
@@ -125,7 +129,11 @@ class TraceBuffer:
         return found
 
     def forget(self, trace_ids: Iterable[str], connection: Connection) -> None:
-        """Drop judged traces' spans, and any older than ``retention_s`` (caller's transaction)."""
+        """Drop judged traces' spans (caller's transaction).
+
+        Also drops spans older than ``retention_s``, at most every ``sweep_s``: a worker
+        judges a few hundred traces at a time, and the sweep was a query of each.
+        """
         wanted = sorted(set(trace_ids))
         for trace_id in wanted:
             self._cached -= len(self._decoded.pop(trace_id, {}))
@@ -136,6 +144,9 @@ class TraceBuffer:
                     BUFFER.c.trace_id.in_(wanted[start : start + _CHUNK]),
                 )
             )
+        if time.monotonic() < self._next_sweep:
+            return
+        self._next_sweep = time.monotonic() + self.sweep_s
         connection.execute(
             delete(BUFFER).where(
                 BUFFER.c.plane == self.plane,

@@ -6,7 +6,8 @@ worker that dies before the acknowledgement gets them redelivered, and the alert
 second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
 period (late spans still arrive), then the trace is assembled from the buffer and judged by
 the trace-scope detectors, its alerts stored, and only then acknowledged (while the worker is
-behind, judging waits up to ``judge_lag_s`` more: span alerts first). A completion whose
+behind, judging waits up to ``judge_lag_s`` more: span alerts first; and a step judges a
+slice of the due traces, so a backlog of them never holds the next batch). A completion whose
 named spans (those published with the root) are not all buffered yet is left unacknowledged:
 they are in flight, fetched by a worker that died, and come back after the ack wait, as the
 completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
@@ -180,6 +181,9 @@ class DetectorWorker:
     fetch, or more waiting): span alerts first, as a trace alert waits for the quiet period
     anyway."""
 
+    judge_slice: int = 256
+    """Most due traces a step judges, unless it fetched more than half as many completions."""
+
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
         self._held: dict[tuple[str, str], _Held] = {}
@@ -196,14 +200,22 @@ class DetectorWorker:
         if spans:
             self._on_spans(spans)
         now = time.monotonic()
+        completions = 0
         for delivery in deliveries:
             event = delivery.event
             if isinstance(event, TraceCompleted):
+                completions += 1
                 self._held[(event.build, event.trace_id)] = _Held(
                     delivery, event, now + self.quiet_period_s
                 )
         behind = len(deliveries) >= self.batch or any(d.waiting for d in deliveries[-1:])
-        self._judge_due(time.monotonic() - (self.judge_lag_s if behind else 0.0))
+        # A step judges a slice of the due traces (at least twice the completions it fetched,
+        # so judging gains on a backlog); the next fetch does not wait while more are due.
+        # Judging a backlog of thousands of traces at once held span alerts for a second.
+        self._judge_due(
+            time.monotonic() - (self.judge_lag_s if behind else 0.0),
+            max(self.judge_slice, 2 * completions),
+        )
         return len(deliveries)
 
     def _next_due(self) -> float:
@@ -225,8 +237,15 @@ class DetectorWorker:
         self._consumer.ack(deliveries)
         self.stats.spans += len(deliveries)
 
-    def _judge_due(self, now: float) -> None:
-        due = [self._held.pop(key) for key, held in list(self._held.items()) if held.due <= now]
+    def _judge_due(self, now: float, limit: int | None = None) -> None:
+        """Judge the completions due by ``now``: at most ``limit``, the first held first."""
+        keys = []
+        for key, held in self._held.items():  # in the order held: by due time, but for a
+            if held.due <= now:  # completion delivered again while held (due later)
+                keys.append(key)
+                if limit is not None and len(keys) >= limit:
+                    break
+        due = [self._held.pop(key) for key in keys]
         if not due:
             return
         spans = self.buffer.spans(held.event.trace_id for held in due)
