@@ -23,7 +23,7 @@ from eval_pipeline_tests.traces.redact import redact_corpus
 
 KEY = b"native-scanner-test-key"
 _PATTERNS = (pii._CARD, pii._IBAN, pii._EMAIL, pii._SSN, pii._PHONE, phones.GROUPED)
-"""The Python pattern of each C detector, by its index (``_scanner.c``: CARD = 0)."""
+"""The Python pattern of each C detector, by its index (``_patterns.h``: CARD = 0)."""
 _SCRIPTS = tuple(
     "".join(chr(zero + value) for value in range(10))
     for zero in (0x660, 0x6F0, 0x966, 0x9E6, 0xFF10, 0x1D7CE, 0x1D7F6)
