@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from eval_pipeline.traces.ingest.fast_path import ToolCalls
+from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.model import Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.completeness import (
