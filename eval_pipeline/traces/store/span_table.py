@@ -91,8 +91,22 @@ One exception: ``output_messages`` may already be the column's JSON text (the in
 path writes it directly).
 """
 
-span_row: Callable[[Span], Row] = operator.attrgetter(*ROW_FIELDS)
-"""The store row of a span."""
+_ROW_OF_STATE = operator.itemgetter(*ROW_FIELDS)
+_ROW_OF_SPAN = operator.attrgetter(*ROW_FIELDS)
+
+
+def span_row(span: Span) -> Row:
+    """The store row of a span.
+
+    Read from the instance dictionary, where every field of a ``Span`` lives (a frozen
+    dataclass without slots, or ``span_factory.span_from_state``): half the cost of reading
+    each attribute. A span missing a field there (no such span is built) is read attribute by
+    attribute.
+    """
+    try:
+        return _ROW_OF_STATE(span.__dict__)  # type: ignore[no-any-return]
+    except (KeyError, AttributeError):
+        return _ROW_OF_SPAN(span)  # type: ignore[no-any-return]
 
 
 def row_span(row: Row) -> Span:

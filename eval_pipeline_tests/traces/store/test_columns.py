@@ -73,3 +73,15 @@ def test_spans_read_back_as_written(tmp_path: Any) -> None:
     store = TraceStore(tmp_path)
     assert store.write_spans(spans, build="b") == len(spans)
     assert sorted(store.read_spans("b"), key=lambda s: s.span_id) == spans
+
+
+def test_span_row_reads_every_field_in_column_order() -> None:
+    span = make_span("2", "1", name="chat", model="gpt-4.1", input_tokens=3)
+    expected = tuple(getattr(span, name) for name in ROW_FIELDS)
+    assert span_table.span_row(span) == expected
+
+    class Partial:  # a field missing from the instance dictionary: read attribute by attribute
+        def __getattr__(self, name: str) -> Any:
+            return getattr(span, name)
+
+    assert span_table.span_row(Partial()) == expected  # type: ignore[arg-type]
