@@ -220,6 +220,17 @@ def _plain_arrays(rows: Sequence[Row]) -> dict[str, pa.Array] | None:
     return arrays
 
 
+def plain_ints(rows: Sequence[Row], indexes: tuple[int, ...]) -> bool:
+    """True when these columns hold only ints (or None) within int64, checked natively.
+
+    False says nothing (a value is off, or the extension is not built): the caller checks
+    the columns itself.
+    """
+    if _plain_columns is None or type(rows) is not list:
+        return False
+    return _plain_columns(rows, tuple((index, False) for index in indexes)) is not None
+
+
 def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
     """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
     plain = _plain_arrays(rows)
