@@ -21,13 +21,13 @@ import pyarrow as pa
 
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode.errors import DecodeError, FieldError
+from eval_pipeline.traces.store.plain_columns import plain_ints
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     ROW_FIELDS,
     SPAN_ID,
     TRACE_ID,
     Row,
-    plain_ints,
     rows_table,
 )
 
@@ -74,7 +74,7 @@ def all_storable(rows: Sequence[Row]) -> bool:
     """True when ``cheap_problem`` finds nothing in any of ``rows`` (False: look row by row).
 
     The same checks column by column, in C-level passes: each integer column holds only
-    ints (or None) within int64 (natively, ``span_table.plain_ints``, when it can tell), and
+    ints (or None) within int64 (natively, ``plain_columns.plain_ints``, when it can tell), and
     no row carries an eval-context value to check.
     """
     for column in () if plain_ints(rows, _INT_INDEXES) else _INT_COLUMNS:

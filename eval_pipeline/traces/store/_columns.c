@@ -1,4 +1,4 @@
-/* Store rows -> the Arrow buffers of their plain columns, in one pass (see span_table.py).
+/* Store rows -> the Arrow buffers of their plain columns, in one pass (see plain_columns.py).
  *
  * A plain column holds str (or None) for an Arrow string column, int (or None) for an int64
  * one. Building each column with pa.array first needs the rows turned into columns (zip), then

@@ -21,12 +21,7 @@ from eval_pipeline.traces.model import Message, Span, SpanEvent, SpanLink
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
-
-_plain_columns: Callable[[list[Any], tuple[tuple[int, bool], ...]], list[Any] | None] | None
-try:
-    from eval_pipeline.traces.store._columns import plain_columns as _plain_columns
-except ImportError:  # not built (``setup.py build_ext``): every column through ``pa.array``
-    _plain_columns = None
+from eval_pipeline.traces.store.plain_columns import plain_arrays
 
 SCHEMA = pa.schema(
     [
@@ -194,46 +189,9 @@ _PLAIN = tuple(
 """``(row index, is a string column)`` of the columns taken as they are (str / int64)."""
 
 
-def _plain_arrays(rows: Sequence[Row]) -> dict[str, pa.Array] | None:
-    """The plain columns' arrays, built natively in one pass (``_columns``); None: not plain.
-
-    The arrays equal ``pa.array``'s of the same values; anything ``_columns`` does not take
-    (odd types, values the column cannot hold) leaves the columns to ``pa.array``, which then
-    builds them, or raises its own error, as before.
-    """
-    if _plain_columns is None or not rows:
-        return None
-    built = _plain_columns(rows if type(rows) is list else list(rows), _PLAIN)
-    if built is None:
-        return None
-    count = len(rows)
-    arrays: dict[str, pa.Array] = {}
-    for (index, is_string), buffers in zip(_PLAIN, built, strict=True):
-        nulls, validity, *rest = buffers
-        kind = pa.string() if is_string else pa.int64()
-        arrays[ROW_FIELDS[index]] = pa.Array.from_buffers(
-            kind,
-            count,
-            [None if validity is None else pa.py_buffer(validity), *map(pa.py_buffer, rest)],
-            null_count=nulls,
-        )
-    return arrays
-
-
-def plain_ints(rows: Sequence[Row], indexes: tuple[int, ...]) -> bool:
-    """True when these columns hold only ints (or None) within int64, checked natively.
-
-    False says nothing (a value is off, or the extension is not built): the caller checks
-    the columns itself.
-    """
-    if _plain_columns is None or type(rows) is not list:
-        return False
-    return _plain_columns(rows, tuple((index, False) for index in indexes)) is not None
-
-
 def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
     """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
-    plain = _plain_arrays(rows)
+    plain = plain_arrays(rows, _PLAIN, ROW_FIELDS)
     if plain is None:
         # ``zip`` turns the rows into columns in one C-level pass.
         columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}

@@ -5,7 +5,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from eval_pipeline.traces.store import span_table
+from eval_pipeline.traces.store import plain_columns, span_table
 from eval_pipeline.traces.store.span_table import ROW_FIELDS, SCHEMA, rows_table
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.traces.builders import make_span
@@ -20,15 +20,19 @@ def _row(**values: Any) -> tuple[Any, ...]:
     return tuple(row)
 
 
+def _plain(rows: list[Any]) -> dict[str, pa.Array] | None:
+    return plain_columns.plain_arrays(rows, span_table._PLAIN, ROW_FIELDS)
+
+
 def _with_pa_array(monkeypatch: pytest.MonkeyPatch, rows: list[Any]) -> pa.Table:
     with monkeypatch.context() as patch:
-        patch.setattr(span_table, "_plain_columns", None)
+        patch.setattr(plain_columns, "_native", None)
         return rows_table(rows, ["b"] * len(rows), "d")
 
 
 def test_the_native_builder_is_built_and_takes_plain_rows() -> None:
-    assert span_table._plain_columns is not None  # `setup.py build_ext --inplace`
-    assert span_table._plain_arrays([_row()]) is not None
+    assert plain_columns._native is not None  # `setup.py build_ext --inplace`
+    assert _plain([_row()]) is not None
 
 
 def test_native_columns_equal_pa_array_columns(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,7 +41,7 @@ def test_native_columns_equal_pa_array_columns(monkeypatch: pytest.MonkeyPatch) 
         _row(name="x" * 5000, agent_name=None, start_time_unix_nano=0, tool_call_id="call_1"),
         _row(model="gpt-4.1", conversation_id="\x00nul", trace_state="k=v"),
     ] * 7  # past a byte of the validity bitmap
-    assert span_table._plain_arrays(rows) is not None
+    assert _plain(rows) is not None
     native = rows_table(rows, ["b"] * len(rows), "d")
     assert native.equals(_with_pa_array(monkeypatch, rows))
     assert native.schema == SCHEMA
@@ -58,7 +62,7 @@ def test_values_it_does_not_take_go_to_pa_array(
     monkeypatch: pytest.MonkeyPatch, values: dict[str, Any]
 ) -> None:
     rows = [_row(), _row(**values)]
-    assert span_table._plain_arrays(rows) is None
+    assert _plain(rows) is None
     try:
         expected: Any = _with_pa_array(monkeypatch, rows)
     except Exception as exc:  # whatever pa.array raises, rows_table raises too
