@@ -27,6 +27,18 @@ typedef struct {
     size_t size;
 } Field;
 
+#define RECENT 8
+
+/* The last few distinct byte strings of one kind and the str made of each: spans of a trace
+ * repeat its trace id and their parent's id, and a request repeats few span names, so each
+ * is made once and shared (fewer objects to build, hash and free downstream). */
+typedef struct {
+    const uint8_t *start[RECENT]; /* into the payload, alive for the whole decode */
+    size_t size[RECENT];
+    PyObject *value[RECENT];
+    int next;
+} Recent;
+
 typedef struct {
     Py_ssize_t limit;
     PyObject *kind_names;   /* tuple of 6 */
@@ -34,6 +46,7 @@ typedef struct {
     PyObject *cache;        /* attribute bytes -> (key, value), scalars only */
     PyObject *lifted_keys;  /* a set, or NULL: span attributes kept whole */
     PyObject *declined_keys; /* a set: any of these keeps a span's attributes whole */
+    Recent trace_ids, parent_ids, names;
 } Ctx;
 
 static int read_varint(const uint8_t **pos, const uint8_t *end, uint64_t *out) {
@@ -113,6 +126,31 @@ static PyObject *hex(const uint8_t *start, size_t size) {
         data[2 * i + 1] = (Py_UCS1)digits[start[i] & 15];
     }
     return out;
+}
+
+/* A new reference to make(start, size), the one made before when those bytes were recent. */
+static PyObject *recent(Recent *cache, const uint8_t *start, size_t size,
+                        PyObject *(*make)(const uint8_t *, size_t)) {
+    for (int i = 0; i < RECENT; i++) {
+        if (cache->value[i] != NULL && cache->size[i] == size &&
+            memcmp(cache->start[i], start, size) == 0) {
+            Py_INCREF(cache->value[i]);
+            return cache->value[i];
+        }
+    }
+    PyObject *made = make(start, size);
+    if (made == NULL) return NULL;
+    int slot = cache->next;
+    cache->next = (slot + 1) % RECENT;
+    Py_XSETREF(cache->value[slot], made);
+    Py_INCREF(made);
+    cache->start[slot] = start;
+    cache->size[slot] = size;
+    return made;
+}
+
+static void recent_clear(Recent *cache) {
+    for (int i = 0; i < RECENT; i++) Py_CLEAR(cache->value[i]);
 }
 
 static int all_zero(const uint8_t *start, size_t size) {
@@ -391,7 +429,8 @@ static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **ou
     if (seen[4] && fields[4].size != 0 && fields[4].size != 8) goto done;
     PyObject *kind;
     if (enum_name(ctx->kind_names, seen[6] ? fields[6].value : 0, &kind)) goto done;
-    name = seen[5] ? text(fields[5].start, fields[5].size) : PyUnicode_FromStringAndSize("", 0);
+    name = seen[5] ? recent(&ctx->names, fields[5].start, fields[5].size, text)
+                   : PyUnicode_FromStringAndSize("", 0);
     if (name == NULL) goto done;
     if (seen[3] && fields[3].size) {
         state = text(fields[3].start, fields[3].size);
@@ -432,10 +471,10 @@ static int span_tuple(Ctx *ctx, const uint8_t *start, size_t size, PyObject **ou
         Py_INCREF(raw);
     }
     status = FAIL;
-    PyObject *trace_id = hex(fields[1].start, 16);
+    PyObject *trace_id = recent(&ctx->trace_ids, fields[1].start, 16, hex);
     PyObject *span_id = hex(fields[2].start, 8);
     PyObject *parent = (seen[4] && fields[4].size == 8 && !all_zero(fields[4].start, 8))
-                           ? hex(fields[4].start, 8)
+                           ? recent(&ctx->parent_ids, fields[4].start, 8, hex)
                            : (Py_INCREF(Py_None), Py_None);
     PyObject *start_time = PyLong_FromUnsignedLongLong(seen[7] ? fields[7].value : 0);
     PyObject *end_time = PyLong_FromUnsignedLongLong(seen[8] ? fields[8].value : 0);
@@ -641,6 +680,9 @@ static PyObject *decode(PyObject *module, PyObject *args) {
     PyBuffer_Release(&payload);
     Py_RETURN_NONE;
 #endif
+    memset(&ctx.trace_ids, 0, sizeof(Recent));
+    memset(&ctx.parent_ids, 0, sizeof(Recent));
+    memset(&ctx.names, 0, sizeof(Recent));
     PyObject *out = PyList_New(0);
     ctx.cache = PyDict_New();
     int status = FAIL;
@@ -655,6 +697,9 @@ static PyObject *decode(PyObject *module, PyObject *args) {
                 status = resource_spans(&ctx, f.start, f.size, out);
         }
     }
+    recent_clear(&ctx.trace_ids);
+    recent_clear(&ctx.parent_ids);
+    recent_clear(&ctx.names);
     PyBuffer_Release(&payload);
     Py_XDECREF(ctx.cache);
     if (status == OK) return out;

@@ -17,10 +17,11 @@ nested agent) might answer, is assembled from its rows. The two ways are held eq
 
 import json
 from collections.abc import Callable, Sequence
+from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from eval_pipeline.traces.ingest.fast_path import ToolCalls
+from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.model import Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.completeness import (
@@ -72,6 +73,7 @@ from eval_pipeline.traces.store.span_table import (
     ),
 )
 _ORDER = itemgetter(_START, SPAN_ID)
+_TRACE = itemgetter(TRACE_ID)
 _PARENT = itemgetter(PARENT_SPAN_ID)  # ``TraceTree.ordered``'s order
 _INVOKE_AGENT = Operation.INVOKE_AGENT
 _INFERENCE = Operation.INFERENCE
@@ -96,12 +98,13 @@ def incomplete_traces(
     """
     known = tool_calls or {}
     by_trace: dict[str, list[Row]] = {}
-    for row in rows:
-        members = by_trace.get(row[TRACE_ID])
+    # A trace's spans nearly always arrive together: one step per run of them, not per row.
+    for trace_id, run in groupby(rows, _TRACE):
+        members = by_trace.get(trace_id)
         if members is None:
-            by_trace[row[TRACE_ID]] = [row]
+            by_trace[trace_id] = list(run)
         else:
-            members.append(row)
+            members.extend(run)
     incomplete: dict[str, tuple[str, ...]] = {}
     for trace_id, members in by_trace.items():
         reasons = _plain_reasons(members, known)

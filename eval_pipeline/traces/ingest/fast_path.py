@@ -19,6 +19,10 @@ objects; the tool calls in those texts are handed on (``RowBatch.tool_calls``) s
 completeness stage does not parse them again. ``eval_pipeline_tests/traces/ingest/
 test_fast_path.py`` holds both paths equal, as stored, on every OTLP file in ``data/otel``, the
 benchmark payload and each way off the fast path.
+
+This module reads requests and runs each span through the fast path or the general one;
+``span_rows`` turns one span into its row (per encoding), ``genai_row`` its GenAI fields and
+``output_messages`` its output messages' stored text.
 """
 
 from collections.abc import Callable, Iterable
@@ -27,86 +31,29 @@ from functools import partial
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
-from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
-from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.decode.errors import DecodeError, FieldError
-from eval_pipeline.traces.decode.otlp_json import attributes as json_attributes
-from eval_pipeline.traces.decode.otlp_json import (
-    iter_scopes,
-    json_span,
-    links_of,
-    parse_document,
-    span_error,
-    span_head,
-    trace_state_of,
-)
+from eval_pipeline.traces.decode.otlp_json import iter_scopes, json_span, parse_document, span_error
 from eval_pipeline.traces.decode.otlp_protobuf import (
-    KIND_NAMES,
     NO_URLS,
-    STATUS_NAMES,
     attribute_reader,
     attributes,
-    links,
     pb_span,
     rejected,
     schema_urls,
-    split_attributes,
 )
-from eval_pipeline.traces.decode.raw_attributes import AttributeReader, DamagedAttribute, RawRequest
-from eval_pipeline.traces.decode.wire_spans import (
-    WireSpan,
-    wire_rejected,
-    wire_scopes,
-    wire_span,
-)
-from eval_pipeline.traces.model import Message, Span
-from eval_pipeline.traces.normalise import openinference as dialect_openinference
-from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
-from eval_pipeline.traces.normalise.genai import CURRENT, LIFTED, scalar_fields
-from eval_pipeline.traces.normalise.messages import (
-    json_or_text,
-    normalise_part,
-    parse_arguments,
-    parse_messages,
-    parse_output_messages,
-)
+from eval_pipeline.traces.decode.raw_attributes import DamagedAttribute, RawRequest
+from eval_pipeline.traces.decode.wire_spans import wire_rejected, wire_scopes, wire_span
+from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls
+from eval_pipeline.traces.ingest.output_messages import ToolCalls
+from eval_pipeline.traces.ingest.span_rows import fast_row, json_row, wire_row
+from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.normalise.genai import LIFTED
 from eval_pipeline.traces.normalise.normaliser import normalise_span
 from eval_pipeline.traces.redact.redactor import Redactor
-from eval_pipeline.traces.semconv import schema_version
-from eval_pipeline.traces.store.json_text import dumps
 from eval_pipeline.traces.store.span_table import Row, span_row
 
-GENERAL_ONLY = (
-    frozenset(sc.RENAMED_ATTRIBUTES)
-    | {sc.SYSTEM, dialect_openinference.SPAN_KIND}
-    | dialect_traceloop.MARKERS
-)
-"""Attributes whose presence sends a span down the general path (renames, other dialects)."""
-_GENERAL_LIFTED = frozenset({sc.SYSTEM, sc.PROMPT, sc.COMPLETION})
-"""Lifted attributes (``dialect_genai.LIFTED``) whose presence does the same."""
-_DECLINED = (GENERAL_ONLY - LIFTED) | (_GENERAL_LIFTED & LIFTED)
-"""``genai_tail``'s test on all of a span's attributes, before the lifted ones are set apart:
-the native reader keeps the attributes of such a span whole, for the general path."""
-
-# Attribute names and constants, bound once (the hot path reads them for every span).
-_PROVIDER = sc.PROVIDER_NAME
-_ARGUMENTS = sc.TOOL_CALL_ARGUMENTS
-_RESULT = sc.TOOL_CALL_RESULT
-_INPUTS = sc.INPUT_MESSAGES
-_OUTPUTS = sc.OUTPUT_MESSAGES
-_DIALECT = sc.DIALECT_OTEL_GENAI
-_UNSET = STATUS_NAMES[0]
-_ZERO_TRACE = "0" * 32
-_ZERO_SPAN = "0" * 16
-_NO_EVENTS: tuple[()] = ()
-_NO_LINKS: tuple[()] = ()
-Urls = tuple[str | None, str | None]
-"""The scope's and the resource's schema URLs."""
-
-
-ToolCalls = dict[str, list[dict[str, Any]]]
-"""Stored output-message text -> the ``tool_call`` parts in it (see ``RowBatch``)."""
+__all__ = ["RowBatch", "ToolCalls", "decode_json_rows", "decode_rows"]
 
 
 @dataclass
@@ -132,7 +79,7 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     natively (``wire_spans``); any other is parsed with the generated classes.
     """
     reader = attribute_reader(limit)
-    scopes = wire_scopes(payload, limit, LIFTED, _DECLINED)
+    scopes = wire_scopes(payload, limit, LIFTED, DECLINED)
     if scopes is not None:
         try:
             return _rows(
@@ -232,265 +179,3 @@ def _rows(
                 continue
             keep(row)
     return batch
-
-
-def json_row(
-    raw: Any,
-    resource: dict[str, Any],
-    scope: str | None,
-    limit: int,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-) -> Row | None:
-    """``fast_row`` for a span of an OTLP/JSON request (a decoded JSON object)."""
-    if type(raw) is not dict or raw.get("events"):
-        return None
-    try:
-        head = span_head(raw, limit)
-        attrs = json_attributes(raw.get("attributes", []), "attributes", limit)
-        span_links = links_of(raw, limit) if raw.get("links") else _NO_LINKS
-        origin = (span_links, trace_state_of(raw, limit), *urls)
-    except FieldError:
-        return None
-    lifted = {key: attrs.pop(key) for key in LIFTED.intersection(attrs)}
-    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
-    return None if tail is None else head + tail + origin
-
-
-def fast_row(
-    span: PbSpan,
-    resource: dict[str, Any],
-    scope: str | None,
-    limit: int,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-    reader: AttributeReader | None = None,
-) -> Row | None:
-    """The redacted store row of a current-conventions GenAI span; None for any other span.
-
-    ``calls`` (optional) receives the tool calls of the output text written (``RowBatch``);
-    ``urls`` are the span's scope's and resource's schema URLs. ``reader``: the span is a
-    ``RawRequest``'s; its attributes are read first (a damaged one raises
-    ``DamagedAttribute`` whatever else is wrong with the span, see ``otlp_protobuf.pb_span``).
-    """
-    try:
-        attrs, lifted = (
-            split_attributes(span.attributes, limit, LIFTED)
-            if reader is None
-            else reader.split(span.attributes, LIFTED)
-        )
-    except FieldError:
-        return None
-    trace_id = span.trace_id.hex()
-    span_id = span.span_id.hex()
-    parent = span.parent_span_id.hex()
-    if (
-        len(trace_id) != 32
-        or trace_id == _ZERO_TRACE
-        or len(span_id) != 16
-        or span_id == _ZERO_SPAN
-        or (parent and len(parent) != 16)
-        or span.events
-    ):
-        return None
-    try:
-        span_links: Any = span.links
-        span_links = links(span_links, limit) if span_links else _NO_LINKS
-    except FieldError:
-        return None
-    name = span.name
-    tail = genai_tail(name, attrs, lifted, resource, scope, redactor, calls, urls)
-    if tail is None:
-        return None
-    # Most spans carry no status: one presence test instead of three reads of a default.
-    if span.HasField("status"):
-        status = span.status
-        code = status.code
-        status_code = STATUS_NAMES[code] if 0 <= code < 3 else _UNSET
-        status_message = status.message or None
-    else:
-        status_code, status_message = _UNSET, None
-    kind = span.kind
-    head = (
-        trace_id,
-        span_id,
-        parent if parent and parent != _ZERO_SPAN else None,
-        name,
-        KIND_NAMES[kind] if 0 <= kind < len(KIND_NAMES) else "unspecified",
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        status_code,
-        status_message,
-    )
-    return head + tail + (span_links, span.trace_state or None) + urls
-
-
-def wire_row(
-    span: WireSpan,
-    resource: dict[str, Any],
-    scope: str | None,
-    limit: int,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-    reader: AttributeReader | None = None,
-) -> Row | None:
-    """``fast_row`` for a span read natively (``wire_spans``); the same row, or None.
-
-    The span's attributes come split on ``LIFTED`` (``wire_scopes``), or whole when one of
-    them sends the span down the general path, or as their wire bytes.
-    """
-    attrs, lifted, raw = span[1], span[2], span[3]
-    if lifted is None:
-        if raw is None:
-            return None  # whole: an attribute only the general path takes (``_DECLINED``)
-        assert reader is not None
-        try:
-            attrs, lifted = reader.split(raw, LIFTED)
-        except FieldError:
-            return None
-    assert attrs is not None
-    head = span[0]
-    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
-    if tail is None:
-        return None
-    return head + tail + (_NO_LINKS, span[4]) + urls
-
-
-def genai_tail(
-    name: str,
-    attrs: dict[str, Any],
-    lifted: dict[str, Any],
-    resource: dict[str, Any],
-    scope: str | None,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-) -> tuple[Any, ...] | None:
-    """The redacted store-row fields from ``operation`` to ``convention_version``, or None.
-
-    None: not a current-GenAI span. The head is ``otlp_json.Head``; the caller appends
-    links, trace state and ``urls``.
-    ``lifted`` holds the attributes in ``dialect_genai.LIFTED``, ``attrs`` the others (owned:
-    changed in place). The version is the one ``urls`` name, else ``dialect_genai.CURRENT``.
-    """
-    if not GENERAL_ONLY.isdisjoint(attrs) or not _GENERAL_LIFTED.isdisjoint(lifted):
-        return None
-    get = lifted.get
-    operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (
-        scalar_fields(get, name, get(_PROVIDER), attrs.get)
-    )
-    dropped: set[str] = set()
-    arguments = get(_ARGUMENTS)
-    result = get(_RESULT)
-    if arguments is not None or result is not None:
-        arguments, result = redactor.drop_tool_payload(dropped, tool, operation, arguments, result)
-        if arguments is not None:
-            arguments = json_or_text(arguments)
-        if result is not None:
-            result = json_or_text(result)
-    raw_inputs = get(_INPUTS)
-    inputs = () if raw_inputs is None else parse_messages(raw_inputs)
-    found: list[str] = []
-    raw_outputs = get(_OUTPUTS)
-    outputs: tuple[Message, ...] = ()
-    outputs_text = None
-    if raw_outputs is not None:
-        outputs_text = output_text(raw_outputs, redactor, dropped, found, calls)
-        if outputs_text is None:
-            outputs = parse_output_messages(raw_outputs)
-    changes = redactor.changes(
-        dropped, arguments, result, inputs, outputs, attrs, found, owned=True
-    )
-    if changes is not None:
-        arguments, result, inputs, outputs, attrs = changes
-    return (
-        operation,
-        agent,
-        tool,
-        call_id,
-        arguments,
-        result,
-        model,
-        provider,
-        input_tokens,
-        output_tokens,
-        conversation,
-        inputs,
-        outputs if outputs_text is None else outputs_text,
-        attrs,
-        _NO_EVENTS,
-        resource,
-        scope,
-        _DIALECT,
-        (schema_version(urls[0] or urls[1]) or CURRENT) if urls[0] or urls[1] else CURRENT,
-    )
-
-
-def output_text(
-    value: Any,
-    redactor: Redactor,
-    dropped: set[str],
-    found: list[str],
-    calls: ToolCalls | None = None,
-) -> str | None:
-    """The stored JSON text of GenAI-form output messages with the policy applied.
-
-    Equal to encoding ``parse_output_messages(value)`` after the redactor's pass over it,
-    without building the ``Message`` objects (outputs are parsed once and never shared).
-    Returns None for any other shape (OpenAI-style messages, tool responses, odd types),
-    leaving ``dropped`` and ``found`` untouched; the caller then takes the general way.
-    The tool-call parts of a text returned go into ``calls`` under that text.
-    """
-    parsed = json_or_text(value)
-    if type(parsed) is not list:
-        return None
-    new_dropped: set[str] = set()
-    new_found: list[str] = []
-    requested: list[dict[str, Any]] = []
-    messages: list[dict[str, Any]] = []
-    for raw in parsed:
-        if type(raw) is not dict:
-            return None
-        role = raw.get("role")
-        parts = raw.get("parts")
-        name = raw.get("name")
-        finish = raw.get("finish_reason")
-        if (
-            type(role) is not str
-            or not role
-            or type(parts) is not list
-            or (name is not None and type(name) is not str)
-            or (finish is not None and type(finish) is not str)
-        ):
-            return None
-        redacted = []
-        for item in parts:
-            part = normalise_part(item, parse_arguments=False)
-            kind = part.get("type")
-            if kind == "tool_call_response":
-                return None
-            if kind == "tool_call" and redactor.policy.keeps_arguments(str(part.get("name"))):
-                parse_arguments(part)  # kept: parsed as the general path would have
-            stored_part = redactor.output_part(part, new_dropped, new_found)
-            if kind == "tool_call":
-                requested.append(stored_part)
-            redacted.append(stored_part)
-        # The stored form of a message (``span_table._message_text``): keys in this order,
-        # name and finish reason only when set.
-        stored: dict[str, Any] = {"role": role, "parts": redacted}
-        if name is not None and role != "tool":
-            cleaned_name, kinds = redactor.tokens.redact(name)
-            new_found.extend(f"output_messages.name:{kind}" for kind in kinds)
-            stored["name"] = cleaned_name
-        if finish is not None:
-            stored["finish_reason"] = finish
-        messages.append(stored)
-    dropped.update(new_dropped)
-    found.extend(new_found)
-    text = dumps(messages)
-    if requested and calls is not None:
-        calls[text] = requested
-    return text

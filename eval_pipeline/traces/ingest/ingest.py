@@ -119,19 +119,19 @@ def ingest(
     """
     report = IngestReport()
     redactor = Redactor(policy or load_policy())
-    scrub_row = RowScrubber(redactor).scrub_row
+    scrub_rows = RowScrubber(redactor).scrub_rows
     with bulk_allocation():
         for batch in batches:
             report.batches += 1
             rows, calls = _guarded_rows(batch, redactor, report)
-            rows = list(map(scrub_row, rows))
+            rows = scrub_rows(rows)
             rows = _storable(rows, _source(batch), report)
             if rows:
                 report.incomplete.update(incomplete_traces(rows, calls))
                 _store(rows, store, build, day, default_build, report, _source(batch))
             del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
         # The redactor's caches go too, so the collection that follows does not walk them.
-        del redactor, scrub_row
+        del redactor, scrub_rows
     return report
 
 

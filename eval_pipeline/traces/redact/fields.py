@@ -16,6 +16,8 @@ scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``) gets a case i
 attributes (``links``: their trace states and attributes; link ids are hex like span ids).
 """
 
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from eval_pipeline.traces.model import SpanEvent, SpanLink
@@ -62,6 +64,14 @@ _ATTRIBUTES = ROW_FIELDS.index("attributes")
 _EVENTS = ROW_FIELDS.index("events")
 _LINKS = ROW_FIELDS.index("links")
 _RESOURCE = ROW_FIELDS.index("resource")
+_COLUMN_GETTERS = tuple(
+    (index, itemgetter(index), index in _STRUCTURAL_FIELDS)
+    for index in (*_TEXT_FIELDS, *_STRUCTURAL_FIELDS)
+)
+_GET_ATTRIBUTES = itemgetter(_ATTRIBUTES)
+_GET_EVENTS = itemgetter(_EVENTS)
+_GET_LINKS = itemgetter(_LINKS)
+_GET_RESOURCE = itemgetter(_RESOURCE)
 
 
 class RowScrubber:
@@ -125,6 +135,76 @@ class RowScrubber:
             values = values or list(row)
             values[_RESOURCE] = seen[1]
         return row if values is None else tuple(values)
+
+    def scrub_rows(self, rows: list[Row]) -> list[Row]:
+        """``[scrub_row(r) for r in rows]``, decided column by column (a batch's rows).
+
+        Each distinct value of a text column is scanned once, in the order of first
+        appearance, and only rows holding a changed value are rebuilt: the fields repeat
+        (span names, agents, scopes, one resource) and are nearly always clean, so most
+        batches are decided in C-level passes over their columns. The tokeniser gives a text
+        the same result wherever it sits, so the rows are ``scrub_row``'s. Batches with events
+        or links (rare) or ``VALUE_FIELDS`` take ``scrub_row`` row by row.
+        """
+        if _VALUE_FIELDS or any(map(_GET_EVENTS, rows)) or any(map(_GET_LINKS, rows)):
+            return list(map(self.scrub_row, rows))
+        text = self._redactor.scrub_text
+        clean = self._clean
+        changed: dict[int, list[Any]] = {}  # row number -> its values, once one changes
+        for index, column_of, is_structural in _COLUMN_GETTERS:
+            distinct = dict.fromkeys(map(column_of, rows))
+            pending = distinct.keys() - clean
+            pending.discard(None)
+            if not pending:
+                continue
+            fixes: dict[Any, Any] = {}
+            for value in distinct:
+                if value not in pending:
+                    continue
+                if is_structural:
+                    if structural(value) or type(value) is not str:
+                        continue
+                elif type(value) is not str:
+                    continue
+                cleaned = text(value)
+                if cleaned != value:
+                    fixes[value] = cleaned
+            if fixes:
+                for number, value in enumerate(map(column_of, rows)):
+                    if value in fixes:
+                        values = changed.get(number) or changed.setdefault(
+                            number, list(rows[number])
+                        )
+                        values[index] = fixes[value]
+        keys = dict.fromkeys(chain.from_iterable(map(_GET_ATTRIBUTES, rows)))
+        if not clean.issuperset(keys):
+            renamed = {key for key in keys if key not in clean and text(key) != key}
+            if renamed:
+                for number, held in enumerate(map(_GET_ATTRIBUTES, rows)):
+                    if not renamed.isdisjoint(held):
+                        values = changed.get(number) or changed.setdefault(
+                            number, list(rows[number])
+                        )
+                        values[_ATTRIBUTES] = {text(key): value for key, value in held.items()}
+        resources = list(map(_GET_RESOURCE, rows))
+        scrubbed: dict[int, Any] = {}
+        for resource in {id(r): r for r in resources}.values():
+            seen = self._resources.get(id(resource))
+            if seen is None or seen[0] is not resource:
+                seen = self._resources[id(resource)] = (resource, self.scrub_value(resource))
+            if seen[1] != resource:
+                scrubbed[id(resource)] = seen[1]
+        if scrubbed:
+            for number, resource in enumerate(resources):
+                if id(resource) in scrubbed:
+                    values = changed.get(number) or changed.setdefault(number, list(rows[number]))
+                    values[_RESOURCE] = scrubbed[id(resource)]
+        if not changed:
+            return rows
+        out = list(rows)
+        for number, values in changed.items():
+            out[number] = tuple(values)
+        return out
 
     def _keys(self, attributes: dict[str, Any]) -> dict[str, Any]:
         """``attributes`` with personal data in its keys tokenised (values: ``Redactor``)."""

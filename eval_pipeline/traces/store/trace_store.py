@@ -258,8 +258,11 @@ class TraceStore:
     def _unseen(self, build: str, rows: list[Row]) -> list[Row]:
         """The rows not stored in ``build`` yet (nor earlier in ``rows``)."""
         seen = self.ledger.stored_keys(build, map(_TRACE_ID, rows))
-        keys = set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))
-        if not seen and len(keys) == len(rows):
+        # Distinct span ids make distinct keys (the pairs are built only when some repeat).
+        if not seen and (
+            len(set(map(_SPAN_ID, rows))) == len(rows)
+            or len(set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))) == len(rows)
+        ):
             return rows  # the usual case, decided in C-level passes: new traces, no repeats
         fresh: list[Row] = []
         for row in rows:

@@ -16,8 +16,9 @@ import pytest
 from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
-from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows, fast_row, json_row
+from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
+from eval_pipeline.traces.ingest.span_rows import fast_row, json_row
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
@@ -285,7 +286,7 @@ def test_an_unparseable_request_is_salvaged_by_the_general_decoder(tmp_path):
 def test_the_lifted_attributes_that_leave_the_fast_path_are_the_old_system_and_content_keys():
     # fast_row checks the attributes it keeps against GENERAL_ONLY, and these apart.
     from eval_pipeline.traces import semconv as sc
-    from eval_pipeline.traces.ingest.fast_path import _GENERAL_LIFTED, GENERAL_ONLY
+    from eval_pipeline.traces.ingest.genai_row import _GENERAL_LIFTED, GENERAL_ONLY
     from eval_pipeline.traces.normalise.genai import LIFTED
 
     assert {sc.SYSTEM} == GENERAL_ONLY & LIFTED

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
-from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows, fast_row
+from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
+from eval_pipeline.traces.ingest.span_rows import fast_row
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_spans
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
