@@ -212,9 +212,11 @@ _PLAIN_JSON = st.recursive(
     | st.floats()
     | _PLAIN_TEXT
     | st.sampled_from(['{"k": "CANARY"}', '"\\u0041b"', "[1e2]", "Ab"]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.lists(inner, max_size=2).map(tuple)
-    | st.dictionaries(_PLAIN_TEXT | st.integers(), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=2).map(tuple)
+        | st.dictionaries(_PLAIN_TEXT | st.integers(), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
