@@ -45,7 +45,7 @@ static int walk(PyObject *value, PyObject *parts, int depth)
                 return 0;
             if (PyList_Append(parts, key) < 0)
                 return -1;
-            Py_INCREF(inner); /* the dict may change under a re-entrant repr */
+            Py_INCREF(inner); /* held while walked, as the list branch holds its items */
             int done = walk(inner, parts, depth + 1);
             Py_DECREF(inner);
             if (done != 1)
