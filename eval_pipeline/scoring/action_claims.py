@@ -349,10 +349,32 @@ def _sentences(text: str) -> list[str]:
     return [head] if text[-1] == "\n" else [text]
 
 
+_MEMO_SIZE = 64
+_memo: dict[
+    tuple[str, int], tuple[Mapping[str, Mapping[str, Sequence[str]]], tuple[ActionClaim, ...]]
+] = {}
+"""The claims of the last few (text, verb map) pairs: the same answer is read by the scorer and
+the detectors, and templated answers repeat across runs. Small (a large memo costs the
+collector more than it saves)."""
+
+
 def find_claims(
     text: str, verbs: Mapping[str, Mapping[str, Sequence[str]]] = DEFAULT_ACTION_VERBS
 ) -> list[ActionClaim]:
     """Every claimed action in ``text``, in order (one per verb per sentence)."""
+    key = (text, id(verbs))
+    known = _memo.get(key)
+    if known is not None and known[0] is verbs:
+        return list(known[1])
+    claims = _find_claims(text, verbs)
+    if len(_memo) >= _MEMO_SIZE:
+        del _memo[next(iter(_memo))]
+    _memo[key] = (verbs, tuple(claims))
+    return claims
+
+
+def _find_claims(text: str, verbs: Mapping[str, Mapping[str, Sequence[str]]]) -> list[ActionClaim]:
+    """``find_claims`` without the memo."""
     word_to_verb, noun_to_verb, frames = _compiled(verbs)
     if frames is None:
         return []

@@ -2,7 +2,8 @@
 
 Sentences of a one-sentence text are not scanned; the claim words are found by one pattern
 instead of a Python step per token; the frame search before a participle after ``and`` is
-skipped without ``ahead``. Each is checked against the general code on generated texts.
+skipped without ``ahead``; the claims of a recent (text, verb map) are remembered. Each is
+checked against the general code on generated texts.
 """
 
 import re
@@ -10,14 +11,17 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eval_pipeline.scoring import action_claims
 from eval_pipeline.scoring.action_claims import (
     _BEFORE,
     _SENTENCE,
     _TOKEN,
     DEFAULT_ACTION_VERBS,
     _compiled,
+    _find_claims,
     _may_frame,
     _sentences,
+    find_claims,
 )
 
 _PIECES = st.sampled_from(
@@ -63,3 +67,21 @@ def test_a_claim_word_pattern_is_made_only_of_token_words() -> None:
     assert frames is not None and frames.candidates is not None
     assert re.fullmatch(frames.candidates, "re-sent")
     assert _compiled({"x": {"words": ["two words"], "tools": ["*"]}})[2].candidates is None  # type: ignore[union-attr]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS)
+def test_remembered_claims_are_the_claims_found_afresh(text: str) -> None:
+    first = find_claims(text)
+    first.append(first[0] if first else None)  # type: ignore[arg-type]  # a caller's change
+    again = find_claims(text)
+    assert again == _find_claims(text, DEFAULT_ACTION_VERBS)
+    other = {"refund": {"words": ["sent"], "tools": ["*x*"]}}
+    assert find_claims(text, other) == _find_claims(text, other)
+
+
+def test_the_claim_memo_stays_small() -> None:
+    for n in range(3 * action_claims._MEMO_SIZE):
+        find_claims(f"I have cancelled order {n}.")
+    assert len(action_claims._memo) <= action_claims._MEMO_SIZE
+    assert find_claims("I have cancelled order 0.")[0].verb == "cancel"

@@ -42,6 +42,9 @@ class HallucinatedActions(ScorerBase):
             for k, v in (verbs or DEFAULT_ACTION_VERBS).items()
         }
         self._custom = verbs is not None
+        # The default map itself when not replaced (the same claims): the claim finder's memo
+        # is keyed by the map, so the detectors reading the same answer share its entry.
+        self._claim_verbs = self._verbs if self._custom else DEFAULT_ACTION_VERBS
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -52,7 +55,7 @@ class HallucinatedActions(ScorerBase):
         """Score one run (see the class docstring)."""
         if not run.final_answer or not run.final_answer.strip():
             return self.unscored(run, "run has no final answer")
-        claims = find_claims(run.final_answer, self._verbs)
+        claims = find_claims(run.final_answer, self._claim_verbs)
         if not claims:
             return self.not_applicable(run, "no action claimed in the final answer")
         succeeded = [c for c in run.tool_calls if c.succeeded]

@@ -7,7 +7,7 @@ from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.end_state import EndStateFormatError, parse_end_state, performs
 from eval_pipeline.scoring.score import Score
-from eval_pipeline.traces.model import AgentRun
+from eval_pipeline.traces.model import AgentRun, ToolCall
 
 
 class TaskSuccess(ScorerBase):
@@ -35,24 +35,23 @@ class TaskSuccess(ScorerBase):
             state = parse_end_state(item.expected_end_state)
         except EndStateFormatError as exc:
             return self.unscored(run, str(exc))
-        succeeded = [c for c in run.tool_calls if c.error is None]
-        # Each call's arguments parsed once (``action_matches`` parses them per action).
-        # A dict is read as it is (``performs`` only reads it); other forms are parsed.
-        parsed = [
-            c.arguments if type(c.arguments) is dict else parse_arguments(c.arguments)
-            for c in succeeded
+        # Each successful call's arguments parsed once (``action_matches`` parses them per
+        # action). A dict is read as it is (``performs`` only reads it); other forms are parsed.
+        # Grouped by tool name: an action is asked of the calls to its tool only.
+        succeeded = [
+            (c, c.arguments if type(c.arguments) is dict else parse_arguments(c.arguments))
+            for c in run.tool_calls
+            if c.error is None
         ]
+        by_name: dict[str, list[tuple[ToolCall, Any]]] = {}
+        for pair in succeeded:
+            by_name.setdefault(pair[0].name, []).append(pair)
         used: set[str] = set()
         missing: list[dict[str, Any]] = []
         for action in state.actions:
             name = action.name
-            for call, arguments in zip(succeeded, parsed, strict=True):
-                # The name first: ``performs`` is asked only of calls to the action's tool.
-                if (
-                    call.name == name
-                    and call.span_id not in used
-                    and performs(action, name, arguments)
-                ):
+            for call, arguments in by_name.get(name, ()):
+                if call.span_id not in used and performs(action, name, arguments):
                     used.add(call.span_id)
                     break
             else:
@@ -63,13 +62,17 @@ class TaskSuccess(ScorerBase):
                         "action_id": action.action_id,
                     }
                 )
-        stray = [
-            {"tool": c.name, "span_id": c.span_id}
-            for c, arguments in zip(succeeded, parsed, strict=True)
-            if c.name in state.write_tools
-            and c.span_id not in used
-            and not any(performs(a, c.name, arguments) for a in state.actions)
-        ]
+        stray = (
+            [
+                {"tool": c.name, "span_id": c.span_id}
+                for c, arguments in succeeded
+                if c.name in state.write_tools
+                and c.span_id not in used
+                and not any(performs(a, c.name, arguments) for a in state.actions)
+            ]
+            if state.write_tools
+            else []
+        )
         evidence = {
             "missing_actions": missing,
             "unexpected_writes": stray,
