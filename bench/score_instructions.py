@@ -18,7 +18,7 @@ from eval_pipeline.scoring.registry import build_scorer, score_run, select_metri
 
 def main(mode: str, runs: int) -> None:
     """Build the cases and scorers, warm them, then score ``runs`` fresh runs if ``mode`` says."""
-    cases = _cases(120 + runs)
+    cases = _cases(120 + runs, distinct_answers=True)
     warm, fresh = cases[:120], cases[120:]
     scorers = [build_scorer(metric) for metric in select_metric_ids(needs_judge=False)]
     for run, item in warm:

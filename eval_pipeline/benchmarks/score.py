@@ -48,7 +48,13 @@ _ANSWERS = (
 )
 
 
-def _cases(n_runs: int) -> list[tuple[AgentRun, DatasetItem]]:
+def _cases(n_runs: int, distinct_answers: bool = False) -> list[tuple[AgentRun, DatasetItem]]:
+    """``n_runs`` tau2-shaped runs and their items (the calls cycled, fresh span ids).
+
+    ``distinct_answers`` ends every final answer with the run's own reference, so no two
+    runs share an answer text: production answers rarely repeat, and the claims memo
+    (``action_claims``, per answer text) must not make the benchmark faster than real use.
+    """
     sims = json.loads(FIXTURE.read_text())
     ids = itertools.count(1)
     cases = []
@@ -89,7 +95,8 @@ def _cases(n_runs: int) -> list[tuple[AgentRun, DatasetItem]]:
             root_span_id=f"{next(ids):016x}",
             spans=(),
             tool_calls=calls,
-            final_answer=_ANSWERS[index % len(_ANSWERS)],
+            final_answer=_ANSWERS[index % len(_ANSWERS)]
+            + (f" Reference R{index:07d}." if distinct_answers else ""),
             handoffs=(Handoff("triage", "support", f"{next(ids):016x}", "order #W1"),),
             eval_context=EvalContext(item_id=item.item_id, run_index=index % 3),
             start_time_unix_nano=0,
@@ -172,7 +179,7 @@ def _deepeval_tool_correctness(cases: list[tuple[AgentRun, DatasetItem]]) -> Cal
 def run(n_runs: int = 10000, peer_runs: int = 2000) -> dict[str, Any]:
     """Score ``n_runs`` runs with every deterministic scorer, and the peers; JSON-safe."""
     disable_telemetry()  # again, before the peers import: their telemetry stays off
-    cases = _cases(n_runs)
+    cases = _cases(n_runs, distinct_answers=True)
     metrics = select_metric_ids(needs_judge=False)
     scorers = [build_scorer(metric) for metric in metrics]
     peer_cases = cases[: max(1, min(peer_runs, n_runs))]

@@ -9,7 +9,9 @@ import json
 
 from click.testing import CliRunner
 
+from eval_pipeline.benchmarks.score import _cases
 from eval_pipeline.cli import cli
+from eval_pipeline.scoring.action_claims import find_claims
 from eval_pipeline.scoring.registry import select_metric_ids
 
 
@@ -27,3 +29,14 @@ def test_bench_score_reports_rows_for_every_metric_and_the_peers() -> None:
         assert figures["runs"] == 20 and figures["runs_per_s"] > 0
     ragas = report["peers"]["ragas.ToolCallAccuracy"]["runs_per_s"]
     assert abs(report["suite_vs_ragas_single_metric"] - report["runs_per_s"] / ragas) < 0.01
+
+
+def test_bench_runs_answer_with_texts_of_their_own() -> None:
+    """No two benchmark runs share a final answer: a per-text memo cannot flatter the figure."""
+    runs = [run for run, _ in _cases(30, distinct_answers=True)]
+    answers = [run.final_answer for run in runs]
+    assert len(set(answers)) == len(answers)
+    plain = [run for run, _ in _cases(30)]
+    # The reference appended changes no claim the scorers see.
+    for with_ref, without in zip(runs, plain, strict=True):
+        assert find_claims(with_ref.final_answer or "") == find_claims(without.final_answer or "")
