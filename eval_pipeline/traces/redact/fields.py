@@ -151,6 +151,11 @@ class RowScrubber:
         text = self._redactor.scrub_text
         clean = self._clean
         changed: dict[int, list[Any]] = {}  # row number -> its values, once one changes
+
+        def values_of(number: int) -> list[Any]:
+            """Row ``number``'s values to change (copied from the row the first time)."""
+            return changed.get(number) or changed.setdefault(number, list(rows[number]))
+
         for index, column_of, is_structural in _COLUMN_GETTERS:
             distinct = dict.fromkeys(map(column_of, rows))
             pending = distinct.keys() - clean
@@ -172,20 +177,16 @@ class RowScrubber:
             if fixes:
                 for number, value in enumerate(map(column_of, rows)):
                     if value in fixes:
-                        values = changed.get(number) or changed.setdefault(
-                            number, list(rows[number])
-                        )
-                        values[index] = fixes[value]
+                        values_of(number)[index] = fixes[value]
         keys = dict.fromkeys(chain.from_iterable(map(_GET_ATTRIBUTES, rows)))
         if not clean.issuperset(keys):
             renamed = {key for key in keys if key not in clean and text(key) != key}
             if renamed:
                 for number, held in enumerate(map(_GET_ATTRIBUTES, rows)):
                     if not renamed.isdisjoint(held):
-                        values = changed.get(number) or changed.setdefault(
-                            number, list(rows[number])
-                        )
-                        values[_ATTRIBUTES] = {text(key): value for key, value in held.items()}
+                        values_of(number)[_ATTRIBUTES] = {
+                            text(key): value for key, value in held.items()
+                        }
         resources = list(map(_GET_RESOURCE, rows))
         scrubbed: dict[int, Any] = {}
         for resource in {id(r): r for r in resources}.values():
@@ -197,8 +198,7 @@ class RowScrubber:
         if scrubbed:
             for number, resource in enumerate(resources):
                 if id(resource) in scrubbed:
-                    values = changed.get(number) or changed.setdefault(number, list(rows[number]))
-                    values[_RESOURCE] = scrubbed[id(resource)]
+                    values_of(number)[_RESOURCE] = scrubbed[id(resource)]
         if not changed:
             return rows
         out = list(rows)
