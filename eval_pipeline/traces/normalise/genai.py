@@ -31,6 +31,8 @@ _OPERATIONS = frozenset(
 
 CURRENT = "1.37+"
 """``convention_version`` of a span that used none of the renamed or removed forms."""
+SYSTEM_VERSION = "<1.37"
+"""``convention_version`` of a span whose only older form is ``gen_ai.system``."""
 
 _RENAMED_KEYS = frozenset(sc.RENAMED_ATTRIBUTES)
 # Pinned operation names that are not also aliases: ``operation_from`` returns them as given.
@@ -166,7 +168,7 @@ def lift(span: Span) -> dict[str, Any]:
     system = get(sc.SYSTEM)
     if provider is None and system is not None:
         provider = sc.PROVIDER_RENAMES.get(str(system), system)
-        version = "<1.37" if version == CURRENT else version
+        version = SYSTEM_VERSION if version == CURRENT else version
     inputs = parse_messages(get(sc.INPUT_MESSAGES))
     outputs = parse_output_messages(get(sc.OUTPUT_MESSAGES))
     if get(sc.PROMPT) is not None or get(sc.COMPLETION) is not None:

@@ -1,0 +1,545 @@
+/* The OTel GenAI lift (genai.lift) of a plain span, in C, for the general ingest path.
+ *
+ * lift_into(state) fills a raw span's instance dictionary with the fields genai.lift gives,
+ * for the span nearly all traffic sends: no events, no attribute of another dialect
+ * (OpenInference, OpenLLMetry), no renamed or removed GenAI name (gen_ai.system aside), scalar
+ * values that are strings or ints as sent. For any other span it returns False and touches nothing; the caller
+ * then lifts it in Python (normaliser._lifted), its reference.
+ *
+ * Output messages in the GenAI form are parsed here (messages.parse_output_messages: the JSON
+ * scanned by the json module's C scanner, OpenAI Agents' repr'd tool calls read back); a value,
+ * message or part of any other shape is handed to the Python function for it, so the result
+ * never differs. Input histories go through messages.parse_messages, whose memo they hit.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define OK 0
+#define DECLINE 1 /* not the plain shape: the Python reference takes it */
+#define FAIL -1   /* a Python exception is set */
+
+/* Set by configure(): the Python pieces this module calls or compares with. */
+static PyObject *scan_fn;            /* json.scanner's scanner: (text, 0) -> (value, end) */
+static PyObject *json_or_text_fn;    /* messages.json_or_text */
+static PyObject *parse_messages_fn;  /* messages.parse_messages */
+static PyObject *parse_output_fn;    /* messages.parse_output_messages */
+static PyObject *message_fn;         /* messages.message */
+static PyObject *normalise_part_fn;  /* messages.normalise_part */
+static PyObject *operation_from_fn;  /* genai.operation_from */
+static PyObject *schema_version_fn;  /* semconv.schema_version */
+static PyObject *plain_operations;   /* dict: pinned operation name -> shared str */
+static PyObject *key_classes;        /* dict: lifted key -> True, declining key -> False */
+static PyTypeObject *message_type;   /* model.Message */
+static PyObject *dialect;            /* semconv.DIALECT_OTEL_GENAI */
+static PyObject *current_version;    /* genai.CURRENT */
+static PyObject *system_version;     /* the version a span naming gen_ai.system is ("<1.37") */
+static PyObject *provider_renames;   /* semconv.PROVIDER_RENAMES */
+static PyObject *assistant_role;     /* "assistant" */
+
+static PyObject *empty_tuple, *zero;
+
+/* Interned names. */
+static PyObject *s_attributes, *s_events, *s_schema_url, *s_resource_schema_url, *s_name,
+    *s_convention_version, *s_operation, *s_agent_name, *s_tool_name, *s_tool_call_id,
+    *s_tool_arguments, *s_tool_result, *s_model, *s_provider, *s_input_tokens,
+    *s_output_tokens, *s_conversation_id, *s_input_messages, *s_output_messages, *s_dialect;
+static PyObject *a_provider, *a_input_messages, *a_output_messages, *a_arguments, *a_result,
+    *a_agent, *a_tool, *a_call_id, *a_response_model, *a_request_model, *a_input_tokens,
+    *a_output_tokens, *a_conversation, *a_operation, *a_system;
+static PyObject *m_role, *m_parts, *m_name, *m_finish_reason, *p_type, *p_content, *p_text,
+    *p_arguments, *p_id, *v_text, *v_tool_call, *v_tool;
+
+/* dict.get(key) as a borrowed reference, Py_None when absent; NULL on error. */
+static PyObject *get(PyObject *dict, PyObject *key) {
+    PyObject *value = PyDict_GetItemWithError(dict, key);
+    if (value == NULL && !PyErr_Occurred()) return Py_None;
+    return value;
+}
+
+/* messages.json_or_text(value), new reference. */
+static PyObject *json_or_text(PyObject *value) {
+    if (!PyUnicode_CheckExact(value)) {
+        if (PyUnicode_Check(value)) return PyObject_CallOneArg(json_or_text_fn, value);
+        return Py_NewRef(value);
+    }
+    Py_ssize_t size = PyUnicode_GET_LENGTH(value);
+    if (size == 0) return Py_NewRef(value);
+    int kind = PyUnicode_KIND(value);
+    const void *data = PyUnicode_DATA(value);
+    Py_UCS4 first = PyUnicode_READ(kind, data, 0), last = PyUnicode_READ(kind, data, size - 1);
+    /* Surrounding space: str.strip() decides what is stripped. */
+    if (Py_UNICODE_ISSPACE(first) || Py_UNICODE_ISSPACE(last))
+        return PyObject_CallOneArg(json_or_text_fn, value);
+    if ((first != '{' && first != '[') || (last != '}' && last != ']')) return Py_NewRef(value);
+    PyObject *scanned = PyObject_CallFunctionObjArgs(scan_fn, value, zero, NULL);
+    if (scanned == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_StopIteration) ||
+            PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyErr_Clear();
+            return Py_NewRef(value);
+        }
+        return NULL;
+    }
+    if (!PyTuple_Check(scanned) || PyTuple_GET_SIZE(scanned) != 2) {
+        Py_DECREF(scanned);
+        PyErr_SetString(PyExc_TypeError, "the scanner must return (value, end)");
+        return NULL;
+    }
+    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(scanned, 1));
+    if (end == -1 && PyErr_Occurred()) {
+        Py_DECREF(scanned);
+        return NULL;
+    }
+    PyObject *out = Py_NewRef(end == size ? PyTuple_GET_ITEM(scanned, 0) : value);
+    Py_DECREF(scanned);
+    return out;
+}
+
+/* Does text[*at:] start with the ASCII literal? Advances *at past it when it does. */
+static int literal(int kind, const void *data, Py_ssize_t size, Py_ssize_t *at, const char *lit) {
+    Py_ssize_t i = *at;
+    for (; *lit; lit++, i++)
+        if (i >= size || PyUnicode_READ(kind, data, i) != (Py_UCS4)(unsigned char)*lit) return 0;
+    *at = i;
+    return 1;
+}
+
+/* A quoted value free of quotes and backslashes (and of '=' when no_equals): *at is past the
+ * closing quote on success; [*start, *stop) is the value. */
+static int quoted(int kind, const void *data, Py_ssize_t size, Py_ssize_t *at, int no_equals,
+                  Py_ssize_t *start, Py_ssize_t *stop) {
+    Py_ssize_t i = *at;
+    *start = i;
+    for (; i < size; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '\'') {
+            *stop = i;
+            *at = i + 1;
+            return 1;
+        }
+        if (c == '\\' || (no_equals && c == '=')) return 0;
+    }
+    return 0;
+}
+
+#define REPR_PREFIX "ResponseFunctionToolCall("
+
+/* messages.tool_call_from_repr(text) for text an exact str: OK with *out the tool_call part,
+ * OK with *out NULL when text is no such repr, DECLINE for a repr off the usual shape. */
+static int repr_call(PyObject *text, PyObject **out) {
+    *out = NULL;
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text);
+    if (size == 0) return OK;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, 0)) ||
+        Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, size - 1)))
+        return DECLINE;
+    Py_ssize_t at = 0;
+    if (!literal(kind, data, size, &at, REPR_PREFIX) || PyUnicode_READ(kind, data, size - 1) != ')')
+        return OK;
+    /* _REPR_PLAIN: arguments='...', call_id='...', name='...' */
+    Py_ssize_t args[2], call_id[2], name[2];
+    if (!literal(kind, data, size, &at, "arguments='") ||
+        !quoted(kind, data, size, &at, 0, &args[0], &args[1]) ||
+        !literal(kind, data, size, &at, ", call_id='") ||
+        !quoted(kind, data, size, &at, 1, &call_id[0], &call_id[1]) ||
+        !literal(kind, data, size, &at, ", name='") ||
+        !quoted(kind, data, size, &at, 0, &name[0], &name[1]))
+        return DECLINE;
+    PyObject *args_text = NULL, *arguments = NULL, *id = NULL, *name_text = NULL;
+    int status = FAIL;
+    if ((args_text = PyUnicode_Substring(text, args[0], args[1])) == NULL) goto done;
+    if ((id = PyUnicode_Substring(text, call_id[0], call_id[1])) == NULL) goto done;
+    if ((name_text = PyUnicode_Substring(text, name[0], name[1])) == NULL) goto done;
+    if ((arguments = json_or_text(args_text)) == NULL) goto done;
+    PyObject *part = PyDict_New();
+    if (part == NULL) goto done;
+    if (PyDict_SetItem(part, p_type, v_tool_call) || PyDict_SetItem(part, p_id, id) ||
+        PyDict_SetItem(part, m_name, name_text) || PyDict_SetItem(part, p_arguments, arguments)) {
+        Py_DECREF(part);
+        goto done;
+    }
+    *out = part;
+    status = OK;
+done:
+    Py_XDECREF(args_text);
+    Py_XDECREF(arguments);
+    Py_XDECREF(id);
+    Py_XDECREF(name_text);
+    return status;
+}
+
+/* messages.normalise_part(raw) of a part of the usual shape into *out; DECLINE otherwise. */
+static int part_of(PyObject *raw, PyObject **out) {
+    if (!PyDict_CheckExact(raw)) return DECLINE;
+    PyObject *kind = get(raw, p_type);
+    if (kind == NULL) return FAIL;
+    int is_text = 0, is_call = 0;
+    if (PyUnicode_CheckExact(kind)) {
+        is_text = PyUnicode_Compare(kind, v_text) == 0;
+        is_call = !is_text && PyUnicode_Compare(kind, v_tool_call) == 0;
+    } else if (kind != Py_None) {
+        return DECLINE;
+    }
+    if (is_text) {
+        PyObject *content = get(raw, p_content);
+        if (content == NULL) return FAIL;
+        if (PyUnicode_CheckExact(content)) {
+            int status = repr_call(content, out);
+            if (status != OK || *out != NULL) return status;
+        } else if (PyUnicode_Check(content)) {
+            return DECLINE;
+        } else if (content == Py_None) {
+            PyObject *text = get(raw, p_text);
+            if (text == NULL) return FAIL;
+            if (PyUnicode_Check(text)) return DECLINE;
+        }
+    }
+    PyObject *part = PyDict_Copy(raw);
+    if (part == NULL) return FAIL;
+    if (is_call) {
+        PyObject *arguments = get(part, p_arguments);
+        if (arguments == NULL) goto fail;
+        if (PyUnicode_Check(arguments)) {
+            PyObject *parsed = json_or_text(arguments);
+            if (parsed == NULL) goto fail;
+            int failed = PyDict_SetItem(part, p_arguments, parsed);
+            Py_DECREF(parsed);
+            if (failed) goto fail;
+        }
+    }
+    *out = part;
+    return OK;
+fail:
+    Py_DECREF(part);
+    return FAIL;
+}
+
+/* messages.message(raw, "assistant") of a GenAI-form message into *out; DECLINE otherwise. */
+static int message_of(PyObject *raw, PyObject **out) {
+    PyObject *role = get(raw, m_role);
+    if (role == NULL) return FAIL;
+    if (role == Py_None || (PyUnicode_CheckExact(role) && PyUnicode_GET_LENGTH(role) == 0))
+        role = assistant_role;
+    else if (!PyUnicode_CheckExact(role))
+        return DECLINE;
+    PyObject *raw_parts = get(raw, m_parts);
+    if (raw_parts == NULL) return FAIL;
+    if (!PyList_CheckExact(raw_parts)) return DECLINE;
+    PyObject *name = get(raw, m_name), *finish = get(raw, m_finish_reason);
+    if (name == NULL || finish == NULL) return FAIL;
+    if ((name != Py_None && !PyUnicode_CheckExact(name)) ||
+        (finish != Py_None && !PyUnicode_CheckExact(finish)))
+        return DECLINE;
+    if (name != Py_None && PyUnicode_Compare(role, v_tool) == 0) name = Py_None;
+    Py_ssize_t count = PyList_GET_SIZE(raw_parts);
+    PyObject *parts = PyTuple_New(count);
+    if (parts == NULL) return FAIL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(raw_parts, i), *part = NULL;
+        int status = part_of(item, &part);
+        if (status == DECLINE) {
+            part = PyObject_CallOneArg(normalise_part_fn, item);
+            status = part == NULL ? FAIL : OK;
+        }
+        if (status == FAIL) {
+            Py_DECREF(parts);
+            return FAIL;
+        }
+        PyTuple_SET_ITEM(parts, i, part);
+    }
+    PyObject *state = PyDict_New(), *msg = NULL;
+    if (state == NULL || PyDict_SetItem(state, m_role, role) ||
+        PyDict_SetItem(state, m_parts, parts) || PyDict_SetItem(state, m_name, name) ||
+        PyDict_SetItem(state, m_finish_reason, finish))
+        goto done;
+    /* object.__new__(Message) with the fields in its dictionary (messages.new_message). */
+    msg = PyBaseObject_Type.tp_new(message_type, empty_tuple, NULL);
+    if (msg != NULL && PyObject_GenericSetDict(msg, state, NULL)) Py_CLEAR(msg);
+done:
+    Py_XDECREF(state);
+    Py_DECREF(parts);
+    *out = msg;
+    return msg == NULL ? FAIL : OK;
+}
+
+/* messages.parse_output_messages(value), new reference. */
+static PyObject *output_messages(PyObject *value) {
+    if (value == Py_None) return Py_NewRef(empty_tuple);
+    if (!PyUnicode_CheckExact(value)) return PyObject_CallOneArg(parse_output_fn, value);
+    PyObject *parsed = json_or_text(value);
+    if (parsed == NULL) return NULL;
+    if (!PyList_CheckExact(parsed)) {
+        Py_DECREF(parsed);
+        return PyObject_CallOneArg(parse_output_fn, value);
+    }
+    PyObject *messages = PyList_New(0), *out = NULL;
+    if (messages == NULL) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parsed); i++) {
+        PyObject *item = PyList_GET_ITEM(parsed, i), *msg = NULL;
+        /* The scanner makes only built-in values: a non-dict is no Mapping, skipped. */
+        if (!PyDict_CheckExact(item)) continue;
+        int status = message_of(item, &msg);
+        if (status == DECLINE) {
+            msg = PyObject_CallFunctionObjArgs(message_fn, item, assistant_role, NULL);
+            status = msg == NULL ? FAIL : OK;
+        }
+        if (status == FAIL) goto done;
+        status = PyList_Append(messages, msg);
+        Py_DECREF(msg);
+        if (status) goto done;
+    }
+    out = PyList_AsTuple(messages);
+done:
+    Py_XDECREF(messages);
+    Py_DECREF(parsed);
+    return out;
+}
+
+/* None or an exact str: kept as is by genai.scalar_fields. */
+#define PLAIN_TEXT(v) ((v) == Py_None || PyUnicode_CheckExact(v))
+#define PLAIN_INT(v) ((v) == Py_None || PyLong_CheckExact(v))
+
+/* The span's attributes without the lifted ones, in order, into *out; DECLINE for a span with
+ * an attribute another dialect or an older convention would read. */
+static int unlifted(PyObject *attributes, PyObject **out) {
+    PyObject *kept = PyDict_New(), *key, *value;
+    if (kept == NULL) return FAIL;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(attributes, &pos, &key, &value)) {
+        PyObject *lifted = PyDict_GetItemWithError(key_classes, key);
+        if (lifted == Py_True) continue;
+        if (lifted != NULL || PyErr_Occurred() || PyDict_SetItem(kept, key, value)) {
+            Py_DECREF(kept);
+            return lifted == NULL && PyErr_Occurred() ? FAIL : DECLINE;
+        }
+    }
+    *out = kept;
+    return OK;
+}
+
+#define N_FIELDS 15
+
+static PyObject *lift_into(PyObject *module, PyObject *state) {
+    (void)module;
+    if (scan_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_lift.configure() was not called");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(state)) {
+        PyErr_SetString(PyExc_TypeError, "state must be a dict");
+        return NULL;
+    }
+    PyObject *attributes = get(state, s_attributes), *events = get(state, s_events);
+    PyObject *scope_url = get(state, s_schema_url), *resource_url = get(state, s_resource_schema_url);
+    PyObject *name = get(state, s_name), *convention = get(state, s_convention_version);
+    if (!attributes || !events || !scope_url || !resource_url || !name || !convention) return NULL;
+    if (!PyDict_CheckExact(attributes) || !PyTuple_CheckExact(events) ||
+        PyTuple_GET_SIZE(events) != 0 || convention != Py_None)
+        Py_RETURN_FALSE;
+    /* Borrowed from attributes, held here until the state takes the lifted fields. */
+    PyObject *raw[15];
+    PyObject *keys[15] = {a_provider, a_input_messages, a_output_messages, a_arguments, a_result,
+                          a_agent, a_tool, a_call_id, a_response_model, a_request_model,
+                          a_input_tokens, a_output_tokens, a_conversation, a_operation, a_system};
+    for (int i = 0; i < 15; i++)
+        if ((raw[i] = get(attributes, keys[i])) == NULL) return NULL;
+    PyObject *provider = raw[0], *inputs_raw = raw[1], *outputs_raw = raw[2],
+             *arguments_raw = raw[3], *result_raw = raw[4], *agent = raw[5], *tool = raw[6],
+             *call_id = raw[7], *input_tokens = raw[10], *output_tokens = raw[11],
+             *conversation = raw[12], *operation_raw = raw[13];
+    PyObject *version = current_version, *system = raw[14];
+    if (provider == Py_None && system != Py_None) {
+        /* The pre-1.37 name of the provider, its value renamed where the conventions did. */
+        if (!PyUnicode_CheckExact(system)) Py_RETURN_FALSE;
+        provider = PyDict_GetItemWithError(provider_renames, system);
+        if (provider == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            provider = system;
+        }
+        version = system_version;
+    }
+    int truthy = PyObject_IsTrue(raw[8]);
+    if (truthy < 0) return NULL;
+    PyObject *model = truthy ? raw[8] : raw[9];
+    if (!PLAIN_TEXT(provider) || !PLAIN_TEXT(agent) || !PLAIN_TEXT(tool) ||
+        !PLAIN_TEXT(call_id) || !PLAIN_TEXT(model) || !PLAIN_TEXT(conversation) ||
+        !PLAIN_INT(input_tokens) || !PLAIN_INT(output_tokens))
+        Py_RETURN_FALSE;
+    PyObject *kept = NULL;
+    int status = unlifted(attributes, &kept);
+    if (status == FAIL) return NULL;
+    if (status == DECLINE) Py_RETURN_FALSE;
+    /* The raw values are borrowed from attributes: keep it alive while Python code runs and
+     * until the state's new attributes replace it. */
+    Py_INCREF(attributes);
+
+    /* In genai.lift's order, so an error raised is the one it would raise. */
+    PyObject *values[N_FIELDS] = {NULL};
+    PyObject *fields[N_FIELDS] = {
+        s_input_messages, s_output_messages, s_convention_version, s_operation,
+        s_tool_arguments, s_tool_result, s_attributes, s_agent_name,
+        s_tool_name, s_tool_call_id, s_model, s_provider,
+        s_input_tokens, s_output_tokens, s_conversation_id};
+    PyObject *result = NULL;
+    values[6] = kept;
+    values[0] = inputs_raw == Py_None ? Py_NewRef(empty_tuple)
+                                      : PyObject_CallOneArg(parse_messages_fn, inputs_raw);
+    if (values[0] == NULL) goto done;
+    if ((values[1] = output_messages(outputs_raw)) == NULL) goto done;
+    truthy = PyObject_IsTrue(scope_url);
+    if (truthy < 0) goto done;
+    PyObject *url = truthy ? scope_url : resource_url;
+    if (url == Py_None) {
+        values[2] = Py_NewRef(version);
+    } else {
+        PyObject *named = PyObject_CallOneArg(schema_version_fn, url);
+        if (named == NULL || (truthy = PyObject_IsTrue(named)) < 0) {
+            Py_XDECREF(named);
+            goto done;
+        }
+        values[2] = truthy ? named : Py_NewRef(version);
+        if (!truthy) Py_DECREF(named);
+    }
+    PyObject *plain = NULL;
+    if (PyUnicode_CheckExact(operation_raw) &&
+        (plain = PyDict_GetItemWithError(plain_operations, operation_raw)) == NULL &&
+        PyErr_Occurred())
+        goto done;
+    values[3] = plain != NULL ? Py_NewRef(plain)
+                              : PyObject_CallFunctionObjArgs(operation_from_fn, operation_raw,
+                                                             name, NULL);
+    if (values[3] == NULL) goto done;
+    values[4] = arguments_raw == Py_None ? Py_NewRef(Py_None) : json_or_text(arguments_raw);
+    if (values[4] == NULL) goto done;
+    values[5] = result_raw == Py_None ? Py_NewRef(Py_None) : json_or_text(result_raw);
+    if (values[5] == NULL) goto done;
+    PyObject *scalars[8] = {agent, tool, call_id, model, provider, input_tokens, output_tokens,
+                            conversation};
+    for (int i = 0; i < 8; i++) values[7 + i] = Py_NewRef(scalars[i]);
+    for (int i = 0; i < N_FIELDS; i++)
+        if (PyDict_SetItem(state, fields[i], values[i])) goto done;
+    if (PyDict_SetItem(state, s_dialect, dialect)) goto done;
+    result = Py_NewRef(Py_True);
+done:
+    for (int i = 0; i < N_FIELDS; i++) Py_XDECREF(values[i]);
+    Py_DECREF(attributes);
+    return result;
+}
+
+static PyObject *py_output_messages(PyObject *module, PyObject *value) {
+    (void)module;
+    if (scan_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_lift.configure() was not called");
+        return NULL;
+    }
+    return output_messages(value);
+}
+
+static PyObject *configure(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *scan, *jot, *parse, *parse_out, *message, *part, *operation, *schema, *plain,
+        *classes, *type, *dialect_name, *current, *system_named, *renames;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO!O!O!UUUO!", &scan, &jot, &parse, &parse_out,
+                          &message, &part, &operation, &schema, &PyDict_Type, &plain,
+                          &PyDict_Type, &classes, &PyType_Type, &type, &dialect_name, &current,
+                          &system_named, &PyDict_Type, &renames))
+        return NULL;
+    Py_XSETREF(scan_fn, Py_NewRef(scan));
+    Py_XSETREF(json_or_text_fn, Py_NewRef(jot));
+    Py_XSETREF(parse_messages_fn, Py_NewRef(parse));
+    Py_XSETREF(parse_output_fn, Py_NewRef(parse_out));
+    Py_XSETREF(message_fn, Py_NewRef(message));
+    Py_XSETREF(normalise_part_fn, Py_NewRef(part));
+    Py_XSETREF(operation_from_fn, Py_NewRef(operation));
+    Py_XSETREF(schema_version_fn, Py_NewRef(schema));
+    Py_XSETREF(plain_operations, Py_NewRef(plain));
+    Py_XSETREF(key_classes, Py_NewRef(classes));
+    Py_XSETREF(message_type, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(dialect, Py_NewRef(dialect_name));
+    Py_XSETREF(current_version, Py_NewRef(current));
+    Py_XSETREF(system_version, Py_NewRef(system_named));
+    Py_XSETREF(provider_renames, Py_NewRef(renames));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(scan, json_or_text, parse_messages, parse_output_messages, message,\n"
+     "          normalise_part, operation_from, schema_version, plain_operations,\n"
+     "          key_classes, Message, dialect, current_version, system_version,\n"
+     "          provider_renames)\n"
+     "The Python pieces the lift calls or compares with (see native_lift)."},
+    {"lift_into", lift_into, METH_O,
+     "lift_into(state) -> bool: genai.lift of a plain raw span into its instance dictionary;\n"
+     "False (nothing changed) for any other span."},
+    {"output_messages", py_output_messages, METH_O,
+     "output_messages(value) -> messages.parse_output_messages(value)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_lift",
+    .m_doc = "The OTel GenAI lift of plain spans in C (see native_lift).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+#define INTERN(var, text) \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+
+PyMODINIT_FUNC PyInit__lift(void) {
+    if ((empty_tuple = PyTuple_New(0)) == NULL || (zero = PyLong_FromLong(0)) == NULL)
+        return NULL;
+    INTERN(assistant_role, "assistant");
+    INTERN(s_attributes, "attributes");
+    INTERN(s_events, "events");
+    INTERN(s_schema_url, "schema_url");
+    INTERN(s_resource_schema_url, "resource_schema_url");
+    INTERN(s_name, "name");
+    INTERN(s_convention_version, "convention_version");
+    INTERN(s_operation, "operation");
+    INTERN(s_agent_name, "agent_name");
+    INTERN(s_tool_name, "tool_name");
+    INTERN(s_tool_call_id, "tool_call_id");
+    INTERN(s_tool_arguments, "tool_arguments");
+    INTERN(s_tool_result, "tool_result");
+    INTERN(s_model, "model");
+    INTERN(s_provider, "provider");
+    INTERN(s_input_tokens, "input_tokens");
+    INTERN(s_output_tokens, "output_tokens");
+    INTERN(s_conversation_id, "conversation_id");
+    INTERN(s_input_messages, "input_messages");
+    INTERN(s_output_messages, "output_messages");
+    INTERN(s_dialect, "dialect");
+    INTERN(a_provider, "gen_ai.provider.name");
+    INTERN(a_input_messages, "gen_ai.input.messages");
+    INTERN(a_output_messages, "gen_ai.output.messages");
+    INTERN(a_arguments, "gen_ai.tool.call.arguments");
+    INTERN(a_result, "gen_ai.tool.call.result");
+    INTERN(a_agent, "gen_ai.agent.name");
+    INTERN(a_tool, "gen_ai.tool.name");
+    INTERN(a_call_id, "gen_ai.tool.call.id");
+    INTERN(a_response_model, "gen_ai.response.model");
+    INTERN(a_request_model, "gen_ai.request.model");
+    INTERN(a_input_tokens, "gen_ai.usage.input_tokens");
+    INTERN(a_output_tokens, "gen_ai.usage.output_tokens");
+    INTERN(a_conversation, "gen_ai.conversation.id");
+    INTERN(a_operation, "gen_ai.operation.name");
+    INTERN(a_system, "gen_ai.system");
+    INTERN(m_role, "role");
+    INTERN(m_parts, "parts");
+    INTERN(m_name, "name");
+    INTERN(m_finish_reason, "finish_reason");
+    INTERN(p_type, "type");
+    INTERN(p_content, "content");
+    INTERN(p_text, "text");
+    INTERN(p_arguments, "arguments");
+    INTERN(p_id, "id");
+    INTERN(v_text, "text");
+    INTERN(v_tool_call, "tool_call");
+    INTERN(v_tool, "tool");
+    return PyModule_Create(&module);
+}
