@@ -221,7 +221,10 @@ def _has_cycle(members: list[Row]) -> bool:
 def _tool_call_parts(outputs: Any, known: ToolCalls) -> list[dict[str, Any]]:
     """The ``tool_call`` parts of a row's output messages (JSON text on the fast path)."""
     if type(outputs) is not str:
-        return [part for message in outputs for part in message.tool_calls]
+        # ``Message.tool_calls`` of each message, without a tuple built per message.
+        return [
+            part for message in outputs for part in message.parts if part.get("type") == "tool_call"
+        ]
     parts = known.get(outputs)
     if parts is not None:
         return parts
