@@ -31,7 +31,7 @@ from eval_pipeline.traces.runs.completeness import (
     unexecuted,
     unrequested,
 )
-from eval_pipeline.traces.runs.views import match_request, request
+from eval_pipeline.traces.runs.views import Request, match_request, request
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     PARENT_SPAN_ID,
@@ -74,6 +74,7 @@ from eval_pipeline.traces.store.span_table import (
 )
 _ORDER = itemgetter(_START, SPAN_ID)
 _TRACE = itemgetter(TRACE_ID)
+_SPAN = itemgetter(SPAN_ID)
 _PARENT = itemgetter(PARENT_SPAN_ID)  # ``TraceTree.ordered``'s order
 _INVOKE_AGENT = Operation.INVOKE_AGENT
 _INFERENCE = Operation.INFERENCE
@@ -117,7 +118,7 @@ def incomplete_traces(
 
 def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | None:
     """``completeness_reasons`` of a trace of plain shape; None for any other shape."""
-    ids = {row[SPAN_ID] for row in members}
+    ids = set(map(_SPAN, members))
     if len(ids) != len(members):
         return None
     parents = set(map(_PARENT, members))
@@ -166,11 +167,7 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
     if inference:
         if len(inference) > 1:
             inference.sort(key=_ORDER)
-        requests = [
-            request(part, row[SPAN_ID], row[_START])
-            for row in inference
-            for part in _tool_call_parts(row[_OUTPUTS], known)
-        ]
+        requests = _requests(inference, known)
         if requests:
             if len(tools) > 1:
                 tools.sort(key=_ORDER)
@@ -216,6 +213,23 @@ def _has_cycle(members: list[Row]) -> bool:
         reached += 1
         stack.extend(children.get(span_id, ()))
     return reached != len(members)
+
+
+def _requests(inference: list[Row], known: ToolCalls) -> list[Request]:
+    """``views.request`` of every ``tool_call`` part of the rows' outputs, in order."""
+    requests = []
+    for row in inference:
+        span_id = row[SPAN_ID]
+        start = row[_START]
+        for part in _tool_call_parts(row[_OUTPUTS], known):
+            call_id = part.get("id")
+            name = part.get("name")
+            if type(call_id) is str and call_id and type(name) is str:
+                # What ``request`` makes of the usual part, without its call.
+                requests.append(Request(call_id, name, part.get("arguments"), span_id, start))
+            else:
+                requests.append(request(part, span_id, start))
+    return requests
 
 
 def _tool_call_parts(outputs: Any, known: ToolCalls) -> list[dict[str, Any]]:
