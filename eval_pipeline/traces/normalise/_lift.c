@@ -6,10 +6,10 @@
  * values that are strings or ints as sent. For any other span it returns False and touches nothing; the caller
  * then lifts it in Python (normaliser._lifted), its reference.
  *
- * Output messages in the GenAI form are parsed here (messages.parse_output_messages: the JSON
- * scanned by the json module's C scanner, OpenAI Agents' repr'd tool calls read back); a value,
- * message or part of any other shape is handed to the Python function for it, so the result
- * never differs. Input histories go through messages.parse_messages, whose memo they hit.
+ * Messages in the GenAI form are parsed here (messages._parse: the JSON scanned by the json
+ * module's C scanner, OpenAI Agents' repr'd tool calls read back); a value, message or part of
+ * any other shape is handed to the Python function for it, so the result never differs. Input
+ * histories are memoised in messages.parse_messages' cache, as it does.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,19 +22,22 @@
 static PyObject *scan_fn;            /* json.scanner's scanner: (text, 0) -> (value, end) */
 static PyObject *json_or_text_fn;    /* messages.json_or_text */
 static PyObject *parse_messages_fn;  /* messages.parse_messages */
-static PyObject *parse_output_fn;    /* messages.parse_output_messages */
+static PyObject *parse_fn;           /* messages._parse: (value, default_role) -> messages */
+static PyObject *parse_cache;        /* messages._CACHE: (text, role) -> messages */
+static Py_ssize_t parse_cache_size;  /* messages._CACHE_SIZE */
 static PyObject *message_fn;         /* messages.message */
 static PyObject *normalise_part_fn;  /* messages.normalise_part */
 static PyObject *operation_from_fn;  /* genai.operation_from */
 static PyObject *schema_version_fn;  /* semconv.schema_version */
 static PyObject *plain_operations;   /* dict: pinned operation name -> shared str */
-static PyObject *key_classes;        /* dict: lifted key -> True, declining key -> False */
+static PyObject *slots;              /* dict: attribute name -> its code (scan_attributes) */
 static PyTypeObject *message_type;   /* model.Message */
 static PyObject *dialect;            /* semconv.DIALECT_OTEL_GENAI */
 static PyObject *current_version;    /* genai.CURRENT */
 static PyObject *system_version;     /* the version a span naming gen_ai.system is ("<1.37") */
 static PyObject *provider_renames;   /* semconv.PROVIDER_RENAMES */
 static PyObject *assistant_role;     /* "assistant" */
+static PyObject *user_role;          /* "user" */
 
 static PyObject *empty_tuple, *zero;
 
@@ -216,12 +219,12 @@ fail:
     return FAIL;
 }
 
-/* messages.message(raw, "assistant") of a GenAI-form message into *out; DECLINE otherwise. */
-static int message_of(PyObject *raw, PyObject **out) {
+/* messages.message(raw, default_role) of a GenAI-form message into *out; DECLINE otherwise. */
+static int message_of(PyObject *raw, PyObject *default_role, PyObject **out) {
     PyObject *role = get(raw, m_role);
     if (role == NULL) return FAIL;
     if (role == Py_None || (PyUnicode_CheckExact(role) && PyUnicode_GET_LENGTH(role) == 0))
-        role = assistant_role;
+        role = default_role;
     else if (!PyUnicode_CheckExact(role))
         return DECLINE;
     PyObject *raw_parts = get(raw, m_parts);
@@ -264,15 +267,13 @@ done:
     return msg == NULL ? FAIL : OK;
 }
 
-/* messages.parse_output_messages(value), new reference. */
-static PyObject *output_messages(PyObject *value) {
-    if (value == Py_None) return Py_NewRef(empty_tuple);
-    if (!PyUnicode_CheckExact(value)) return PyObject_CallOneArg(parse_output_fn, value);
+/* messages._parse(value, role) of an exact str, new reference. */
+static PyObject *parse_text(PyObject *value, PyObject *role) {
     PyObject *parsed = json_or_text(value);
     if (parsed == NULL) return NULL;
     if (!PyList_CheckExact(parsed)) {
         Py_DECREF(parsed);
-        return PyObject_CallOneArg(parse_output_fn, value);
+        return PyObject_CallFunctionObjArgs(parse_fn, value, role, NULL);
     }
     PyObject *messages = PyList_New(0), *out = NULL;
     if (messages == NULL) goto done;
@@ -280,9 +281,9 @@ static PyObject *output_messages(PyObject *value) {
         PyObject *item = PyList_GET_ITEM(parsed, i), *msg = NULL;
         /* The scanner makes only built-in values: a non-dict is no Mapping, skipped. */
         if (!PyDict_CheckExact(item)) continue;
-        int status = message_of(item, &msg);
+        int status = message_of(item, role, &msg);
         if (status == DECLINE) {
-            msg = PyObject_CallFunctionObjArgs(message_fn, item, assistant_role, NULL);
+            msg = PyObject_CallFunctionObjArgs(message_fn, item, role, NULL);
             status = msg == NULL ? FAIL : OK;
         }
         if (status == FAIL) goto done;
@@ -297,26 +298,72 @@ done:
     return out;
 }
 
+/* messages.parse_output_messages(value), new reference. */
+static PyObject *output_messages(PyObject *value) {
+    if (value == Py_None) return Py_NewRef(empty_tuple);
+    if (!PyUnicode_CheckExact(value))
+        return PyObject_CallFunctionObjArgs(parse_fn, value, assistant_role, NULL);
+    return parse_text(value, assistant_role);
+}
+
+/* messages.parse_messages(value), new reference: a text's messages memoised in its cache. */
+static PyObject *input_messages(PyObject *value) {
+    if (value == Py_None) return Py_NewRef(empty_tuple);
+    if (!PyUnicode_CheckExact(value)) return PyObject_CallOneArg(parse_messages_fn, value);
+    PyObject *key = PyTuple_Pack(2, value, user_role), *out = NULL;
+    if (key == NULL) return NULL;
+    out = PyDict_GetItemWithError(parse_cache, key);
+    if (out != NULL) {
+        Py_INCREF(out);
+    } else if (!PyErr_Occurred()) {
+        if (PyDict_GET_SIZE(parse_cache) >= parse_cache_size) PyDict_Clear(parse_cache);
+        out = parse_text(value, user_role);
+        if (out != NULL && PyDict_SetItem(parse_cache, key, out)) Py_CLEAR(out);
+    }
+    Py_DECREF(key);
+    return out;
+}
+
 /* None or an exact str: kept as is by genai.scalar_fields. */
 #define PLAIN_TEXT(v) ((v) == Py_None || PyUnicode_CheckExact(v))
 #define PLAIN_INT(v) ((v) == Py_None || PyLong_CheckExact(v))
 
-/* The span's attributes without the lifted ones, in order, into *out; DECLINE for a span with
- * an attribute another dialect or an older convention would read. */
-static int unlifted(PyObject *attributes, PyObject **out) {
+/* The attributes the lift reads, by slot (the order of read_keys). */
+enum {
+    PROVIDER, INPUTS, OUTPUTS, ARGUMENTS, RESULT, AGENT, TOOL, CALL_ID, RESPONSE_MODEL,
+    REQUEST_MODEL, INPUT_TOKENS, OUTPUT_TOKENS, CONVERSATION, OPERATION, SYSTEM, N_READ
+};
+static PyObject *read_keys[N_READ];
+/* An attribute's code in ``slots``: its slot (NOT_READ when the lift does not read it), plus
+ * LIFTED when it leaves ``attributes``; DECLINING for a name that sends the span to Python. */
+#define NOT_READ 15
+#define LIFTED 16
+#define DECLINING -1
+
+/* One pass over the span's attributes: the values the lift reads into raw (borrowed, Py_None
+ * when absent), the others, in order, into *out; DECLINE for a span with an attribute another
+ * dialect or an older convention would read. */
+static int scan_attributes(PyObject *attributes, PyObject *raw[N_READ], PyObject **out) {
+    for (int i = 0; i < N_READ; i++) raw[i] = Py_None;
     PyObject *kept = PyDict_New(), *key, *value;
     if (kept == NULL) return FAIL;
     Py_ssize_t pos = 0;
     while (PyDict_Next(attributes, &pos, &key, &value)) {
-        PyObject *lifted = PyDict_GetItemWithError(key_classes, key);
-        if (lifted == Py_True) continue;
-        if (lifted != NULL || PyErr_Occurred() || PyDict_SetItem(kept, key, value)) {
+        PyObject *found = PyDict_GetItemWithError(slots, key);
+        long code = found == NULL ? NOT_READ : PyLong_AsLong(found);
+        if (found == NULL && PyErr_Occurred()) goto fail;
+        if (code == DECLINING) {
             Py_DECREF(kept);
-            return lifted == NULL && PyErr_Occurred() ? FAIL : DECLINE;
+            return DECLINE;
         }
+        if ((code & 15) != NOT_READ) raw[code & 15] = value;
+        if (!(code & LIFTED) && PyDict_SetItem(kept, key, value)) goto fail;
     }
     *out = kept;
     return OK;
+fail:
+    Py_DECREF(kept);
+    return FAIL;
 }
 
 #define N_FIELDS 15
@@ -339,12 +386,10 @@ static PyObject *lift_into(PyObject *module, PyObject *state) {
         PyTuple_GET_SIZE(events) != 0 || convention != Py_None)
         Py_RETURN_FALSE;
     /* Borrowed from attributes, held here until the state takes the lifted fields. */
-    PyObject *raw[15];
-    PyObject *keys[15] = {a_provider, a_input_messages, a_output_messages, a_arguments, a_result,
-                          a_agent, a_tool, a_call_id, a_response_model, a_request_model,
-                          a_input_tokens, a_output_tokens, a_conversation, a_operation, a_system};
-    for (int i = 0; i < 15; i++)
-        if ((raw[i] = get(attributes, keys[i])) == NULL) return NULL;
+    PyObject *raw[N_READ], *kept = NULL;
+    int status = scan_attributes(attributes, raw, &kept);
+    if (status == FAIL) return NULL;
+    if (status == DECLINE) Py_RETURN_FALSE;
     PyObject *provider = raw[0], *inputs_raw = raw[1], *outputs_raw = raw[2],
              *arguments_raw = raw[3], *result_raw = raw[4], *agent = raw[5], *tool = raw[6],
              *call_id = raw[7], *input_tokens = raw[10], *output_tokens = raw[11],
@@ -352,25 +397,21 @@ static PyObject *lift_into(PyObject *module, PyObject *state) {
     PyObject *version = current_version, *system = raw[14];
     if (provider == Py_None && system != Py_None) {
         /* The pre-1.37 name of the provider, its value renamed where the conventions did. */
-        if (!PyUnicode_CheckExact(system)) Py_RETURN_FALSE;
+        if (!PyUnicode_CheckExact(system)) goto decline;
         provider = PyDict_GetItemWithError(provider_renames, system);
         if (provider == NULL) {
-            if (PyErr_Occurred()) return NULL;
+            if (PyErr_Occurred()) goto error;
             provider = system;
         }
         version = system_version;
     }
     int truthy = PyObject_IsTrue(raw[8]);
-    if (truthy < 0) return NULL;
+    if (truthy < 0) goto error;
     PyObject *model = truthy ? raw[8] : raw[9];
     if (!PLAIN_TEXT(provider) || !PLAIN_TEXT(agent) || !PLAIN_TEXT(tool) ||
         !PLAIN_TEXT(call_id) || !PLAIN_TEXT(model) || !PLAIN_TEXT(conversation) ||
         !PLAIN_INT(input_tokens) || !PLAIN_INT(output_tokens))
-        Py_RETURN_FALSE;
-    PyObject *kept = NULL;
-    int status = unlifted(attributes, &kept);
-    if (status == FAIL) return NULL;
-    if (status == DECLINE) Py_RETURN_FALSE;
+        goto decline;
     /* The raw values are borrowed from attributes: keep it alive while Python code runs and
      * until the state's new attributes replace it. */
     Py_INCREF(attributes);
@@ -384,9 +425,7 @@ static PyObject *lift_into(PyObject *module, PyObject *state) {
         s_input_tokens, s_output_tokens, s_conversation_id};
     PyObject *result = NULL;
     values[6] = kept;
-    values[0] = inputs_raw == Py_None ? Py_NewRef(empty_tuple)
-                                      : PyObject_CallOneArg(parse_messages_fn, inputs_raw);
-    if (values[0] == NULL) goto done;
+    if ((values[0] = input_messages(inputs_raw)) == NULL) goto done;
     if ((values[1] = output_messages(outputs_raw)) == NULL) goto done;
     truthy = PyObject_IsTrue(scope_url);
     if (truthy < 0) goto done;
@@ -426,6 +465,12 @@ done:
     for (int i = 0; i < N_FIELDS; i++) Py_XDECREF(values[i]);
     Py_DECREF(attributes);
     return result;
+decline:
+    Py_DECREF(kept);
+    Py_RETURN_FALSE;
+error:
+    Py_DECREF(kept);
+    return NULL;
 }
 
 static PyObject *py_output_messages(PyObject *module, PyObject *value) {
@@ -437,25 +482,70 @@ static PyObject *py_output_messages(PyObject *module, PyObject *value) {
     return output_messages(value);
 }
 
+static PyObject *py_parse(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *value, *role;
+    if (!PyArg_ParseTuple(args, "OU", &value, &role)) return NULL;
+    if (scan_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_lift.configure() was not called");
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(value))
+        return PyObject_CallFunctionObjArgs(parse_fn, value, role, NULL);
+    return parse_text(value, role);
+}
+
 static PyObject *configure(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *scan, *jot, *parse, *parse_out, *message, *part, *operation, *schema, *plain,
-        *classes, *type, *dialect_name, *current, *system_named, *renames;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO!O!O!UUUO!", &scan, &jot, &parse, &parse_out,
-                          &message, &part, &operation, &schema, &PyDict_Type, &plain,
-                          &PyDict_Type, &classes, &PyType_Type, &type, &dialect_name, &current,
-                          &system_named, &PyDict_Type, &renames))
+    PyObject *scan, *jot, *parse_messages, *parse, *cache, *message, *part, *operation, *schema,
+        *plain, *classes, *type, *dialect_name, *current, *system_named, *renames;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOOOO!nOOOOO!O!O!UUUO!", &scan, &jot, &parse_messages, &parse,
+                          &PyDict_Type, &cache, &size, &message, &part, &operation, &schema,
+                          &PyDict_Type, &plain, &PyDict_Type, &classes, &PyType_Type, &type,
+                          &dialect_name, &current, &system_named, &PyDict_Type, &renames))
         return NULL;
     Py_XSETREF(scan_fn, Py_NewRef(scan));
     Py_XSETREF(json_or_text_fn, Py_NewRef(jot));
-    Py_XSETREF(parse_messages_fn, Py_NewRef(parse));
-    Py_XSETREF(parse_output_fn, Py_NewRef(parse_out));
+    Py_XSETREF(parse_messages_fn, Py_NewRef(parse_messages));
+    Py_XSETREF(parse_fn, Py_NewRef(parse));
+    Py_XSETREF(parse_cache, Py_NewRef(cache));
+    parse_cache_size = size;
     Py_XSETREF(message_fn, Py_NewRef(message));
     Py_XSETREF(normalise_part_fn, Py_NewRef(part));
     Py_XSETREF(operation_from_fn, Py_NewRef(operation));
     Py_XSETREF(schema_version_fn, Py_NewRef(schema));
     Py_XSETREF(plain_operations, Py_NewRef(plain));
-    Py_XSETREF(key_classes, Py_NewRef(classes));
+    /* Each name's code: the lift's reading of it, then key_classes (declining wins). */
+    PyObject *codes = PyDict_New(), *key, *lifted;
+    if (codes == NULL) return NULL;
+    for (long i = 0; i < N_READ; i++) {
+        PyObject *code = PyLong_FromLong(i);
+        if (code == NULL || PyDict_SetItem(codes, read_keys[i], code)) {
+            Py_XDECREF(code);
+            Py_DECREF(codes);
+            return NULL;
+        }
+        Py_DECREF(code);
+    }
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(classes, &pos, &key, &lifted)) {
+        PyObject *slot = PyDict_GetItemWithError(codes, key);
+        if (slot == NULL && PyErr_Occurred()) {
+            Py_DECREF(codes);
+            return NULL;
+        }
+        long value = lifted != Py_True ? DECLINING
+                                       : (slot == NULL ? NOT_READ : PyLong_AsLong(slot)) | LIFTED;
+        PyObject *code = PyLong_FromLong(value);
+        if (code == NULL || PyDict_SetItem(codes, key, code)) {
+            Py_XDECREF(code);
+            Py_DECREF(codes);
+            return NULL;
+        }
+        Py_DECREF(code);
+    }
+    Py_XSETREF(slots, codes);
     Py_XSETREF(message_type, (PyTypeObject *)Py_NewRef(type));
     Py_XSETREF(dialect, Py_NewRef(dialect_name));
     Py_XSETREF(current_version, Py_NewRef(current));
@@ -466,8 +556,8 @@ static PyObject *configure(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(scan, json_or_text, parse_messages, parse_output_messages, message,\n"
-     "          normalise_part, operation_from, schema_version, plain_operations,\n"
+     "configure(scan, json_or_text, parse_messages, parse, parse_cache, parse_cache_size,\n"
+     "          message, normalise_part, operation_from, schema_version, plain_operations,\n"
      "          key_classes, Message, dialect, current_version, system_version,\n"
      "          provider_renames)\n"
      "The Python pieces the lift calls or compares with (see native_lift)."},
@@ -476,6 +566,7 @@ static PyMethodDef methods[] = {
      "False (nothing changed) for any other span."},
     {"output_messages", py_output_messages, METH_O,
      "output_messages(value) -> messages.parse_output_messages(value)."},
+    {"parse", py_parse, METH_VARARGS, "parse(value, default_role) -> messages._parse(...)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -494,6 +585,7 @@ PyMODINIT_FUNC PyInit__lift(void) {
     if ((empty_tuple = PyTuple_New(0)) == NULL || (zero = PyLong_FromLong(0)) == NULL)
         return NULL;
     INTERN(assistant_role, "assistant");
+    INTERN(user_role, "user");
     INTERN(s_attributes, "attributes");
     INTERN(s_events, "events");
     INTERN(s_schema_url, "schema_url");
@@ -529,6 +621,11 @@ PyMODINIT_FUNC PyInit__lift(void) {
     INTERN(a_conversation, "gen_ai.conversation.id");
     INTERN(a_operation, "gen_ai.operation.name");
     INTERN(a_system, "gen_ai.system");
+    PyObject *reads[N_READ] = {a_provider, a_input_messages, a_output_messages, a_arguments,
+                               a_result, a_agent, a_tool, a_call_id, a_response_model,
+                               a_request_model, a_input_tokens, a_output_tokens, a_conversation,
+                               a_operation, a_system};
+    for (int i = 0; i < N_READ; i++) read_keys[i] = reads[i];
     INTERN(m_role, "role");
     INTERN(m_parts, "parts");
     INTERN(m_name, "name");

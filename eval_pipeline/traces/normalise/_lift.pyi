@@ -6,7 +6,9 @@ def configure(
     scan: Any,
     json_or_text: Any,
     parse_messages: Any,
-    parse_output_messages: Any,
+    parse: Any,
+    parse_cache: dict[Any, Any],
+    parse_cache_size: int,
     message: Any,
     normalise_part: Any,
     operation_from: Any,
@@ -21,3 +23,4 @@ def configure(
 ) -> None: ...
 def lift_into(state: dict[str, Any]) -> bool: ...
 def output_messages(value: Any) -> tuple[Any, ...]: ...
+def parse(value: Any, default_role: str) -> tuple[Any, ...]: ...

@@ -4,10 +4,10 @@
 protobuf-to-Parquet walk does in all. ``_lift.lift_into`` does the same for the span nearly all
 traffic sends (no events, no other dialect's attributes, no renamed or removed names but
 ``gen_ai.system``, scalar values as sent) straight into the span's instance dictionary, and
-parses GenAI-form output messages itself; any other span, message or part goes to the Python
-code, its reference, so normalised spans never differ (``test_native_lift`` holds the two
-equal). Without the extension built, every span is lifted in Python (``test_native_lift``
-fails, so it is noticed).
+parses GenAI-form messages itself (input histories memoised in ``parse_messages``' cache). Any
+other span, message or part goes to the Python code, its reference, so normalised spans never
+differ (``test_native_lift`` holds the two equal). Without the extension built, every span is
+lifted in Python (``test_native_lift`` fails, so it is noticed).
 """
 
 from collections.abc import Callable
@@ -38,16 +38,19 @@ KEY_CLASSES: dict[str, bool] = {
 
 lift_into: Callable[[dict[str, Any]], bool] | None
 output_messages: Callable[[Any], tuple[Message, ...]] | None
+parse: Callable[[Any, str], tuple[Message, ...]] | None
 try:
     from eval_pipeline.traces.normalise import _lift
 except ImportError:  # not built (``setup.py build_ext``): every span is lifted in Python
-    lift_into = output_messages = None
+    lift_into = output_messages = parse = None
 else:
     _lift.configure(
         msgs._scan,
         msgs.json_or_text,
         msgs.parse_messages,
-        msgs.parse_output_messages,
+        msgs._parse,
+        msgs._CACHE,
+        msgs._CACHE_SIZE,
         msgs.message,
         msgs.normalise_part,
         genai.operation_from,
@@ -62,3 +65,4 @@ else:
     )
     lift_into = _lift.lift_into
     output_messages = _lift.output_messages
+    parse = _lift.parse

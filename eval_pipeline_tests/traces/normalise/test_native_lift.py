@@ -5,9 +5,10 @@ For raw spans whose attributes mix every lifted GenAI name, the names that decli
 type (message texts in many shapes among them, with repr'd tool calls plain, escaped or
 padded), ``_lift.lift_into`` either declines and leaves the state untouched, or fills it with
 exactly what ``normaliser._lifted`` gives (compared by ``repr`` too, so ``1``, ``1.0`` and
-``True`` and dictionary orders are told apart). ``_lift.output_messages`` is held equal to
-``messages.parse_output_messages`` the same way. The plain spans of the benchmark and of the
-OTLP samples are taken by the C lift.
+``True`` and dictionary orders are told apart), its input histories memoised as
+``parse_messages`` memoises them. ``_lift.parse`` and ``_lift.output_messages`` are held equal
+to ``messages._parse`` and ``messages.parse_output_messages`` the same way. The plain spans of
+the benchmark and of the OTLP samples are taken by the C lift.
 """
 
 import json
@@ -21,8 +22,8 @@ from eval_pipeline.benchmarks.ingest import make_payload
 from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.normalise import genai, native_lift
-from eval_pipeline.traces.normalise.messages import parse_output_messages
+from eval_pipeline.traces.normalise import genai, messages, native_lift
+from eval_pipeline.traces.normalise.messages import clear_parse_cache, parse_output_messages
 from eval_pipeline.traces.normalise.normaliser import _lifted, normalise_span
 from eval_pipeline.traces.span_factory import RAW_DEFAULTS, span_from_state
 from eval_pipeline_tests.traces.builders import OTEL
@@ -146,28 +147,31 @@ def _same(native: Any, python: Any) -> None:
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_MESSAGE_VALUES)
-def test_output_messages_equal_python(value: Any) -> None:
-    assert native_lift.output_messages is not None
+@given(_MESSAGE_VALUES, st.sampled_from(["user", "assistant"]))
+def test_messages_equal_python(value: Any, role: str) -> None:
+    assert native_lift.output_messages is not None and native_lift.parse is not None
     try:
-        python = parse_output_messages(value)
-    except Exception as exc:  # the C function must raise the same
+        python = messages._parse(value, role)
+    except Exception as exc:  # the C functions must raise the same
         with pytest.raises(type(exc)):
-            native_lift.output_messages(value)
+            native_lift.parse(value, role)
         return
-    _same(native_lift.output_messages(value), python)
+    _same(native_lift.parse(value, role), python)
+    if role == "assistant":
+        _same(native_lift.output_messages(value), parse_output_messages(value))
 
 
 @pytest.mark.parametrize("content", [*_REPR_CALLS, *(f" {text}" for text in _REPR_CALLS)])
 def test_output_message_grid_equals_python(content: str) -> None:
     """Every repr'd call, role, name and finish reason, one message or two, as JSON text."""
-    assert native_lift.output_messages is not None
+    assert native_lift.output_messages is not None and native_lift.parse is not None
     for role in ("assistant", "user", "tool", "", None, 7):
         for extra in ({}, {"name": "bot"}, {"name": 3}, {"finish_reason": "stop"}):
             raw = {"role": role, "parts": [{"type": "text", "content": content}], **extra}
             for value in ([raw], [raw, {"role": "user", "parts": [{"type": "image"}]}, 5]):
                 text = json.dumps(value)
                 _same(native_lift.output_messages(text), parse_output_messages(text))
+                _same(native_lift.parse(text, "user"), messages._parse(text, "user"))
 
 
 _NAMES = st.sampled_from(
@@ -220,15 +224,23 @@ def test_lift_into_equals_python_lift(span: Span) -> None:
     assert native_lift.lift_into is not None
     before = dict(span.__dict__)
     attributes = dict(span.attributes)
+    clear_parse_cache()  # the Python lift parses the input history itself
+    python = dict(span.__dict__)
+    python.update(_lifted(span))
+    clear_parse_cache()
     native = dict(span.__dict__)
     taken = native_lift.lift_into(native)
     assert span.attributes == attributes and span.__dict__ == before  # the raw span untouched
     if not taken:
         assert native == before
         return
-    python = dict(span.__dict__)
-    python.update(_lifted(span))
     _same(native, python)
+    inputs = span.attributes.get(sc.INPUT_MESSAGES)
+    if type(inputs) is str:  # a text's history is memoised, as parse_messages memoises it
+        again = dict(span.__dict__)
+        assert native_lift.lift_into(again)
+        assert again["input_messages"] is native["input_messages"]
+        assert messages.parse_messages(inputs) is native["input_messages"]
     assert list(native["attributes"]) == list(python["attributes"])
     assert normalise_span(span) == span_from_state(python)
 
