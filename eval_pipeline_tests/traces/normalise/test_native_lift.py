@@ -53,7 +53,7 @@ _SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-3, 3),
-    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from(["", "x", "chat", "execute_tool", "chat_completion", "rerank", " {} "]),
     st.text(max_size=6),
 )
@@ -127,15 +127,19 @@ def _message() -> st.SearchStrategy[Any]:
     )
 
 
-def _texts(value: Any) -> st.SearchStrategy[str]:
+@st.composite
+def _texts(draw: st.DrawFn, values: st.SearchStrategy[Any]) -> str:
+    """A drawn value as JSON text: as sent, padded, cut short, or ASCII-escaped."""
+    value = draw(values)
     text = json.dumps(value, ensure_ascii=False)
-    return st.sampled_from([text, f" {text}", f"{text}\n", text[:-1], json.dumps(value)])
+    variants = (text, f" {text}", f"{text}\n", text[:-1], json.dumps(value))
+    return variants[draw(st.integers(0, len(variants) - 1))]
 
 
 _MESSAGE_VALUES = st.one_of(
-    st.lists(_message(), min_size=1, max_size=3).flatmap(_texts),
-    st.lists(_message(), min_size=1, max_size=3).flatmap(_texts),
-    _message().flatmap(_texts),
+    _texts(st.lists(_message(), min_size=1, max_size=3)),
+    _texts(st.lists(_message(), min_size=1, max_size=3)),
+    _texts(_message()),
     st.lists(_message(), max_size=2),
     _CONTENTS,
 )
@@ -184,7 +188,7 @@ _VALUES = st.one_of(_SCALARS, _JSON_TEXTS, _MESSAGE_VALUES, st.lists(_SCALARS, m
 def _common(name: str) -> st.SearchStrategy[Any]:
     """Values as instrumentations send them for ``name`` (most spans are plain)."""
     if name in (sc.INPUT_MESSAGES, sc.OUTPUT_MESSAGES):
-        return st.lists(_message(), min_size=1, max_size=2).flatmap(_texts)
+        return _texts(st.lists(_message(), min_size=1, max_size=2))
     if name in (sc.USAGE_INPUT_TOKENS, sc.USAGE_OUTPUT_TOKENS):
         return st.integers(0, 100)
     if name == sc.OPERATION_NAME:
