@@ -490,7 +490,7 @@ static PyObject *py_parse(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_lift.configure() was not called");
         return NULL;
     }
-    if (!PyUnicode_CheckExact(value))
+    if (!PyUnicode_CheckExact(value) || !PyUnicode_CheckExact(role))
         return PyObject_CallFunctionObjArgs(parse_fn, value, role, NULL);
     return parse_text(value, role);
 }
