@@ -16,12 +16,12 @@ scanned) in ``VALUE_FIELDS``; a tuple of records (like ``events``) gets a case i
 attributes (``links``: their trace states and attributes; link ids are hex like span ids).
 """
 
-from itertools import chain
 from operator import itemgetter
 from typing import Any
 
 from eval_pipeline.traces.model import SpanEvent, SpanLink
 from eval_pipeline.traces.redact.redactor import Redactor, structural
+from eval_pipeline.traces.redact.unseen_fields import unseen
 from eval_pipeline.traces.store.span_table import ROW_FIELDS, Row
 
 TEXT_FIELDS = (
@@ -68,9 +68,10 @@ _COLUMN_GETTERS = tuple(
     (index, itemgetter(index), index in _STRUCTURAL_FIELDS)
     for index in (*_TEXT_FIELDS, *_STRUCTURAL_FIELDS)
 )
+_SCANNED = tuple(index for index, _, _ in _COLUMN_GETTERS)
+_RECORDS = (_ATTRIBUTES, _EVENTS, _LINKS, _RESOURCE)
+"""Where ``unseen_fields.unseen`` finds attributes, events, links and the resource."""
 _GET_ATTRIBUTES = itemgetter(_ATTRIBUTES)
-_GET_EVENTS = itemgetter(_EVENTS)
-_GET_LINKS = itemgetter(_LINKS)
 _GET_RESOURCE = itemgetter(_RESOURCE)
 
 
@@ -142,34 +143,28 @@ class RowScrubber:
         Each distinct value of a text column is scanned once, in the order of first
         appearance, and only rows holding a changed value are rebuilt: the fields repeat
         (span names, agents, scopes, one resource) and are nearly always clean, so most
-        batches are decided in C-level passes over their columns. The tokeniser gives a text
+        batches are decided by one pass over the rows that finds what the tokeniser has not
+        seen (``unseen_fields.unseen``). The tokeniser gives a text
         the same result wherever it sits, so the rows are ``scrub_row``'s. Batches with events
         or links (rare) or ``VALUE_FIELDS`` take ``scrub_row`` row by row.
         """
-        if _VALUE_FIELDS or any(map(_GET_EVENTS, rows)) or any(map(_GET_LINKS, rows)):
+        found = None if _VALUE_FIELDS else unseen(rows, _SCANNED, self._clean, *_RECORDS)
+        if found is None:
             return list(map(self.scrub_row, rows))
+        per_column, keys, resources = found
         text = self._redactor.scrub_text
-        clean = self._clean
         changed: dict[int, list[Any]] = {}  # row number -> its values, once one changes
 
         def values_of(number: int) -> list[Any]:
             """Row ``number``'s values to change (copied from the row the first time)."""
             return changed.get(number) or changed.setdefault(number, list(rows[number]))
 
-        for index, column_of, is_structural in _COLUMN_GETTERS:
-            distinct = dict.fromkeys(map(column_of, rows))
-            pending = distinct.keys() - clean
-            pending.discard(None)
-            if not pending:
-                continue
+        for (index, column_of, is_structural), pending in zip(
+            _COLUMN_GETTERS, per_column, strict=True
+        ):
             fixes: dict[Any, Any] = {}
-            for value in distinct:
-                if value not in pending:
-                    continue
-                if is_structural:
-                    if structural(value) or type(value) is not str:
-                        continue
-                elif type(value) is not str:
+            for value in pending:
+                if is_structural and structural(value):
                     continue
                 cleaned = text(value)
                 if cleaned != value:
@@ -178,25 +173,22 @@ class RowScrubber:
                 for number, value in enumerate(map(column_of, rows)):
                     if value in fixes:
                         values_of(number)[index] = fixes[value]
-        keys = dict.fromkeys(chain.from_iterable(map(_GET_ATTRIBUTES, rows)))
-        if not clean.issuperset(keys):
-            renamed = {key for key in keys if key not in clean and text(key) != key}
-            if renamed:
-                for number, held in enumerate(map(_GET_ATTRIBUTES, rows)):
-                    if not renamed.isdisjoint(held):
-                        values_of(number)[_ATTRIBUTES] = {
-                            text(key): value for key, value in held.items()
-                        }
-        resources = list(map(_GET_RESOURCE, rows))
+        renamed = {key for key in keys if text(key) != key}
+        if renamed:
+            for number, held in enumerate(map(_GET_ATTRIBUTES, rows)):
+                if not renamed.isdisjoint(held):
+                    values_of(number)[_ATTRIBUTES] = {
+                        text(key): value for key, value in held.items()
+                    }
         scrubbed: dict[int, Any] = {}
-        for resource in {id(r): r for r in resources}.values():
+        for resource in resources:
             seen = self._resources.get(id(resource))
             if seen is None or seen[0] is not resource:
                 seen = self._resources[id(resource)] = (resource, self.scrub_value(resource))
             if seen[1] != resource:
                 scrubbed[id(resource)] = seen[1]
         if scrubbed:
-            for number, resource in enumerate(resources):
+            for number, resource in enumerate(map(_GET_RESOURCE, rows)):
                 if id(resource) in scrubbed:
                     values_of(number)[_RESOURCE] = scrubbed[id(resource)]
         if not changed:
