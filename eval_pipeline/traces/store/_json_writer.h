@@ -57,6 +57,21 @@ static const char ESCAPES[128] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\\', 0, 0, 0,
 };
 
+/* Bytes to escape in a JSON string: control characters, '"' and '\\'. */
+static inline int needs_escape(unsigned char byte) {
+    return byte < 128 && ESCAPES[byte];
+}
+
+/* Nonzero when one of the 8 bytes needs escaping (below 0x20, '"' or '\\'): the usual
+ * "has a zero byte" / "has a byte less than" tricks, exact for every byte value. */
+static inline uint64_t word_needs_escape(uint64_t word) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
+    uint64_t found = ((word - ones * 0x20) & ~word) | ((quote - ones) & ~quote) |
+                     ((backslash - ones) & ~backslash);
+    return found & highs;
+}
+
 static int write_string(Text *text, PyObject *value) {
     Py_ssize_t size;
     const char *utf8 = PyUnicode_AsUTF8AndSize(value, &size);
@@ -70,12 +85,23 @@ static int write_string(Text *text, PyObject *value) {
     if (room <= 0) return room;
     char *out = text->data + text->size;
     *out++ = '"';
-    for (Py_ssize_t i = 0; i < size; i++) {
-        unsigned char byte = (unsigned char)utf8[i];
-        char escape = byte < 128 ? ESCAPES[byte] : 0;
-        if (!escape) {
-            *out++ = (char)byte;
-        } else if (escape == 'u') {
+    Py_ssize_t i = 0;
+    while (i < size) {
+        /* Copy the run of bytes that need no escape (found 8 at a time), then escape one. */
+        Py_ssize_t run = i;
+        while (run + 8 <= size) {
+            uint64_t word;
+            memcpy(&word, utf8 + run, 8);
+            if (word_needs_escape(word)) break;
+            run += 8;
+        }
+        while (run < size && !needs_escape((unsigned char)utf8[run])) run++;
+        memcpy(out, utf8 + i, run - i);
+        out += run - i;
+        if (run == size) break;
+        unsigned char byte = (unsigned char)utf8[run];
+        char escape = ESCAPES[byte];
+        if (escape == 'u') {
             static const char HEX[] = "0123456789abcdef";
             memcpy(out, "\\u00", 4);
             out[4] = HEX[byte >> 4];
@@ -86,6 +112,7 @@ static int write_string(Text *text, PyObject *value) {
             out[1] = escape;
             out += 2;
         }
+        i = run + 1;
     }
     *out++ = '"';
     text->size = out - text->data;

@@ -146,3 +146,15 @@ def test_an_unserialisable_value_raises_the_python_error() -> None:
     row[_INDEX["attributes"]] = {"when": object()}
     with pytest.raises(TypeError, match="not JSON serializable"):
         rows_table([_BASE, tuple(row)], ["b", "b"], "d")
+
+
+def test_escapes_anywhere_in_long_text_equal_the_python_route() -> None:
+    # The writer copies runs of plain bytes eight at a time: an escape at every offset.
+    rows = []
+    for char in '"\\\x00\x1f\n\x7fé𝔘':
+        for offset in range(20):
+            row = list(_BASE)
+            row[_INDEX["attributes"]] = {"k" * offset: "a" * offset + char + "b" * (19 - offset)}
+            rows.append(tuple(row))
+    assert plain_columns.row_arrays(rows, span_table._ROW_SPECS, Message) is not None
+    _assert_same(rows)
