@@ -206,6 +206,8 @@ class TraceStore:
         missing = set(map(_TRACE_ID, rows)).difference(roots)
         if missing:
             roots.update(self.ledger.roots(missing))
+        if not roots:  # new traces naming no build: the usual batch
+            return [default] * len(rows)
         return list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
 
     def write_spans(
