@@ -1,4 +1,4 @@
-"""The ledger records exactly the keys it is given, on SQLite and on PostgreSQL.
+"""The ledger records exactly the keys it is given, and finds them, on SQLite and PostgreSQL.
 
 SQLite takes the keys as one JSON document grouped by trace (``ledger._keys_document``);
 PostgreSQL as rows. Either way every (trace id, span id, is root) key is one ledger row, and a
@@ -49,7 +49,10 @@ def test_every_key_is_one_row(ledger: Ledger) -> None:
     with ledger.engine.connect() as connection:
         rows = sorted((t, s, bool(r)) for t, s, r in connection.execute(query))
     assert rows == sorted(_KEYS)
-    assert ledger.roots(["t1", "t2", "t3"]) == {"t1": "b", "t3": "b"}
+    assert ledger.roots(["t1", "t2", "t3", "t9"]) == {"t1": "b", "t3": "b"}
+    assert ledger.stored_keys("b", ["t1", "t9"]) == {("t1", "a"), ("t1", "b"), ("t1", "e")}
+    assert ledger.stored_keys("other", ["t1"]) == set()
+    assert ledger.stored_keys("b", []) == set()
 
 
 def test_a_repeated_or_stored_key_fails_the_commit(ledger: Ledger) -> None:
