@@ -23,7 +23,7 @@ typedef struct {
 } Text;
 
 /* 1: room for `more` bytes; 0: over the int32 offsets' 2 GiB (decline); -1: out of memory. */
-static int text_reserve(Text *text, Py_ssize_t more) {
+static inline int text_reserve(Text *text, Py_ssize_t more) {
     if (more > INT32_MAX - text->size) return 0;
     if (text->size + more <= text->capacity) return 1;
     Py_ssize_t wanted = text->capacity ? text->capacity * 2 : 4096;
@@ -39,7 +39,7 @@ static int text_reserve(Text *text, Py_ssize_t more) {
 }
 
 /* 1: appended; 0: too long (decline); -1: out of memory. */
-static int text_append(Text *text, const char *bytes, Py_ssize_t size) {
+static inline int text_append(Text *text, const char *bytes, Py_ssize_t size) {
     int room = text_reserve(text, size);
     if (room <= 0) return room;
     memcpy(text->data + text->size, bytes, size);
@@ -72,7 +72,7 @@ static inline uint64_t word_needs_escape(uint64_t word) {
     return found & highs;
 }
 
-static int write_string(Text *text, PyObject *value) {
+static inline int write_string(Text *text, PyObject *value) {
     Py_ssize_t size;
     const char *utf8 = PyUnicode_AsUTF8AndSize(value, &size);
     if (utf8 == NULL) {
@@ -119,7 +119,7 @@ static int write_string(Text *text, PyObject *value) {
     return 1;
 }
 
-static int write_int(Text *text, PyObject *value) {
+static inline int write_int(Text *text, PyObject *value) {
     int overflow = 0;
     long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
     if (overflow) return 0;
@@ -136,9 +136,9 @@ static int write_int(Text *text, PyObject *value) {
     return text_append(text, start, end - start);
 }
 
-static int write_json(Text *text, PyObject *value, int depth);
+static inline int write_json(Text *text, PyObject *value, int depth);
 
-static int write_items(Text *text, PyObject **items, Py_ssize_t count, int depth) {
+static inline int write_items(Text *text, PyObject **items, Py_ssize_t count, int depth) {
     int done = text_append(text, "[", 1);
     for (Py_ssize_t i = 0; done > 0 && i < count; i++) {
         if (i) done = text_append(text, ",", 1);
@@ -147,7 +147,7 @@ static int write_items(Text *text, PyObject **items, Py_ssize_t count, int depth
     return done > 0 ? text_append(text, "]", 1) : done;
 }
 
-static int write_dict(Text *text, PyObject *dict, int depth) {
+static inline int write_dict(Text *text, PyObject *dict, int depth) {
     Py_ssize_t position = 0, index = 0;
     PyObject *key, *item;
     int done = text_append(text, "{", 1);
@@ -162,7 +162,7 @@ static int write_dict(Text *text, PyObject *dict, int depth) {
 }
 
 /* 1: appended; 0: declined (the caller restores text->size); -1: error set. */
-static int write_json(Text *text, PyObject *value, int depth) {
+static inline int write_json(Text *text, PyObject *value, int depth) {
     if (depth > MAX_DEPTH) return 0;
     if (value == Py_None) return text_append(text, "null", 4);
     if (value == Py_True) return text_append(text, "true", 4);
