@@ -20,8 +20,9 @@ import pyarrow as pa
 from eval_pipeline.traces.model import Message, Span, SpanEvent, SpanLink
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
+from eval_pipeline.traces.store import plain_columns as native
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
-from eval_pipeline.traces.store.plain_columns import plain_arrays
+from eval_pipeline.traces.store.plain_columns import plain_arrays, row_arrays
 
 SCHEMA = pa.schema(
     [
@@ -189,8 +190,61 @@ _PLAIN = tuple(
 """``(row index, is a string column)`` of the columns taken as they are (str / int64)."""
 
 
+def _output_text(value: Any) -> str:
+    # The ingestion fast path stores outputs as their JSON text already.
+    return value if type(value) is str else _messages_text(value) if value else "[]"
+
+
+def _events_text(value: tuple[SpanEvent, ...]) -> str:
+    return _events(value) if value else "[]"
+
+
+def _links_text(value: tuple[SpanLink, ...]) -> str:
+    return _links(value) if value else "[]"
+
+
+_ENCODERS: dict[str, tuple[int, Callable[[Any], str | None]]] = {
+    "tool_arguments": (native.JSON | native.NULLABLE, _json),
+    "tool_result": (native.JSON | native.NULLABLE, _json),
+    # Histories repeat on every inference span of a run, as one shared tuple.
+    "input_messages": (native.MESSAGES | native.SHARED, _history_text),
+    "output_messages": (native.MESSAGES | native.PASS_TEXT, _output_text),
+    "attributes": (native.JSON, dumps),
+    "events": (native.EMPTY, _events_text),
+    "links": (native.EMPTY, _links_text),
+    # A request's resource is one object on all its spans.
+    "resource": (native.JSON | native.SHARED, dumps),
+}
+"""Each encoded column's kind for the native builder, and its text in Python."""
+_ROW_SPECS: native.RowSpecs = tuple(
+    (index, *_ENCODERS[name])
+    if name in _ENCODERS
+    else (index, native.TEXT if SCHEMA.field(name).type == pa.string() else native.INT64, None)
+    for index, name in enumerate(ROW_FIELDS)
+)
+"""The native builder's spec of every row column, in ``ROW_FIELDS`` order."""
+
+
+def _repeated(values: Sequence[str | None]) -> pa.Array:
+    """``pa.array(values, pa.string())``, without converting each value when all are one."""
+    first = values[0] if values else None
+    if first is not None and values.count(first) == len(values):
+        return pa.repeat(pa.scalar(first, pa.string()), len(values))
+    return pa.array(values, type=pa.string())
+
+
 def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
     """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
+    arrays = row_arrays(rows, _ROW_SPECS, Message)
+    if arrays is None:
+        arrays = _python_arrays(rows)
+    arrays.append(_repeated(builds))
+    arrays.append(_repeated([day] * len(rows)))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
+    """The row columns' arrays, each value encoded in Python (what the native builder declines)."""
     plain = plain_arrays(rows, _PLAIN, ROW_FIELDS)
     if plain is None:
         # ``zip`` turns the rows into columns in one C-level pass.
@@ -210,23 +264,19 @@ def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> p
         if name in _JSON_FIELDS:
             values = [None if v is None else dumps(v) for v in values]
         elif name == "input_messages":
-            # Histories repeat on every inference span of a run, as one shared tuple.
             values = _shared_texts(values, _history_text)
         elif name == "output_messages":
-            # The ingestion fast path stores outputs as their JSON text already.
-            values = [v if type(v) is str else _messages_text(v) if v else "[]" for v in values]
+            values = list(map(_output_text, values))
         elif name == "attributes":
             values = dumps_many(values)
         elif name == "events":
-            values = [_events(v) if v else "[]" for v in values]
+            values = list(map(_events_text, values))
         elif name == "links":
-            values = [_links(v) if v else "[]" for v in values]
+            values = list(map(_links_text, values))
         elif name == "resource":
             values = _shared_texts(values, dumps)
         arrays.append(pa.array(values, type=SCHEMA.field(name).type))
-    arrays.append(pa.array(builds, type=pa.string()))
-    arrays.append(pa.array([day] * len(rows), type=pa.string()))
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+    return arrays
 
 
 def _loads(text: str | None) -> Any:
