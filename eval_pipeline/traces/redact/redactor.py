@@ -77,6 +77,8 @@ class Redactor:
         self.tokens = self._tokens
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
+        self.hooks: dict[str, Any] = {}
+        """Values callers derive from this redactor once (``ingest.output_messages``)."""
 
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:
