@@ -1,4 +1,4 @@
-"""Type stub of the GenAI fast-path steps in C (``_genai.c``)."""
+"""Type stub of the GenAI fast-path steps in C (``_genai.c``: ``_tail.h``, ``_output_text.h``)."""
 
 from typing import Any
 
@@ -13,4 +13,19 @@ def output_text(
 
     ``hooks``: ``output_messages.native_hooks(redactor)``. Declining leaves ``dropped``,
     ``found`` and ``calls`` untouched.
+    """
+
+def tail(
+    attrs: dict[str, Any],
+    lifted: dict[str, Any],
+    resource: dict[str, Any],
+    scope: str | None,
+    hooks: tuple[Any, ...],
+    calls: dict[str, list[dict[str, Any]]] | None,
+    urls: tuple[str | None, str | None],
+) -> tuple[Any, ...] | None:
+    """``genai_row.genai_tail_reference``'s fields for the common span; None: decline.
+
+    ``hooks``: ``genai_row.tail_hooks(redactor)``. Declining leaves ``attrs`` and ``calls``
+    untouched.
     """
