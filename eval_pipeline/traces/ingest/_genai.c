@@ -28,11 +28,22 @@ static PyObject *tail(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return tail_of(args[0], args[1], args[2], args[3], args[4], args[5], args[6]);
 }
 
+static PyObject *wire_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "wire_row takes 6 arguments");
+        return NULL;
+    }
+    return row_of(args[0], args[1], args[2], args[3], args[4], args[5]);
+}
+
 static PyMethodDef methods[] = {
     {"output_text", (PyCFunction)(void (*)(void))output_text, METH_FASTCALL,
      "output_text(value, hooks, dropped, found, calls): the stored text, or None to decline."},
     {"tail", (PyCFunction)(void (*)(void))tail, METH_FASTCALL,
      "tail(attrs, lifted, resource, scope, hooks, calls, urls): the tail fields, or None."},
+    {"wire_row", (PyCFunction)(void (*)(void))wire_row, METH_FASTCALL,
+     "wire_row(span, resource, scope, hooks, calls, urls): a wire span's row, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -29,3 +29,13 @@ def tail(
     ``hooks``: ``genai_row.tail_hooks(redactor)``. Declining leaves ``attrs`` and ``calls``
     untouched.
     """
+
+def wire_row(
+    span: tuple[Any, ...],
+    resource: dict[str, Any],
+    scope: str | None,
+    hooks: tuple[Any, ...],
+    calls: dict[str, list[dict[str, Any]]] | None,
+    urls: tuple[str | None, str | None],
+) -> tuple[Any, ...] | None:
+    """``span_rows.wire_row``'s row for a span whose attributes came split; None: decline."""

@@ -41,6 +41,7 @@ enum {
     H_TOOL_ARGUMENTS, H_TOOL_RESULT, /* the dropped field names */
     H_INPUT_WHERE,     /* "input_messages" */
     H_OUTPUT_WHERE,    /* "output_messages" */
+    H_HISTORIES,       /* Redactor._cache: input histories' results by the tuple's id */
     H_COUNT
 };
 
@@ -114,17 +115,41 @@ static int merge(PyObject *dropped, PyObject *found, PyObject *more_dropped, PyO
  * keep (new reference) or NULL. */
 static PyObject *redacted_messages(PyObject *hooks, PyObject *messages, int where,
                                    PyObject *dropped, PyObject *found) {
-    PyObject *triple = PyObject_CallFunctionObjArgs(HOOK(H_MESSAGES), messages, HOOK(where), NULL);
-    if (triple == NULL)
-        return NULL;
+    PyObject *triple = NULL, *entry = NULL;
+    Py_ssize_t first = 0;
+    if (where == H_INPUT_WHERE) {
+        /* ``Redactor._messages``' memo read here: (messages, kept, dropped, found) by id. */
+        PyObject *key = PyLong_FromVoidPtr(messages);
+        if (key == NULL)
+            return NULL;
+        entry = PyDict_GetItemWithError(HOOK(H_HISTORIES), key);
+        Py_DECREF(key);
+        if (entry == NULL && PyErr_Occurred())
+            return NULL;
+        if (entry != NULL && PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 4 &&
+            PyTuple_GET_ITEM(entry, 0) == messages) {
+            triple = Py_NewRef(entry);
+            first = 1;
+        }
+    }
+    if (triple == NULL) {
+        triple = PyObject_CallFunctionObjArgs(HOOK(H_MESSAGES), messages, HOOK(where), NULL);
+        if (triple == NULL)
+            return NULL;
+        if (!PyTuple_CheckExact(triple) || PyTuple_GET_SIZE(triple) != 3) {
+            Py_DECREF(triple);
+            PyErr_SetString(PyExc_TypeError, "Redactor._messages: not (messages, dropped, found)");
+            return NULL;
+        }
+    }
     PyObject *kept = NULL;
-    if (!PyTuple_CheckExact(triple) || PyTuple_GET_SIZE(triple) != 3 ||
-        !PyAnySet_Check(PyTuple_GET_ITEM(triple, 1))) {
-        PyErr_SetString(PyExc_TypeError, "Redactor._messages: not (messages, dropped, found)");
+    if (!PyAnySet_Check(PyTuple_GET_ITEM(triple, first + 1))) {
+        PyErr_SetString(PyExc_TypeError, "Redactor._messages: dropped not a set");
     } else {
-        PyObject *more_found = PySequence_List(PyTuple_GET_ITEM(triple, 2));
-        if (more_found != NULL && merge(dropped, found, PyTuple_GET_ITEM(triple, 1), more_found) == 0)
-            kept = Py_NewRef(PyTuple_GET_ITEM(triple, 0));
+        PyObject *more_found = PySequence_List(PyTuple_GET_ITEM(triple, first + 2));
+        if (more_found != NULL &&
+            merge(dropped, found, PyTuple_GET_ITEM(triple, first + 1), more_found) == 0)
+            kept = Py_NewRef(PyTuple_GET_ITEM(triple, first));
         Py_XDECREF(more_found);
     }
     Py_DECREF(triple);
@@ -412,6 +437,40 @@ done:
     Py_XDECREF(inputs);
     Py_XDECREF(outputs);
     Py_XDECREF(text);
+    return row;
+}
+
+/* ``span_rows.wire_row``'s row for a span read natively (``wire_spans``: head, attributes,
+ * lifted attributes, raw attributes, trace state) whose attributes came split: the head,
+ * ``tail_of``'s fields, no links, the trace state and ``urls`` (new tuple). Py_None to decline
+ * (any other span, or a tail declined), NULL on an error. */
+static PyObject *row_of(PyObject *span, PyObject *resource, PyObject *scope, PyObject *hooks,
+                        PyObject *calls, PyObject *urls) {
+    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 5 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(span, 0)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(span, 1)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(span, 2)) || !PyTuple_CheckExact(urls) ||
+        PyTuple_GET_SIZE(urls) != 2)
+        Py_RETURN_NONE;
+    PyObject *head = PyTuple_GET_ITEM(span, 0);
+    PyObject *tail = tail_of(PyTuple_GET_ITEM(span, 1), PyTuple_GET_ITEM(span, 2), resource,
+                             scope, hooks, calls, urls);
+    if (tail == NULL || tail == Py_None)
+        return tail;
+    Py_ssize_t n_head = PyTuple_GET_SIZE(head), n_tail = PyTuple_GET_SIZE(tail);
+    PyObject *row = PyTuple_New(n_head + n_tail + 4);
+    if (row != NULL) {
+        for (Py_ssize_t i = 0; i < n_head; i++)
+            PyTuple_SET_ITEM(row, i, Py_NewRef(PyTuple_GET_ITEM(head, i)));
+        for (Py_ssize_t i = 0; i < n_tail; i++)
+            PyTuple_SET_ITEM(row, n_head + i, Py_NewRef(PyTuple_GET_ITEM(tail, i)));
+        Py_ssize_t at = n_head + n_tail;
+        PyTuple_SET_ITEM(row, at, Py_NewRef(s_empty));
+        PyTuple_SET_ITEM(row, at + 1, Py_NewRef(PyTuple_GET_ITEM(span, 4)));
+        PyTuple_SET_ITEM(row, at + 2, Py_NewRef(PyTuple_GET_ITEM(urls, 0)));
+        PyTuple_SET_ITEM(row, at + 3, Py_NewRef(PyTuple_GET_ITEM(urls, 1)));
+    }
+    Py_DECREF(tail);
     return row;
 }
 

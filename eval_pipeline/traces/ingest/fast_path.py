@@ -44,7 +44,7 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
 )
 from eval_pipeline.traces.decode.raw_attributes import DamagedAttribute, RawRequest
 from eval_pipeline.traces.decode.wire_spans import wire_rejected, wire_scopes, wire_span
-from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls
+from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls, cached_tail_hooks
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.ingest.span_rows import fast_row, json_row, wire_row
 from eval_pipeline.traces.model import Span
@@ -52,6 +52,11 @@ from eval_pipeline.traces.normalise.genai import LIFTED
 from eval_pipeline.traces.normalise.normaliser import normalise_span
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.store.span_table import Row, span_row
+
+try:
+    from eval_pipeline.traces.ingest._genai import wire_row as _native_wire_row
+except ImportError:  # pragma: no cover - a checkout without the built extension
+    _native_wire_row = None  # type: ignore[assignment]
 
 __all__ = ["RowBatch", "ToolCalls", "decode_json_rows", "decode_rows"]
 
@@ -95,6 +100,7 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
                 source,
                 limit,
                 redactor,
+                _native_wire_row,
             )
         except DamagedAttribute:
             return None
@@ -153,19 +159,25 @@ def _rows(
     source: str,
     limit: int,
     redactor: Redactor,
+    native: Callable[[Any, dict[str, Any], str | None, Any, ToolCalls, Urls], Row | None]
+    | None = None,
 ) -> RowBatch:
-    """Each span's row from ``fast``, else through the general path.
+    """Each span's row from ``native`` (when given) or ``fast``, else through the general path.
 
+    ``native`` (``_genai.wire_row``) takes the common span in C; ``fast`` any it declines.
     ``general`` decodes a span the fast path declines, raising ``FieldError`` for a bad field,
     which ``reject`` turns into the span's error.
     """
     batch = RowBatch()
     keep = batch.rows.append
     calls = batch.tool_calls
+    hooks = None if native is None else cached_tail_hooks(redactor)
     for resource, scope, spans, urls in scopes:
         for raw in spans:
             try:
-                row = fast(raw, resource, scope, limit, redactor, calls, urls)
+                row = None if native is None else native(raw, resource, scope, hooks, calls, urls)
+                if row is None:
+                    row = fast(raw, resource, scope, limit, redactor, calls, urls)
                 if row is None:
                     row = span_row(
                         redactor.redact(normalise_span(general(raw, resource, scope, limit, urls)))

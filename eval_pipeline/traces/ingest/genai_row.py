@@ -39,8 +39,10 @@ from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.semconv import schema_version
 
 try:
+    from eval_pipeline.traces.ingest import _genai
     from eval_pipeline.traces.ingest._genai import tail as _native_tail
 except ImportError:  # pragma: no cover - a checkout without the built extension
+    _genai = None  # type: ignore[assignment]
     _native_tail = None  # type: ignore[assignment]
 
 GENERAL_ONLY = (
@@ -85,9 +87,7 @@ def genai_tail(
     changed in place). The version is the one ``urls`` name, else ``dialect_genai.CURRENT``.
     """
     if _native_tail is not None:
-        hooks = redactor.hooks.get("tail")
-        if hooks is None:
-            hooks = redactor.hooks["tail"] = tail_hooks(redactor)
+        hooks = cached_tail_hooks(redactor)
         tail = _native_tail(attrs, lifted, resource, scope, hooks, calls, urls)
         if tail is not None:
             return tail
@@ -161,7 +161,16 @@ def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
         "tool_result",
         "input_messages",
         "output_messages",
+        redactor._cache,
     )
+
+
+def cached_tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
+    """``tail_hooks(redactor)``, built once per redactor."""
+    hooks = redactor.hooks.get("tail")
+    if hooks is None:
+        hooks = redactor.hooks["tail"] = tail_hooks(redactor)
+    return hooks
 
 
 def genai_tail_reference(

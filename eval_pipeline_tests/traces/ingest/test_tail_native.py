@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_pipeline.traces.ingest import genai_row
+from eval_pipeline.traces.ingest import genai_row, span_rows
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
 from eval_pipeline_tests.traces.ingest.test_output_text_native import _value as _outputs
@@ -169,3 +169,48 @@ def test_the_common_spans_are_taken_natively(policy: str) -> None:
         native = _run(True, lifted, attrs, policy, (None, None))
         assert native[0] is not None
         assert native == _run(False, lifted, attrs, policy, (None, None))
+
+
+_HEADS = st.tuples(
+    st.just("0" * 31 + "1"),
+    st.just("0" * 15 + "2"),
+    st.none() | st.just("0" * 15 + "1"),
+    st.sampled_from(["chat gpt-4.1", "execute_tool get_weather"]),
+    st.just("internal"),
+    st.integers(0, 10),
+    st.integers(10, 20),
+    st.just("unset"),
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    span=_span(),
+    head=_HEADS,
+    state=st.none() | st.just("k=v"),
+    policy=st.sampled_from(sorted(REDACTORS)),
+    urls=_URLS,
+)
+def test_the_native_wire_row_equals_the_reference(
+    span: Any, head: Any, state: Any, policy: str, urls: Any
+) -> None:
+    lifted, attrs = span
+    redactor = REDACTORS[policy]
+    results = []
+    for native in (True, False):
+        clear_parse_cache()
+        wire = (head, copy.deepcopy(attrs), copy.deepcopy(lifted), None, state)
+        calls: dict[str, Any] = {}
+        if native:
+            hooks = genai_row.tail_hooks(redactor)
+            row = genai_row._genai.wire_row(wire, {}, "scope", hooks, calls, urls)
+            if row is None:
+                assert wire[1] == attrs and calls == {}  # declined: nothing touched
+                return
+        else:
+            with pytest.MonkeyPatch.context() as patched:
+                patched.setattr(genai_row, "_native_tail", None)
+                row = span_rows.wire_row(wire, {}, "scope", 1 << 20, redactor, calls, urls)
+        results.append((row, calls))
+    assert results[0] == results[1]
