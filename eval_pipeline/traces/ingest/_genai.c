@@ -3,6 +3,7 @@
  * ``output_messages``), which runs whenever the C code declines. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 static PyObject *s_role, *s_parts, *s_name, *s_finish, *s_type, *s_content, *s_id;
 static PyObject *s_text, *s_tool_call, *s_tool, *s_dropped_arguments, *s_zero, *s_empty;

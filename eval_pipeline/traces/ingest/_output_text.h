@@ -122,7 +122,7 @@ static PyObject *redacted(PyObject *text, PyObject *redact, PyObject *clean, con
 
 typedef struct {
     PyObject *keeps_arguments; /* policy.keeps_arguments, or None: keeps no tool's */
-    PyObject *redact, *clean, *part, *dumps, *scan;
+    PyObject *redact, *clean, *part, *dumps, *scan, *orjson_dumps;
     PyObject *dropped, *found, *requested; /* this text's own, merged only on success */
 } Context;
 
@@ -258,6 +258,24 @@ done:
     return status;
 }
 
+/* ``json_text.dumps(messages)`` (new reference): orjson's text when it has no ``null`` in it
+ * (what ``dumps`` checks), else ``dumps`` itself decides. */
+static PyObject *encoded(Context *cx, PyObject *messages) {
+    PyObject *data = PyObject_CallOneArg(cx->orjson_dumps, messages);
+    if (data == NULL || !PyBytes_CheckExact(data)) {
+        Py_XDECREF(data);
+        PyErr_Clear(); /* refused by orjson: the standard encoder writes it, or raises */
+        return PyObject_CallOneArg(cx->dumps, messages);
+    }
+    const char *bytes = PyBytes_AS_STRING(data);
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    PyObject *text = memmem(bytes, (size_t)n, "null", 4) != NULL
+                         ? PyObject_CallOneArg(cx->dumps, messages)
+                         : PyUnicode_DecodeUTF8(bytes, n, "strict");
+    Py_DECREF(data);
+    return text;
+}
+
 /* The parsed messages of ``value`` (new reference), or NULL with no error: not a JSON array
  * text read whole by the scanner (or the scanner raised). */
 static PyObject *parsed_list(Context *cx, PyObject *value) {
@@ -285,10 +303,10 @@ static PyObject *parsed_list(Context *cx, PyObject *value) {
  * memory while merging). ``hooks``: ``output_messages.native_hooks``. */
 static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, PyObject *found,
                          PyObject *calls) {
-    if (!PyTuple_CheckExact(hooks) || PyTuple_GET_SIZE(hooks) != 6 || !PySet_Check(dropped) ||
+    if (!PyTuple_CheckExact(hooks) || PyTuple_GET_SIZE(hooks) != 7 || !PySet_Check(dropped) ||
         !PyList_Check(found) || !PyAnySet_Check(PyTuple_GET_ITEM(hooks, 2))) {
         PyErr_SetString(PyExc_TypeError,
-                        "output_text(value, hooks: 6-tuple, dropped: set, found: list, calls)");
+                        "output_text(value, hooks: 7-tuple, dropped: set, found: list, calls)");
         return NULL;
     }
     if (!PyUnicode_CheckExact(value))
@@ -300,6 +318,7 @@ static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, Py
         .part = PyTuple_GET_ITEM(hooks, 3),
         .dumps = PyTuple_GET_ITEM(hooks, 4),
         .scan = PyTuple_GET_ITEM(hooks, 5),
+        .orjson_dumps = PyTuple_GET_ITEM(hooks, 6),
     };
     PyObject *parsed = parsed_list(&cx, value);
     if (parsed == NULL)
@@ -315,7 +334,7 @@ static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, Py
         if (add_message(&cx, PyList_GET_ITEM(parsed, i), messages) != 1)
             goto decline;
     }
-    text = PyObject_CallOneArg(cx.dumps, messages);
+    text = encoded(&cx, messages);
     if (text == NULL || !PyUnicode_CheckExact(text))
         goto decline;
     /* Success: this text's drops and replacements join the span's. */

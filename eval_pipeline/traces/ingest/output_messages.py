@@ -13,6 +13,8 @@ import json.scanner
 from functools import partial
 from typing import Any
 
+import orjson
+
 from eval_pipeline.traces.normalise.messages import json_or_text, normalise_part, parse_arguments
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.store.json_text import dumps
@@ -67,6 +69,7 @@ def native_hooks(redactor: Redactor) -> tuple[Any, ...]:
         partial(stored_part, redactor),
         dumps,
         _scan,
+        orjson.dumps,
     )
 
 

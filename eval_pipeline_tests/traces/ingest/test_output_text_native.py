@@ -33,6 +33,8 @@ _TEXTS = st.sampled_from(
         "call +44 20 7946 0958",
         "jane%40example.com",
         "It's cloudy with 15°C",
+        'say "null"\n\t\\ \x01 😀',
+        "lone \ud800 surrogate",
         "ResponseFunctionToolCall(",
         "ResponseFunctionToolCall()",
         "ResponseFunctionToolCall(arguments='x')",
