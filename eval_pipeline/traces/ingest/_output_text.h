@@ -122,7 +122,7 @@ static PyObject *redacted(PyObject *text, PyObject *redact, PyObject *clean, con
 
 typedef struct {
     PyObject *keeps_arguments; /* policy.keeps_arguments, or None: keeps no tool's */
-    PyObject *redact, *clean, *part, *dumps, *scan, *orjson_dumps;
+    PyObject *redact, *clean, *part, *dumps, *scan, *orjson_dumps, *orjson_loads;
     PyObject *dropped, *found, *requested; /* this text's own, merged only on success */
 } Context;
 
@@ -276,12 +276,43 @@ static PyObject *encoded(Context *cx, PyObject *messages) {
     return text;
 }
 
+/* True when no digit or minus sign is outside the strings of JSON text ``text``: orjson reads
+ * it as the standard scanner does (it differs on numbers only: integers beyond 64 bits become
+ * floats there, and NaN, infinities and overflowing floats, which it refuses). */
+static int without_numbers(PyObject *text) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int quoted = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (quoted) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                quoted = 0;
+        } else if (c == '"') {
+            quoted = 1;
+        } else if ((c >= '0' && c <= '9') || c == '-') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The parsed messages of ``value`` (new reference), or NULL with no error: not a JSON array
  * text read whole by the scanner (or the scanner raised). */
 static PyObject *parsed_list(Context *cx, PyObject *value) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(value);
     if (n < 2 || PyUnicode_READ_CHAR(value, 0) != '[' || PyUnicode_READ_CHAR(value, n - 1) != ']')
         return NULL;
+    if (without_numbers(value)) {
+        PyObject *fast = PyObject_CallOneArg(cx->orjson_loads, value);
+        if (fast != NULL && PyList_CheckExact(fast))
+            return fast;
+        Py_XDECREF(fast);
+        PyErr_Clear(); /* refused (a lone surrogate escape, bad JSON): the scanner decides */
+    }
     PyObject *pair = PyObject_CallFunctionObjArgs(cx->scan, value, s_zero, NULL);
     if (pair == NULL) {
         PyErr_Clear(); /* the reference meets the same text and decides */
@@ -303,10 +334,10 @@ static PyObject *parsed_list(Context *cx, PyObject *value) {
  * memory while merging). ``hooks``: ``output_messages.native_hooks``. */
 static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, PyObject *found,
                          PyObject *calls) {
-    if (!PyTuple_CheckExact(hooks) || PyTuple_GET_SIZE(hooks) != 7 || !PySet_Check(dropped) ||
+    if (!PyTuple_CheckExact(hooks) || PyTuple_GET_SIZE(hooks) != 8 || !PySet_Check(dropped) ||
         !PyList_Check(found) || !PyAnySet_Check(PyTuple_GET_ITEM(hooks, 2))) {
         PyErr_SetString(PyExc_TypeError,
-                        "output_text(value, hooks: 7-tuple, dropped: set, found: list, calls)");
+                        "output_text(value, hooks: 8-tuple, dropped: set, found: list, calls)");
         return NULL;
     }
     if (!PyUnicode_CheckExact(value))
@@ -319,6 +350,7 @@ static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, Py
         .dumps = PyTuple_GET_ITEM(hooks, 4),
         .scan = PyTuple_GET_ITEM(hooks, 5),
         .orjson_dumps = PyTuple_GET_ITEM(hooks, 6),
+        .orjson_loads = PyTuple_GET_ITEM(hooks, 7),
     };
     PyObject *parsed = parsed_list(&cx, value);
     if (parsed == NULL)

@@ -70,6 +70,7 @@ def native_hooks(redactor: Redactor) -> tuple[Any, ...]:
         dumps,
         _scan,
         orjson.dumps,
+        orjson.loads,
     )
 
 

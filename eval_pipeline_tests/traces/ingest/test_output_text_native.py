@@ -5,11 +5,14 @@ them (reprs with escapes, other field orders, padding; extra keys; tool-call res
 roles, names and types; texts that are not a JSON array) and holds the native step's result,
 drops, replacements and handed-on tool calls equal to ``output_text_reference``'s under both
 shipped policies. A declined value must leave everything untouched (the reference then runs).
+The C code reads a JSON text without numbers with orjson: that it reads such text as the
+standard scanner does (or refuses it) is checked here too.
 """
 
 import json
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,7 +59,7 @@ def _repr(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["", " ", "\n"])) + text + draw(st.sampled_from(["", " "]))
 
 
-_VALUES = st.one_of(st.none(), st.integers(-3, 3), st.booleans(), _TEXTS)
+_VALUES = st.one_of(st.none(), st.integers(-3, 3), st.just(2**70), st.booleans(), _TEXTS)
 
 
 @st.composite
@@ -160,3 +163,30 @@ def test_the_common_shapes_are_taken_natively(policy: str) -> None:
     native = _run(NATIVE, value, redactor)
     assert native[0] is not None
     assert native == _run(output_messages.output_text_reference, value, redactor)
+
+
+_NUMBER_FREE = st.recursive(
+    st.none() | st.booleans() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.lists(_NUMBER_FREE, max_size=3),
+    ensure_ascii=st.booleans(),
+    indent=st.none() | st.integers(0, 2),
+)
+def test_orjson_reads_number_free_json_as_the_scanner_does(
+    value: Any, ensure_ascii: bool, indent: int | None
+) -> None:
+    text = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
+    scanned, end = output_messages._scan(text, 0)
+    assert end == len(text)
+    try:
+        fast = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return  # refused (a lone surrogate): the C code then uses the scanner
+    assert fast == scanned
+    assert repr(fast) == repr(scanned)
