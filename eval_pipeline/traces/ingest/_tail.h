@@ -42,6 +42,7 @@ enum {
     H_INPUT_WHERE,     /* "input_messages" */
     H_OUTPUT_WHERE,    /* "output_messages" */
     H_HISTORIES,       /* Redactor._cache: input histories' results by the tuple's id */
+    H_KEY_INDEX,       /* dict: lifted attribute name -> its ``K_*`` index */
     H_COUNT
 };
 
@@ -239,7 +240,7 @@ static int apply_changes(PyObject *hooks, PyObject *dropped, PyObject *found, Py
         return -1;
     if (PySet_GET_SIZE(dropped)) {
         PyObject *names = PySequence_List(dropped);
-        int status = names == NULL || PyList_Sort(names) < 0 ||
+        int status = names == NULL || (PyList_GET_SIZE(names) > 1 && PyList_Sort(names) < 0) ||
                              PyDict_SetItem(attrs, HOOK(H_DROPPED), names) < 0
                          ? -1
                          : 0;
@@ -252,6 +253,15 @@ static int apply_changes(PyObject *hooks, PyObject *dropped, PyObject *found, Py
     /* ``field:KIND`` -> count, in key order. */
     PyObject *counts = PyDict_New(), *keys = NULL, *replaced = NULL;
     int status = -1;
+    if (counts != NULL && n_found == 1) { /* the usual case, without the counting */
+        PyObject *one = PyLong_FromLong(1);
+        status = one == NULL || PyDict_SetItem(counts, PyList_GET_ITEM(found, 0), one) < 0 ||
+                         PyDict_SetItem(attrs, HOOK(H_REPLACED), counts) < 0
+                     ? -1
+                     : 0;
+        Py_XDECREF(one);
+        goto done;
+    }
     if (counts == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n_found; i++) {
@@ -302,9 +312,25 @@ static PyObject *tail_of(PyObject *attrs, PyObject *lifted, PyObject *resource, 
         if (general)
             return general < 0 ? NULL : Py_NewRef(Py_None);
     }
-    PyObject *got[K_COUNT];
-    for (int k = 0; k < K_COUNT; k++) {
-        got[k] = lookup(k == K_RESPONSE_MODEL || k == K_REQUEST_MODEL ? attrs : lifted, hooks, k);
+    PyObject *got[K_COUNT] = {NULL};
+    pos = 0;
+    while (PyDict_Next(lifted, &pos, &key, &value)) {
+        PyObject *index = PyDict_GetItemWithError(HOOK(H_KEY_INDEX), key);
+        if (index == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            continue;
+        }
+        long k = PyLong_AsLong(index);
+        if (k < 0 || k >= K_COUNT) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "tail: bad key index");
+            return NULL;
+        }
+        got[k] = value;
+    }
+    for (int k = K_RESPONSE_MODEL; k <= K_REQUEST_MODEL; k++) {
+        got[k] = lookup(attrs, hooks, k);
         if (got[k] == NULL && PyErr_Occurred())
             return NULL;
     }

@@ -114,6 +114,11 @@ _KEYS = (
     sc.COMPLETION,
 )
 """The attributes ``_genai.tail`` reads, in its ``K_*`` order."""
+_KEY_INDEX = {
+    key: index
+    for index, key in enumerate(_KEYS)
+    if key not in (sc.RESPONSE_MODEL, sc.REQUEST_MODEL)  # read from the other attributes
+}
 
 
 def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
@@ -162,6 +167,7 @@ def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
         "input_messages",
         "output_messages",
         redactor._cache,
+        _KEY_INDEX,
     )
 
 
