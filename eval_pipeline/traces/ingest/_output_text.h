@@ -276,28 +276,31 @@ static PyObject *encoded(Context *cx, PyObject *messages) {
     return text;
 }
 
-/* True when no digit or minus sign is outside the strings of JSON text ``text``: orjson reads
- * it as the standard scanner does (it differs on numbers only: integers beyond 64 bits become
- * floats there, and NaN, infinities and overflowing floats, which it refuses). */
-static int without_numbers(PyObject *text) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int quoted = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (quoted) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                quoted = 0;
-        } else if (c == '"') {
-            quoted = 1;
-        } else if ((c >= '0' && c <= '9') || c == '-') {
-            return 0;
+/* 1 when ``value`` (orjson's reading of a text) holds a float anywhere, 0 if not, -1 when
+ * nested too deep to say. orjson reads JSON as the standard scanner does but for numbers:
+ * integers beyond 64 bits become floats there (NaN, infinities and overflowing floats it
+ * refuses), so a reading without floats is the scanner's. */
+static int holds_float(PyObject *value, int depth) {
+    if (PyFloat_Check(value))
+        return 1;
+    if (depth > 64)
+        return -1;
+    if (PyList_CheckExact(value)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+            int found = holds_float(PyList_GET_ITEM(value, i), depth + 1);
+            if (found)
+                return found;
+        }
+    } else if (PyDict_CheckExact(value)) {
+        PyObject *key, *item;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(value, &pos, &key, &item)) {
+            int found = holds_float(item, depth + 1);
+            if (found)
+                return found;
         }
     }
-    return 1;
+    return 0;
 }
 
 /* The parsed messages of ``value`` (new reference), or NULL with no error: not a JSON array
@@ -306,13 +309,11 @@ static PyObject *parsed_list(Context *cx, PyObject *value) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(value);
     if (n < 2 || PyUnicode_READ_CHAR(value, 0) != '[' || PyUnicode_READ_CHAR(value, n - 1) != ']')
         return NULL;
-    if (without_numbers(value)) {
-        PyObject *fast = PyObject_CallOneArg(cx->orjson_loads, value);
-        if (fast != NULL && PyList_CheckExact(fast))
-            return fast;
-        Py_XDECREF(fast);
-        PyErr_Clear(); /* refused (a lone surrogate escape, bad JSON): the scanner decides */
-    }
+    PyObject *fast = PyObject_CallOneArg(cx->orjson_loads, value);
+    if (fast != NULL && PyList_CheckExact(fast) && holds_float(fast, 0) == 0)
+        return fast;
+    Py_XDECREF(fast);
+    PyErr_Clear(); /* refused (a lone surrogate escape, bad JSON) or numbers: the scanner */
     PyObject *pair = PyObject_CallFunctionObjArgs(cx->scan, value, s_zero, NULL);
     if (pair == NULL) {
         PyErr_Clear(); /* the reference meets the same text and decides */

@@ -5,8 +5,8 @@ them (reprs with escapes, other field orders, padding; extra keys; tool-call res
 roles, names and types; texts that are not a JSON array) and holds the native step's result,
 drops, replacements and handed-on tool calls equal to ``output_text_reference``'s under both
 shipped policies. A declined value must leave everything untouched (the reference then runs).
-The C code reads a JSON text without numbers with orjson: that it reads such text as the
-standard scanner does (or refuses it) is checked here too.
+The C code takes orjson's reading of a JSON text when it holds no float: that orjson then reads
+the text as the standard scanner does (or refuses it) is checked here too.
 """
 
 import json
@@ -165,20 +165,35 @@ def test_the_common_shapes_are_taken_natively(policy: str) -> None:
     assert native == _run(output_messages.output_text_reference, value, redactor)
 
 
-_NUMBER_FREE = st.recursive(
-    st.none() | st.booleans() | st.text(),
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.text()
+    | st.integers()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
     max_leaves=10,
 )
 
 
+def _holds_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, list):
+        return any(map(_holds_float, value))
+    if isinstance(value, dict):
+        return any(map(_holds_float, value.values()))
+    return False
+
+
 @settings(max_examples=500, deadline=None)
 @given(
-    value=st.lists(_NUMBER_FREE, max_size=3),
+    value=st.lists(_JSON, max_size=3),
     ensure_ascii=st.booleans(),
     indent=st.none() | st.integers(0, 2),
 )
-def test_orjson_reads_number_free_json_as_the_scanner_does(
+def test_orjson_reads_json_without_floats_as_the_scanner_does(
     value: Any, ensure_ascii: bool, indent: int | None
 ) -> None:
     text = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
@@ -188,5 +203,19 @@ def test_orjson_reads_number_free_json_as_the_scanner_does(
         fast = orjson.loads(text)
     except orjson.JSONDecodeError:
         return  # refused (a lone surrogate): the C code then uses the scanner
+    if _holds_float(fast):
+        return  # a float (or an integer beyond 64 bits read as one): the scanner decides
     assert fast == scanned
     assert repr(fast) == repr(scanned)
+
+
+@pytest.mark.parametrize("number", [2**70, -(2**64), 2**64 - 1, 1.5, 1e300, -0.0, 7])
+@pytest.mark.parametrize("policy", sorted(REDACTORS))
+def test_numbers_are_read_as_the_standard_scanner_reads_them(number: Any, policy: str) -> None:
+    value = json.dumps(
+        [{"role": "assistant", "parts": [{"type": "text", "content": "x", "n": number}]}]
+    )
+    redactor = REDACTORS[policy]
+    assert _run(NATIVE, value, redactor) == _run(
+        output_messages.output_text_reference, value, redactor
+    )
