@@ -122,6 +122,14 @@ class Redactor:
         found: list[str],
     ) -> dict[str, JsonValue]:
         kind = part.get("type")
+        if kind == "text" and len(part) == 2:
+            # The usual part, only a type and a text (what the steps below do to it, inline).
+            content = part.get("content")
+            if type(content) is str:
+                text, kinds = self._tokens.redact(content)
+                if kinds:
+                    found.extend([f"{where}:{kind}" for kind in kinds])
+                return part if text == content else {**part, "content": text}
         if kind == "tool_call" and not self.policy.keeps_arguments(str(part.get("name"))):
             if part.get("arguments") is None:
                 return part
