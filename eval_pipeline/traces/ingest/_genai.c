@@ -1,5 +1,6 @@
-/* GenAI fast-path steps in C: a span's tail fields (``_tail.h``) and its output messages'
- * stored text (``_output_text.h``), each beside its Python reference (``genai_row``,
+/* GenAI fast-path steps in C: a span's tail fields (``_tail.h``, with ``_changes.h`` and the
+ * hooks' layout in ``_hooks.h``) and its output messages' stored text (``_output_text.h``,
+ * with ``_repr.h`` and ``_json_io.h``), each beside its Python reference (``genai_row``,
  * ``output_messages``), which runs whenever the C code declines. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -8,7 +9,11 @@
 static PyObject *s_role, *s_parts, *s_name, *s_finish, *s_type, *s_content, *s_id;
 static PyObject *s_text, *s_tool_call, *s_tool, *s_dropped_arguments, *s_zero, *s_empty;
 
+#include "_repr.h"
+#include "_json_io.h"
 #include "_output_text.h"
+#include "_hooks.h"
+#include "_changes.h"
 #include "_tail.h"
 
 static PyObject *output_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {

@@ -1,4 +1,4 @@
-"""Type stub of the GenAI fast-path steps in C (``_genai.c``: ``_tail.h``, ``_output_text.h``)."""
+"""Type stub of the GenAI fast-path steps in C (``_genai.c`` and its ``_*.h``)."""
 
 from typing import Any
 

@@ -2,9 +2,9 @@
  *
  * Part of ``_genai.c`` (its strings are declared there). ``text_of`` does what
  * ``output_messages.output_text_reference`` does (the Python reference, kept beside it and
- * held equal by a hypothesis test) for the parts nearly every
- * span carries: a plain text part, and a text part holding the OpenAI Agents
- * ``ResponseFunctionToolCall(...)`` repr in its usual shape whose arguments the policy drops.
+ * held equal by a hypothesis test) for the parts nearly every span carries: a plain text
+ * part, and a text part holding the OpenAI Agents ``ResponseFunctionToolCall(...)`` repr in
+ * its usual shape (``_repr.h``) whose arguments the policy drops.
  * Any other part goes to the reference's own per-part step (``hooks.part``), so its result is
  * the reference's by construction. Anything unusual about the messages themselves (not a JSON
  * array text, a message not a dict, an odd role, name or finish reason, a tool-call response,
@@ -14,72 +14,6 @@
  */
 #ifndef GENAI_OUTPUT_TEXT_H
 #define GENAI_OUTPUT_TEXT_H
-
-static const char REPR_PREFIX[] = "ResponseFunctionToolCall(";
-
-/* The quoted value after ``at`` when ``text`` holds ``head`` there then a value free of
- * quotes and backslashes (and of ``=`` when ``no_equals``) then a quote: its end (the closing
- * quote's index), else -1. */
-static Py_ssize_t quoted_after(PyObject *text, Py_ssize_t at, const char *head, int no_equals,
-                               Py_ssize_t *start) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    for (const char *h = head; *h; h++, at++) {
-        if (at >= n || PyUnicode_READ(kind, data, at) != (Py_UCS4)(unsigned char)*h)
-            return -1;
-    }
-    *start = at;
-    for (; at < n; at++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, at);
-        if (c == '\'')
-            return at;
-        if (c == '\\' || (no_equals && c == '='))
-            return -1;
-    }
-    return -1;
-}
-
-/* A text part's content: 0 plain text, 1 a repr in the usual shape (its fields set, new
- * references), -1 anything else (surrounding whitespace, another repr shape), -2 error. */
-static int repr_fields(PyObject *content, PyObject **arguments, PyObject **call_id,
-                       PyObject **name) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(content);
-    if (n == 0)
-        return 0;
-    int kind = PyUnicode_KIND(content);
-    const void *data = PyUnicode_DATA(content);
-    if (Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, 0)) ||
-        Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, n - 1)))
-        return -1;  /* the reference strips it first */
-    Py_ssize_t prefix = (Py_ssize_t)sizeof(REPR_PREFIX) - 1;
-    if (n < prefix || PyUnicode_READ(kind, data, n - 1) != ')')
-        return 0;
-    for (Py_ssize_t i = 0; i < prefix; i++) {
-        if (PyUnicode_READ(kind, data, i) != (Py_UCS4)REPR_PREFIX[i])
-            return 0;
-    }
-    Py_ssize_t a0, c0, n0;
-    Py_ssize_t a1 = quoted_after(content, prefix, "arguments='", 0, &a0);
-    if (a1 < 0)
-        return -1;
-    Py_ssize_t c1 = quoted_after(content, a1 + 1, ", call_id='", 1, &c0);
-    if (c1 < 0)
-        return -1;
-    Py_ssize_t n1 = quoted_after(content, c1 + 1, ", name='", 0, &n0);
-    if (n1 < 0)
-        return -1;
-    *arguments = PyUnicode_Substring(content, a0, a1);
-    *call_id = PyUnicode_Substring(content, c0, c1);
-    *name = PyUnicode_Substring(content, n0, n1);
-    if (*arguments == NULL || *call_id == NULL || *name == NULL) {
-        Py_CLEAR(*arguments);
-        Py_CLEAR(*call_id);
-        Py_CLEAR(*name);
-        return -2;
-    }
-    return 1;
-}
 
 /* ``redact(text)`` unless ``clean`` holds it: a new reference to the cleaned text, the
  * ``path:kind`` of each replacement appended to ``found``. NULL: error or an odd result. */
@@ -258,78 +192,6 @@ done:
     return status;
 }
 
-/* ``json_text.dumps(messages)`` (new reference): orjson's text when it has no ``null`` in it
- * (what ``dumps`` checks), else ``dumps`` itself decides. */
-static PyObject *encoded(Context *cx, PyObject *messages) {
-    PyObject *data = PyObject_CallOneArg(cx->orjson_dumps, messages);
-    if (data == NULL || !PyBytes_CheckExact(data)) {
-        Py_XDECREF(data);
-        PyErr_Clear(); /* refused by orjson: the standard encoder writes it, or raises */
-        return PyObject_CallOneArg(cx->dumps, messages);
-    }
-    const char *bytes = PyBytes_AS_STRING(data);
-    Py_ssize_t n = PyBytes_GET_SIZE(data);
-    PyObject *text = memmem(bytes, (size_t)n, "null", 4) != NULL
-                         ? PyObject_CallOneArg(cx->dumps, messages)
-                         : PyUnicode_DecodeUTF8(bytes, n, "strict");
-    Py_DECREF(data);
-    return text;
-}
-
-/* 1 when ``value`` (orjson's reading of a text) holds a float anywhere, 0 if not, -1 when
- * nested too deep to say. orjson reads JSON as the standard scanner does but for numbers:
- * integers beyond 64 bits become floats there (NaN, infinities and overflowing floats it
- * refuses), so a reading without floats is the scanner's. */
-static int holds_float(PyObject *value, int depth) {
-    if (PyFloat_Check(value))
-        return 1;
-    if (depth > 64)
-        return -1;
-    if (PyList_CheckExact(value)) {
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
-            int found = holds_float(PyList_GET_ITEM(value, i), depth + 1);
-            if (found)
-                return found;
-        }
-    } else if (PyDict_CheckExact(value)) {
-        PyObject *key, *item;
-        Py_ssize_t pos = 0;
-        while (PyDict_Next(value, &pos, &key, &item)) {
-            int found = holds_float(item, depth + 1);
-            if (found)
-                return found;
-        }
-    }
-    return 0;
-}
-
-/* The parsed messages of ``value`` (new reference), or NULL with no error: not a JSON array
- * text read whole by the scanner (or the scanner raised). */
-static PyObject *parsed_list(Context *cx, PyObject *value) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(value);
-    if (n < 2 || PyUnicode_READ_CHAR(value, 0) != '[' || PyUnicode_READ_CHAR(value, n - 1) != ']')
-        return NULL;
-    PyObject *fast = PyObject_CallOneArg(cx->orjson_loads, value);
-    if (fast != NULL && PyList_CheckExact(fast) && holds_float(fast, 0) == 0)
-        return fast;
-    Py_XDECREF(fast);
-    PyErr_Clear(); /* refused (a lone surrogate escape, bad JSON) or numbers: the scanner */
-    PyObject *pair = PyObject_CallFunctionObjArgs(cx->scan, value, s_zero, NULL);
-    if (pair == NULL) {
-        PyErr_Clear(); /* the reference meets the same text and decides */
-        return NULL;
-    }
-    PyObject *parsed = NULL;
-    if (PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2 &&
-        PyList_CheckExact(PyTuple_GET_ITEM(pair, 0)) &&
-        PyLong_CheckExact(PyTuple_GET_ITEM(pair, 1)) &&
-        PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1)) == n)
-        parsed = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
-    Py_DECREF(pair);
-    PyErr_Clear();
-    return parsed;
-}
-
 /* The stored text of output messages ``value`` (new reference), Py_None to decline (nothing
  * touched), NULL on an error the reference would not meet the same way (a bad argument, no
  * memory while merging). ``hooks``: ``output_messages.native_hooks``. */
@@ -353,7 +215,7 @@ static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, Py
         .orjson_dumps = PyTuple_GET_ITEM(hooks, 6),
         .orjson_loads = PyTuple_GET_ITEM(hooks, 7),
     };
-    PyObject *parsed = parsed_list(&cx, value);
+    PyObject *parsed = parsed_list(cx.orjson_loads, cx.scan, value);
     if (parsed == NULL)
         Py_RETURN_NONE;
     PyObject *messages = PyList_New(0), *text = NULL;
@@ -367,7 +229,7 @@ static PyObject *text_of(PyObject *value, PyObject *hooks, PyObject *dropped, Py
         if (add_message(&cx, PyList_GET_ITEM(parsed, i), messages) != 1)
             goto decline;
     }
-    text = encoded(&cx, messages);
+    text = encoded(cx.orjson_dumps, cx.dumps, messages);
     if (text == NULL || !PyUnicode_CheckExact(text))
         goto decline;
     /* Success: this text's drops and replacements join the span's. */

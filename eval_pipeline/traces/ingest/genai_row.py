@@ -124,7 +124,7 @@ _KEY_INDEX = {
 def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
     """What ``_genai.tail`` reads and calls back into, bound to ``redactor`` once.
 
-    The layout is ``_tail.h``'s ``H_*`` order. ``keeps_*`` is None when the policy keeps no
+    The layout is ``_hooks.h``'s ``H_*`` order. ``keeps_*`` is None when the policy keeps no
     tool's arguments (results): no call needed.
     """
     policy = redactor.policy

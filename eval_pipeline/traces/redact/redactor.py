@@ -188,7 +188,7 @@ class Redactor:
         # Input histories repeat on every inference span and parsing memoises them (same
         # tuple object for the same text), so their results are cached per tuple identity.
         # Outputs are nearly always new: caching them would only evict histories.
-        # (The ingestion fast path's C code reads this memo too: ``ingest/_tail.h``.)
+        # (The ingestion fast path's C code reads this memo too: ``ingest/_changes.h``.)
         memo = where == "input_messages"
         if memo:
             key = id(messages)
