@@ -43,11 +43,49 @@ static PyObject *wire_row(PyObject *module, PyObject *const *args, Py_ssize_t na
     return row_of(args[0], args[1], args[2], args[3], args[4], args[5]);
 }
 
+/* wire_rows(spans, start, resource, scope, hooks, calls, urls, out): ``wire_row`` for each
+ * span from ``start`` on, its row appended to ``out``, until one is declined; that one's index
+ * (``len(spans)`` when none is). An error of a span is raised after the rows before it. */
+static PyObject *wire_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 8 || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1]) ||
+        !PyList_CheckExact(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "wire_rows(spans: list, start: int, resource, scope, "
+                                         "hooks, calls, urls, out: list)");
+        return NULL;
+    }
+    PyObject *spans = args[0], *out = args[7];
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "wire_rows: negative start");
+        return NULL;
+    }
+    for (; i < PyList_GET_SIZE(spans); i++) {
+        PyObject *span = Py_NewRef(PyList_GET_ITEM(spans, i));
+        PyObject *row = row_of(span, args[2], args[3], args[4], args[5], args[6]);
+        Py_DECREF(span);
+        if (row == NULL)
+            return NULL;
+        if (row == Py_None) {
+            Py_DECREF(row);
+            break;
+        }
+        int kept = PyList_Append(out, row);
+        Py_DECREF(row);
+        if (kept < 0)
+            return NULL;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
 static PyMethodDef methods[] = {
     {"output_text", (PyCFunction)(void (*)(void))output_text, METH_FASTCALL,
      "output_text(value, hooks, dropped, found, calls): the stored text, or None to decline."},
     {"tail", (PyCFunction)(void (*)(void))tail, METH_FASTCALL,
      "tail(attrs, lifted, resource, scope, hooks, calls, urls): the tail fields, or None."},
+    {"wire_rows", (PyCFunction)(void (*)(void))wire_rows, METH_FASTCALL,
+     "wire_rows(spans, start, resource, scope, hooks, calls, urls, out): index declined."},
     {"wire_row", (PyCFunction)(void (*)(void))wire_row, METH_FASTCALL,
      "wire_row(span, resource, scope, hooks, calls, urls): a wire span's row, or None."},
     {NULL, NULL, 0, NULL},

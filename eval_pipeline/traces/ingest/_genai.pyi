@@ -39,3 +39,19 @@ def wire_row(
     urls: tuple[str | None, str | None],
 ) -> tuple[Any, ...] | None:
     """``span_rows.wire_row``'s row for a span whose attributes came split; None: decline."""
+
+def wire_rows(
+    spans: list[Any],
+    start: int,
+    resource: dict[str, Any],
+    scope: str | None,
+    hooks: Any,
+    calls: dict[str, list[dict[str, Any]]],
+    urls: tuple[str | None, str | None],
+    out: list[tuple[Any, ...]],
+) -> int:
+    """``wire_row`` of each span from ``start``, appended to ``out``, until one is declined.
+
+    Returns that span's index (``len(spans)`` when none is); an error of a span is raised
+    after the rows of those before it were appended.
+    """

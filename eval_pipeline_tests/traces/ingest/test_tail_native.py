@@ -214,3 +214,67 @@ def test_the_native_wire_row_equals_the_reference(
                 row = span_rows.wire_row(wire, {}, "scope", 1 << 20, redactor, calls, urls)
         results.append((row, calls))
     assert results[0] == results[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    spans=st.lists(st.tuples(_span(), _HEADS), max_size=5),
+    start=st.integers(0, 2),
+    policy=st.sampled_from(sorted(REDACTORS)),
+)
+def test_wire_rows_is_wire_row_for_each_span_until_one_is_declined(
+    spans: Any, start: int, policy: str
+) -> None:
+    hooks = genai_row.tail_hooks(REDACTORS[policy])
+    results = []
+    for one_by_one in (False, True):
+        clear_parse_cache()
+        wire = [
+            (head, copy.deepcopy(a), copy.deepcopy(lifted), None, None)
+            for (lifted, a), head in spans
+        ]
+        calls: dict[str, Any] = {}
+        rows: list[Any] = [("before",)]
+        if one_by_one:
+            index = start
+            while index < len(wire):
+                row = genai_row._genai.wire_row(wire[index], {}, "s", hooks, calls, (None, None))
+                if row is None:
+                    break
+                rows.append(row)
+                index += 1
+        else:
+            index = genai_row._genai.wire_rows(
+                wire, start, {}, "s", hooks, calls, (None, None), rows
+            )
+        results.append((index, rows, calls, wire))
+    assert results[0] == results[1]
+
+
+def test_a_span_nested_too_deep_is_rejected_between_the_rows_of_the_others() -> None:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
+
+    from eval_pipeline.benchmarks.ingest import _trace
+    from eval_pipeline.traces.ingest import fast_path
+
+    spans = _trace(1)
+    for kv in spans[1].attributes:
+        if kv.key == "gen_ai.input.messages":
+            kv.value.string_value = "[" * 100_000 + "]" * 100_000
+    payload = ExportTraceServiceRequest(
+        resource_spans=[ResourceSpans(scope_spans=[ScopeSpans(spans=spans)])]
+    ).SerializeToString()
+    batches = []
+    for native in (fast_path._native_wire_rows, None):
+        clear_parse_cache()
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(fast_path, "_native_wire_rows", native)
+            batch = fast_path.decode_rows(payload, "t", 1 << 22, Redactor(load_policy("default")))
+        assert batch is not None
+        batches.append((batch.rows, [str(e) for e in batch.errors], batch.tool_calls))
+    assert batches[0] == batches[1]
+    rows, errors, _ = batches[0]
+    assert len(rows) == len(spans) - 1 and len(errors) == 1 and "too deep" in errors[0]
