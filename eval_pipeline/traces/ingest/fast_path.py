@@ -44,7 +44,7 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
 )
 from eval_pipeline.traces.decode.raw_attributes import DamagedAttribute, RawRequest
 from eval_pipeline.traces.decode.wire_spans import wire_rejected, wire_scopes, wire_span
-from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls
+from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls, cached_tail_hooks
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.ingest.span_rows import fast_row, json_row, wire_row
 from eval_pipeline.traces.model import Span
@@ -52,6 +52,11 @@ from eval_pipeline.traces.normalise.genai import LIFTED
 from eval_pipeline.traces.normalise.normaliser import normalise_span
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.store.span_table import Row, span_row
+
+try:
+    from eval_pipeline.traces.ingest._genai import wire_rows as _native_wire_rows
+except ImportError:  # pragma: no cover - a checkout without the built extension
+    _native_wire_rows = None  # type: ignore[assignment]
 
 __all__ = ["RowBatch", "ToolCalls", "decode_json_rows", "decode_rows"]
 
@@ -95,6 +100,7 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
                 source,
                 limit,
                 redactor,
+                _native_wire_rows,
             )
         except DamagedAttribute:
             return None
@@ -145,6 +151,15 @@ def decode_json_rows(
     return _rows(scopes, json_row, json_span, span_error, source, limit, redactor)
 
 
+_TOO_DEEP = FieldError("span", "cannot be ingested: nested too deep")
+"""A span whose values nest too deep (``RecursionError``: bad input, see ``guard.BAD_INPUT``)."""
+
+NativeRows = Callable[
+    [list[Any], int, dict[str, Any], str | None, Any, ToolCalls, Urls, list[Row]], int
+]
+"""``_genai.wire_rows``: the rows of spans from an index on, until one it declines."""
+
+
 def _rows(
     scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any], Urls]],
     fast: Callable[[Any, dict[str, Any], str | None, int, Redactor, ToolCalls, Urls], Row | None],
@@ -153,29 +168,82 @@ def _rows(
     source: str,
     limit: int,
     redactor: Redactor,
+    native: NativeRows | None = None,
 ) -> RowBatch:
-    """Each span's row from ``fast``, else through the general path.
+    """Each span's row from ``native`` (when given) or ``fast``, else through the general path.
 
+    ``native`` (``_genai.wire_rows``) takes a scope's common spans in C, appending their rows,
+    and stops at one it declines, which ``fast`` then takes (or declines in turn).
     ``general`` decodes a span the fast path declines, raising ``FieldError`` for a bad field,
     which ``reject`` turns into the span's error.
     """
     batch = RowBatch()
+    rows = batch.rows
+    calls = batch.tool_calls
+    hooks = None if native is None else cached_tail_hooks(redactor)
+    for resource, scope, spans, urls in scopes:
+        listed = spans if native is not None and type(spans) is list else None
+        if listed is None:
+            _some_rows(
+                spans, resource, scope, urls, batch, fast, general, reject, source, limit, redactor
+            )
+            continue
+        assert native is not None
+        start, count = 0, len(listed)
+        while start < count:
+            taken = len(rows)
+            try:
+                start = native(listed, start, resource, scope, hooks, calls, urls, rows)
+            except RecursionError:  # at the span after the rows it appended
+                start += len(rows) - taken
+                batch.errors.append(reject(listed[start], _TOO_DEEP, source))
+                start += 1
+                continue
+            if start < count:  # declined: the Python fast path, else the general one
+                _some_rows(
+                    (listed[start],),
+                    resource,
+                    scope,
+                    urls,
+                    batch,
+                    fast,
+                    general,
+                    reject,
+                    source,
+                    limit,
+                    redactor,
+                )
+                start += 1
+    return batch
+
+
+def _some_rows(
+    spans: Iterable[Any],
+    resource: dict[str, Any],
+    scope: str | None,
+    urls: Urls,
+    batch: RowBatch,
+    fast: Callable[[Any, dict[str, Any], str | None, int, Redactor, ToolCalls, Urls], Row | None],
+    general: Callable[[Any, dict[str, Any], str | None, int, Urls], Span],
+    reject: Callable[[Any, FieldError, str], DecodeError],
+    source: str,
+    limit: int,
+    redactor: Redactor,
+) -> None:
+    """``_rows`` for ``spans`` in Python: each span's row, or its error, into ``batch``."""
     keep = batch.rows.append
     calls = batch.tool_calls
-    for resource, scope, spans, urls in scopes:
-        for raw in spans:
-            try:
-                row = fast(raw, resource, scope, limit, redactor, calls, urls)
-                if row is None:
-                    row = span_row(
-                        redactor.redact(normalise_span(general(raw, resource, scope, limit, urls)))
-                    )
-            except FieldError as exc:
-                batch.errors.append(reject(raw, exc, source))
-                continue
-            except RecursionError:  # bad input (see ``guard.BAD_INPUT``); any other error: a bug
-                problem = FieldError("span", "cannot be ingested: nested too deep")
-                batch.errors.append(reject(raw, problem, source))
-                continue
-            keep(row)
-    return batch
+    for raw in spans:
+        try:
+            row = fast(raw, resource, scope, limit, redactor, calls, urls)
+            if row is None:
+                row = span_row(
+                    redactor.redact(normalise_span(general(raw, resource, scope, limit, urls)))
+                )
+        except FieldError as exc:
+            batch.errors.append(reject(raw, exc, source))
+            continue
+        except RecursionError:  # bad input (see ``guard.BAD_INPUT``); any other error: a bug
+            batch.errors.append(reject(raw, _TOO_DEEP, source))
+            continue
+        keep(row)

@@ -77,6 +77,8 @@ class Redactor:
         self.tokens = self._tokens
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
+        self.hooks: dict[str, Any] = {}
+        """Values callers derive from this redactor once (``ingest.output_messages``)."""
 
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:
@@ -120,6 +122,14 @@ class Redactor:
         found: list[str],
     ) -> dict[str, JsonValue]:
         kind = part.get("type")
+        if kind == "text" and len(part) == 2:
+            # The usual part, only a type and a text (what the steps below do to it, inline).
+            content = part.get("content")
+            if type(content) is str:
+                text, kinds = self._tokens.redact(content)
+                if kinds:
+                    found.extend([f"{where}:{kind}" for kind in kinds])
+                return part if text == content else {**part, "content": text}
         if kind == "tool_call" and not self.policy.keeps_arguments(str(part.get("name"))):
             if part.get("arguments") is None:
                 return part
@@ -178,6 +188,7 @@ class Redactor:
         # Input histories repeat on every inference span and parsing memoises them (same
         # tuple object for the same text), so their results are cached per tuple identity.
         # Outputs are nearly always new: caching them would only evict histories.
+        # (The ingestion fast path's C code reads this memo too: ``ingest/_changes.h``.)
         memo = where == "input_messages"
         if memo:
             key = id(messages)
