@@ -130,7 +130,9 @@ def ingest(
                 report.incomplete.update(incomplete_traces(rows, calls))
                 _store(rows, store, build, day, default_build, report, _source(batch))
             del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
-        # The redactor's caches go too, so the collection that follows does not walk them.
+        # The redactor's caches go too, so the collection that follows does not walk them. Its
+        # hooks hold its own bound methods (a cycle): cleared, it is freed here at once.
+        redactor.hooks.clear()
         del redactor, scrub_rows
     return report
 
