@@ -21,6 +21,7 @@ from eval_pipeline.traces.ingest.output_messages import (
     output_text_reference,
 )
 from eval_pipeline.traces.model import Message, Operation
+from eval_pipeline.traces.normalise import native_lift
 from eval_pipeline.traces.normalise import openinference as dialect_openinference
 from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
 from eval_pipeline.traces.normalise.genai import (
@@ -145,9 +146,9 @@ def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
         native_hooks(redactor),
         *keeps,
         json_or_text,
-        parse_messages,
+        native_lift.parse_messages or parse_messages,
         output_reference,
-        parse_output_messages,
+        native_lift.output_messages or parse_output_messages,
         redactor._messages,
         redactor._scrub,
         redaction.structural,

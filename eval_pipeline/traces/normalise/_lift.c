@@ -219,6 +219,15 @@ static PyObject *py_output_messages(PyObject *module, PyObject *value) {
     return output_messages(value);
 }
 
+static PyObject *py_parse_messages(PyObject *module, PyObject *value) {
+    (void)module;
+    if (scan_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_lift.configure() was not called");
+        return NULL;
+    }
+    return input_messages(value);
+}
+
 static PyObject *py_parse(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *value, *role;
@@ -303,6 +312,8 @@ static PyMethodDef methods[] = {
      "False (nothing changed) for any other span."},
     {"output_messages", py_output_messages, METH_O,
      "output_messages(value) -> messages.parse_output_messages(value)."},
+    {"parse_messages", py_parse_messages, METH_O,
+     "parse_messages(value) -> messages.parse_messages(value), memoised in its cache."},
     {"parse", py_parse, METH_VARARGS, "parse(value, default_role) -> messages._parse(...)."},
     {NULL, NULL, 0, NULL},
 };

@@ -39,10 +39,12 @@ KEY_CLASSES: dict[str, bool] = {
 lift_into: Callable[[dict[str, Any]], bool] | None
 output_messages: Callable[[Any], tuple[Message, ...]] | None
 parse: Callable[[Any, str], tuple[Message, ...]] | None
+parse_messages: Callable[[Any], tuple[Message, ...]] | None
+"""``messages.parse_messages`` in C (its cache shared), for the fast path's input histories."""
 try:
     from eval_pipeline.traces.normalise import _lift
 except ImportError:  # not built (``setup.py build_ext``): every span is lifted in Python
-    lift_into = output_messages = parse = None
+    lift_into = output_messages = parse = parse_messages = None
 else:
     _lift.configure(
         msgs._scan,
@@ -66,3 +68,4 @@ else:
     lift_into = _lift.lift_into
     output_messages = _lift.output_messages
     parse = _lift.parse
+    parse_messages = _lift.parse_messages

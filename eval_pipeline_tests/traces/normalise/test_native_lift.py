@@ -274,3 +274,28 @@ def test_sample_spans_equal_python_lift(path: Any) -> None:
             expected = dict(span.__dict__)
             expected.update(_lifted(span))
             _same(state, expected)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        "",
+        "just text",
+        '[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]',
+        '[{"role": "system", "content": "openai style"}, 3]',
+        '{"role": "user", "parts": []}',
+        [{"role": "user", "parts": [{"type": "text", "content": "a list"}]}],
+    ],
+    ids=["none", "empty", "text", "genai", "openai", "one", "list"],
+)
+def test_parse_messages_is_the_memoised_python_one(value: Any) -> None:
+    assert native_lift.parse_messages is not None
+    clear_parse_cache()
+    native = native_lift.parse_messages(value)
+    assert native == messages._parse(value, "user") if value is not None else native == ()
+    if type(value) is str:  # one cache: each side returns what the other memoised
+        assert messages.parse_messages(value) is native
+        clear_parse_cache()
+        python = messages.parse_messages(value)
+        assert native_lift.parse_messages(value) is python
