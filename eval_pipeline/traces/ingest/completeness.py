@@ -14,9 +14,10 @@ trace tree. Any other trace, and one whose unmatched request a hand-off (explici
 nested agent) might answer, is assembled from its rows. The two ways are held equal by
 ``eval_pipeline_tests/traces/ingest/test_completeness.py``.
 
-Most traces are complete. The native pass (``_plain_shape.pending``) groups the rows and drops
-every trace it can show complete under the same rules (only plain values; anything unusual is
-left to it), so only the rest reach ``_plain_reasons``. ``_grouped`` and ``_plain_reasons``
+The native pass (``_plain_shape.pending``) groups the rows and judges the plain traces under
+the same rules: it drops those it shows complete, and hands back with their unmatched requests
+those whose only flaw is tool calls no tool span executed; any other trace, and any with values
+not of the plain kind, goes to ``_plain_reasons`` as before. ``_grouped`` and ``_plain_reasons``
 stay the reference, held equal to it by ``test_plain_shape.py``.
 """
 
@@ -25,12 +26,6 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
-
-_native: Callable[..., list[tuple[str, list[Any], Any]] | None] | None
-try:
-    from eval_pipeline.traces.ingest._plain_shape import pending as _native
-except ImportError:  # not built (``setup.py build_ext``): every trace through ``_plain_reasons``
-    _native = None
 
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.model import Operation, StatusCode
@@ -52,6 +47,12 @@ from eval_pipeline.traces.store.span_table import (
     Row,
     row_span,
 )
+
+_native: Callable[..., list[tuple[str, list[Any], Any]] | None] | None
+try:
+    from eval_pipeline.traces.ingest._plain_shape import pending as _native
+except ImportError:  # not built (``setup.py build_ext``): every trace through ``_plain_reasons``
+    _native = None
 
 (
     _NAME,
