@@ -8,8 +8,10 @@
  * parent present, no cycle), an invoke_agent span or a workflow top, every span ended, every
  * inference span with both token counts, every requested tool call matched by a tool span as
  * views.match_request matches them, and no tool span left unmatched. Anything else, and any
- * value not of the plain kind (exact str, int, None; parts as exact dicts in an exact list),
- * leaves the trace to Python, so its reasons and errors stay exactly Python's.
+ * value not of the plain kind (exact str, int, None; output messages as fast-path JSON text
+ * or a tuple/list of exact Message objects; parts as exact dicts), leaves the trace to Python,
+ * so its reasons and errors stay exactly Python's. A trace whose only flaw is requests no tool
+ * span executed (and no hand-off could answer) comes back with those requests.
  *
  * Returns None when the rows are not a list of long enough tuples: the caller groups them.
  */
@@ -26,6 +28,7 @@ typedef struct {
     Py_ssize_t at[FIELD_COUNT];
     PyObject *invoke_agent, *inference, *execute_tool, *workflow, *handoff, *tool_call_text;
     PyObject *id_key, *name_key, *arguments_key;
+    PyObject *message_type, *parts_key, *type_key, *tool_call;
 } Shape;
 
 typedef struct {
@@ -69,6 +72,60 @@ static void sort_rows(const Shape *shape, PyObject **rows, long long *starts, Py
     }
 }
 
+/* Appends the request of a tool_call part; 1: made, 0: Python decides, -1: error. */
+static int add_request(const Shape *shape, PyObject *part, PyObject *row, long long start,
+                       Request *requests, Py_ssize_t *made) {
+    if (!PyDict_CheckExact(part) || *made == MAX_REQUESTS) return 0;
+    PyObject *call_id = PyDict_GetItemWithError(part, shape->id_key);
+    if (call_id == NULL && PyErr_Occurred()) return -1;
+    PyObject *name = PyDict_GetItemWithError(part, shape->name_key);
+    if (name == NULL && PyErr_Occurred()) return -1;
+    PyObject *arguments = PyDict_GetItemWithError(part, shape->arguments_key);
+    if (arguments == NULL && PyErr_Occurred()) return -1;
+    if (call_id == NULL || !PyUnicode_CheckExact(call_id) || PyUnicode_GET_LENGTH(call_id) == 0 ||
+        name == NULL || !PyUnicode_CheckExact(name))
+        return 0; /* views.request decides */
+    Request *request = &requests[(*made)++];
+    request->call_id = Py_NewRef(call_id);
+    request->name = Py_NewRef(name);
+    request->arguments = Py_NewRef(arguments ? arguments : Py_None);
+    request->span_id = F(row, SPAN);
+    request->start = start;
+    request->matched = 0;
+    return 1;
+}
+
+/* The requests of Message objects' tool_call parts (the general path's outputs). */
+static int message_requests(const Shape *shape, PyObject *outputs, PyObject *row,
+                            long long start, Request *requests, Py_ssize_t *made) {
+    PyObject **messages = PySequence_Fast_ITEMS(outputs);
+    for (Py_ssize_t m = 0; m < PySequence_Fast_GET_SIZE(outputs); m++) {
+        if (Py_TYPE(messages[m]) != (PyTypeObject *)shape->message_type) return 0;
+        PyObject *parts = PyObject_GetAttr(messages[m], shape->parts_key);
+        if (parts == NULL) return -1;
+        int status = PyTuple_CheckExact(parts);
+        for (Py_ssize_t p = 0; status == 1 && p < PyTuple_GET_SIZE(parts); p++) {
+            PyObject *part = PyTuple_GET_ITEM(parts, p);
+            if (!PyDict_CheckExact(part)) {
+                status = 0;
+                break;
+            }
+            PyObject *type = PyDict_GetItemWithError(part, shape->type_key);
+            if (type == NULL) {
+                status = PyErr_Occurred() ? -1 : 1;
+                continue;
+            }
+            if (!PyUnicode_CheckExact(type))
+                status = 0;
+            else if (same(type, shape->tool_call))
+                status = add_request(shape, part, row, start, requests, made);
+        }
+        Py_DECREF(parts);
+        if (status != 1) return status;
+    }
+    return 1;
+}
+
 /* The requests of the sorted inference rows, counted in *made (each holding references, even on
  * failure); 1: all made, 0: Python decides, -1: error. */
 static int collect_requests(const Shape *shape, PyObject **inference, long long *starts,
@@ -76,6 +133,12 @@ static int collect_requests(const Shape *shape, PyObject **inference, long long 
                             Py_ssize_t *made) {
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *outputs = F(inference[i], OUTPUTS);
+        if (PyTuple_CheckExact(outputs) || PyList_CheckExact(outputs)) {
+            int status =
+                message_requests(shape, outputs, inference[i], starts[i], requests, made);
+            if (status != 1) return status;
+            continue;
+        }
         if (!PyUnicode_CheckExact(outputs)) return 0;
         PyObject *parts = known == Py_None ? NULL : PyDict_GetItemWithError(known, outputs);
         if (parts == NULL) {
@@ -88,24 +151,9 @@ static int collect_requests(const Shape *shape, PyObject **inference, long long 
         }
         if (!PyList_CheckExact(parts)) return 0;
         for (Py_ssize_t p = 0; p < PyList_GET_SIZE(parts); p++) {
-            PyObject *part = PyList_GET_ITEM(parts, p);
-            if (!PyDict_CheckExact(part) || *made == MAX_REQUESTS) return 0;
-            PyObject *call_id = PyDict_GetItemWithError(part, shape->id_key);
-            if (call_id == NULL && PyErr_Occurred()) return -1;
-            PyObject *name = PyDict_GetItemWithError(part, shape->name_key);
-            if (name == NULL && PyErr_Occurred()) return -1;
-            PyObject *arguments = PyDict_GetItemWithError(part, shape->arguments_key);
-            if (arguments == NULL && PyErr_Occurred()) return -1;
-            if (call_id == NULL || !PyUnicode_CheckExact(call_id) ||
-                PyUnicode_GET_LENGTH(call_id) == 0 || name == NULL || !PyUnicode_CheckExact(name))
-                return 0; /* views.request decides */
-            Request *request = &requests[(*made)++];
-            request->call_id = Py_NewRef(call_id);
-            request->name = Py_NewRef(name);
-            request->arguments = Py_NewRef(arguments ? arguments : Py_None);
-            request->span_id = F(inference[i], SPAN);
-            request->start = starts[i];
-            request->matched = 0;
+            int status = add_request(shape, PyList_GET_ITEM(parts, p), inference[i], starts[i],
+                                     requests, made);
+            if (status != 1) return status;
         }
     }
     return 1;
@@ -296,7 +344,7 @@ static PyObject *pending(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!OO!O!", &PyList_Type, &rows, &known, &PyTuple_Type, &fields,
                           &PyTuple_Type, &consts))
         return NULL;
-    if (PyTuple_GET_SIZE(fields) != FIELD_COUNT || PyTuple_GET_SIZE(consts) != 9) {
+    if (PyTuple_GET_SIZE(fields) != FIELD_COUNT || PyTuple_GET_SIZE(consts) != 13) {
         PyErr_SetString(PyExc_ValueError, "pending: wrong fields or constants");
         return NULL;
     }
@@ -311,8 +359,10 @@ static PyObject *pending(PyObject *self, PyObject *args) {
         if (shape.at[f] >= longest) longest = shape.at[f] + 1;
     }
     PyObject **constant = &PyTuple_GET_ITEM(consts, 0);
-    for (int c = 0; c < 9; c++)
-        if (c == 1 ? !PyAnySet_Check(constant[c]) : !PyUnicode_CheckExact(constant[c])) {
+    for (int c = 0; c < 13; c++)
+        if (c == 1    ? !PyAnySet_Check(constant[c])
+            : c == 9 ? !PyType_Check(constant[c])
+                     : !PyUnicode_CheckExact(constant[c])) {
             PyErr_SetString(PyExc_TypeError, "pending: bad constants");
             return NULL;
         }
@@ -325,6 +375,10 @@ static PyObject *pending(PyObject *self, PyObject *args) {
     shape.id_key = constant[6];
     shape.name_key = constant[7];
     shape.arguments_key = constant[8];
+    shape.message_type = constant[9];
+    shape.parts_key = constant[10];
+    shape.type_key = constant[11];
+    shape.tool_call = constant[12];
     Py_ssize_t count = PyList_GET_SIZE(rows);
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *row = PyList_GET_ITEM(rows, i);

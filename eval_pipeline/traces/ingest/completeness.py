@@ -28,7 +28,7 @@ from operator import itemgetter
 from typing import Any
 
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
-from eval_pipeline.traces.model import Operation, StatusCode
+from eval_pipeline.traces.model import Message, Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.completeness import (
     NO_ROOT,
@@ -125,6 +125,10 @@ _NATIVE_CONSTS = (
     "id",
     "name",
     "arguments",
+    Message,
+    "parts",
+    "type",
+    "tool_call",
 )
 
 

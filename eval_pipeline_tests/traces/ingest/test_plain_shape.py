@@ -48,6 +48,7 @@ _OPERATIONS = [
 ]
 _TOOLS = st.sampled_from(["get_weather", "send_mail"])
 _CALL_IDS = st.sampled_from(["c1", "c2", "c3"])
+_OTHER_PARTS = st.sampled_from([{"type": "text", "content": "hi"}, {"content": "x"}, {"type": 3}])
 _ARGUMENTS = st.sampled_from([None, '{"city":"x"}', {"city": "x"}, '{"city":"y"}'])
 
 
@@ -89,7 +90,7 @@ def _span(draw: st.DrawFn, trace_id: str, index: int) -> tuple[Any, ...]:
     elif operation in Operation.INFERENCE:
         fields["input_tokens"] = None if _rare(draw) else 5
         fields["output_tokens"] = None if _rare(draw) else 3
-        parts = draw(st.lists(_part(), max_size=3))
+        parts = draw(st.lists(st.one_of(_part(), _part(), _OTHER_PARTS), max_size=3))
         if parts or draw(st.booleans()):
             fields["output_messages"] = (assistant(*parts),)
     elif operation == Operation.EXECUTE_TOOL:
