@@ -1,9 +1,10 @@
 /* The traces of a batch that are certainly complete, found in one pass (see completeness.py).
  *
  * pending(rows, known, fields, consts) groups the rows by trace as incomplete_traces does
- * (runs of equal trace ids, a trace's later runs appended to its first) and returns the
- * (trace id, rows) pairs of every trace it cannot show complete, in first-seen order; the
- * caller judges those as before (_plain_reasons, then assemble_run). A trace is dropped only
+ * (runs of equal trace ids, a trace's later runs appended to its first) and returns
+ * (trace id, rows, unmatched or None) for every trace it cannot show complete, in first-seen
+ * order; the caller judges those with None as before (_plain_reasons, then assemble_run).
+ * A trace is dropped only
  * when _plain_reasons would give (): plain shape (unique str span ids, one top span, every
  * parent present, no cycle), an invoke_agent span or a workflow top, every span ended, every
  * inference span with both token counts, every requested tool call matched by a tool span as

@@ -48,7 +48,14 @@ _OPERATIONS = [
 ]
 _TOOLS = st.sampled_from(["get_weather", "send_mail"])
 _CALL_IDS = st.sampled_from(["c1", "c2", "c3"])
-_OTHER_PARTS = st.sampled_from([{"type": "text", "content": "hi"}, {"content": "x"}, {"type": 3}])
+_OTHER_PARTS = st.sampled_from(
+    [
+        {"type": "text", "content": "hi"},
+        {"content": "x"},
+        {"type": 3},
+        {"type": "tool_call_response", "id": "c1", "name": "get_weather", "response": "ok"},
+    ]
+)
 _ARGUMENTS = st.sampled_from([None, '{"city":"x"}', {"city": "x"}, '{"city":"y"}'])
 
 
