@@ -212,14 +212,14 @@ static int complete(const Shape *shape, PyObject **rows, Py_ssize_t n, PyObject 
     Request requests[MAX_REQUESTS];
     Py_ssize_t inferences = 0, tool_count = 0, made = 0;
     int tops = 0, agents = 0, named_agents = 0, handoff = 0, workflow_top = 0, result = 0;
-    PyObject *parents = PyDict_New(); /* span id -> parent id */
-    if (parents == NULL) return -1;
+    Py_hash_t hashes[MAX_SPANS];  /* of the span ids (exact str: cached, cannot fail) */
+    Py_ssize_t parent_at[MAX_SPANS]; /* index of each span's parent; -1 for a top span */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *row = rows[i];
         PyObject *span = F(row, SPAN), *parent = F(row, PARENT), *operation = F(row, OPERATION);
         if (!PyUnicode_CheckExact(span) || (parent != Py_None && !PyUnicode_CheckExact(parent)))
             goto done;
-        if (PyDict_SetItem(parents, span, parent) < 0) goto error;
+        hashes[i] = PyObject_Hash(span);
         int ended = PyObject_IsTrue(F(row, END));
         if (ended < 0) goto error;
         if (!ended) goto done;
@@ -254,19 +254,24 @@ static int complete(const Shape *shape, PyObject **rows, Py_ssize_t n, PyObject 
             handoff = 1;
         }
     }
-    if (PyDict_GET_SIZE(parents) != n || tops != 1 || !(agents || workflow_top)) goto done;
-    /* Every parent present and no cycle: each span's ancestors reach the top within n steps. */
+    if (tops != 1 || !(agents || workflow_top)) goto done;
+    /* Unique ids and every parent present, by pairs: cheaper than a dict for a trace's spans. */
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = 0; j < i; j++)
+            if (hashes[j] == hashes[i] && same(F(rows[j], SPAN), F(rows[i], SPAN))) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *parent = F(rows[i], PARENT);
-        for (Py_ssize_t steps = 0; parent != Py_None; steps++) {
-            if (steps >= n) goto done;
-            parent = PyDict_GetItemWithError(parents, parent);
-            if (parent == NULL) {
-                if (PyErr_Occurred()) goto error;
-                goto done;
-            }
-        }
+        parent_at[i] = -1;
+        if (parent == Py_None) continue;
+        Py_hash_t hash = PyObject_Hash(parent);
+        for (Py_ssize_t j = 0; j < n && parent_at[i] < 0; j++)
+            if (hashes[j] == hash && same(F(rows[j], SPAN), parent)) parent_at[i] = j;
+        if (parent_at[i] < 0) goto done;
     }
+    /* No cycle: each span's ancestors reach the top within n steps. */
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t at = parent_at[i], steps = 0; at >= 0; at = parent_at[at])
+            if (++steps > n) goto done;
     if (inferences == 0) {
         result = 1;
         goto done;
@@ -310,7 +315,6 @@ done:
         Py_DECREF(requests[r].name);
         Py_DECREF(requests[r].arguments);
     }
-    Py_DECREF(parents);
     return result;
 error:
     for (Py_ssize_t r = 0; r < made; r++) {
@@ -318,7 +322,6 @@ error:
         Py_DECREF(requests[r].name);
         Py_DECREF(requests[r].arguments);
     }
-    Py_DECREF(parents);
     return -1;
 }
 
