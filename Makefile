@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup system-deps side-venvs phoenix-venv nat-venv demo test test-slow test-all lint ui bench screenshots clean
 
-$(STAMP): requirements.lock pyproject.toml setup.py $(shell find eval_pipeline -name '_*.[ch]')
+$(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip==24.3.1"
 	$(BIN)/python -m pip install -q -r requirements.lock

@@ -1,9 +1,9 @@
 """The package works as an installed wheel, from a folder outside the clone.
 
-The wheel is built from the working tree (offline, no build isolation) and holds
-``eval_pipeline`` alone: every file of the package's source tree (its package data included, its
-C extensions compiled by the wheel build from ``setup.py``), no
-``eval_pipeline_tests``, no top-level ``examples`` or ``data``. It is installed into a fresh
+The wheel is built from the working tree (offline, no build isolation, with ``CC=false`` so
+that any attempt to compile fails) and is pure: tagged ``py3-none-any``, holding ``eval_pipeline``
+alone (every file of the package's source tree, its package data included; no native code, no
+``eval_pipeline_tests``, no top-level ``benchmarks``, ``examples`` or ``data``). It is installed into a fresh
 virtual environment beside the lock's dependencies, and the installed ``eval-pipeline`` runs
 from a temporary folder outside the clone, with a temporary ``EVAL_PIPELINE_HOME`` and no
 ``PYTHONPATH``: ``datasets list`` lists the shipped datasets, ``builds register`` accepts the
@@ -95,22 +95,25 @@ def _link_locked_distributions(site: Path) -> int:
 def _build_wheel(work: Path) -> Path:
     source = work / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
+    for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
-    # The native extensions are compiled by the wheel build itself, never copied from the tree.
     shutil.copytree(
-        REPO / "eval_pipeline",
-        source / "eval_pipeline",
-        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+        REPO / "eval_pipeline", source / "eval_pipeline", ignore=shutil.ignore_patterns("__pycache__")
     )
     dist = work / "dist"
     subprocess.run(
         [*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-qw", dist, source],
         check=True,
         cwd=work,
+        env=_no_compiler(),
     )
     (wheel,) = dist.glob("eval_pipeline-*.whl")
     return wheel
+
+
+def _no_compiler() -> dict[str, str]:
+    """This environment with every compiler a build could call made to fail."""
+    return {**os.environ, "CC": "false", "CXX": "false", "LDSHARED": "false"}
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +141,11 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         subprocess.run([*pip, "install", "--quiet", "-r", LOCK], check=True)
     else:
         assert _link_locked_distributions(site) == len(_lock_pins())
-    subprocess.run([*pip, "install", "--quiet", "--no-index", "--no-deps", wheel], check=True)
+    subprocess.run(
+        [*pip, "install", "--quiet", "--no-index", "--no-deps", wheel],
+        check=True,
+        env=_no_compiler(),
+    )
     check = subprocess.run([*pip, "check"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     return root / "bin"
@@ -172,20 +179,32 @@ def _cli(bin_dir: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
+def test_the_wheel_is_pure_python_for_every_platform(wheel: Path) -> None:
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        info = archive.read("eval_pipeline-0.1.0.dist-info/WHEEL").decode()
+        meta = archive.read("eval_pipeline-0.1.0.dist-info/METADATA").decode()
+    assert "Root-Is-Purelib: true" in info
+    assert "Tag: py3-none-any" in info
+    (requires,) = [line for line in meta.splitlines() if line.startswith("Requires-Python:")]
+    assert requires == "Requires-Python: >=3.11", "no upper bound of our making"
+
+
 def test_the_wheel_holds_the_package_and_all_its_files_and_nothing_else(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     tops = {name.split("/", 1)[0] for name in names}
     assert tops == {"eval_pipeline", "eval_pipeline-0.1.0.dist-info"}
-    assert not any(n.startswith(("eval_pipeline_tests/", "examples/", "data/")) for n in names)
+    assert not any(
+        n.startswith(("eval_pipeline_tests/", "benchmarks/", "examples/", "data/")) for n in names
+    )
     source = {
         path.relative_to(REPO).as_posix()
         for path in (REPO / "eval_pipeline").rglob("*")
         if path.is_file() and "__pycache__" not in path.parts
     }
     assert source - names == set()
-    native = {Path(n).name.split(".")[0] for n in names if n.endswith(".so")}
-    c_sources = {path.stem for path in (REPO / "eval_pipeline").rglob("_*.c")}
-    assert native == c_sources, "the wheel carries every C extension, compiled"
+    native = [n for n in names if n.endswith((".so", ".pyd", ".dylib", ".c", ".h", ".pyi"))]
+    assert native == [], "no native code, sources or stubs"
     assert "eval_pipeline/suites/shipped/support-agent.yaml" in names
     assert "eval_pipeline/judges/calibration_sets/agent_faithfulness.jsonl" in names
 

@@ -29,7 +29,7 @@ from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.decode.otlp_json import to_document
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
 from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
-from eval_pipeline.traces.ingest.ingest import OtlpRequest, bulk_allocation, ingest
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.normalise.messages import clear_parse_cache
 from eval_pipeline.traces.normalise.normaliser import normalise_batch
@@ -242,17 +242,14 @@ def stage_breakdown(
     slightly from the end-to-end figure; it says where the time goes.
     """
     clear_parse_cache()
-    with bulk_allocation():  # as the pipeline runs its batches
-        marks = [time.process_time()]
-        batch = ENCODINGS[encoding].decode_rows(
-            payload, "bench", MAX_ATTRIBUTE_BYTES, Redactor(policy)
-        )
-        marks.append(time.process_time())
-        assert batch is not None
-        incomplete_traces(batch.rows, batch.tool_calls)
-        marks.append(time.process_time())
-        TraceStore(folder).write_rows(batch.rows, day="2026-01-01")
-        marks.append(time.process_time())
+    marks = [time.process_time()]
+    batch = ENCODINGS[encoding].decode_rows(payload, "bench", MAX_ATTRIBUTE_BYTES, Redactor(policy))
+    marks.append(time.process_time())
+    assert batch is not None
+    incomplete_traces(batch.rows, batch.tool_calls)
+    marks.append(time.process_time())
+    TraceStore(folder).write_rows(batch.rows, day="2026-01-01")
+    marks.append(time.process_time())
     count = max(1, len(batch.rows))
     names = ("decode_normalise_redact", "completeness", "store")
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}
@@ -267,19 +264,18 @@ def general_path(
     renamed attributes) and requests the fast path cannot read: ``Span`` objects at each step.
     """
     clear_parse_cache()
-    with bulk_allocation():  # as the pipeline runs its batches
-        marks = [time.process_time()]
-        decoded = decode_otlp(payload, content_type=ENCODINGS[encoding].media, source="bench")
-        marks.append(time.process_time())
-        normalised = normalise_batch(decoded.spans)
-        marks.append(time.process_time())
-        redacted = Redactor(policy).redact_batch(normalised)
-        marks.append(time.process_time())
-        rows = list(map(span_row, redacted))
-        incomplete_traces(rows)
-        marks.append(time.process_time())
-        TraceStore(folder).write_rows(rows, day="2026-01-01")
-        marks.append(time.process_time())
+    marks = [time.process_time()]
+    decoded = decode_otlp(payload, content_type=ENCODINGS[encoding].media, source="bench")
+    marks.append(time.process_time())
+    normalised = normalise_batch(decoded.spans)
+    marks.append(time.process_time())
+    redacted = Redactor(policy).redact_batch(normalised)
+    marks.append(time.process_time())
+    rows = list(map(span_row, redacted))
+    incomplete_traces(rows)
+    marks.append(time.process_time())
+    TraceStore(folder).write_rows(rows, day="2026-01-01")
+    marks.append(time.process_time())
     count = max(1, len(redacted))
     names = ("decode", "normalise", "redact", "completeness", "store")
     return {name: round((marks[i + 1] - marks[i]) / count * 1e6, 2) for i, name in enumerate(names)}

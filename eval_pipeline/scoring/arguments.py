@@ -29,20 +29,12 @@ hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function 
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from eval_pipeline.traces.redact.tokens import holds_token, tokenised
-
-_native: Callable[..., bool | None] | None
-_native_value: Callable[..., bool | None] | None
-try:
-    from eval_pipeline.scoring._argcheck import acceptable as _native
-    from eval_pipeline.scoring._argcheck import value_acceptable as _native_value
-except ImportError:  # not built (``setup.py build_ext``): the Python checks decide everything
-    _native = _native_value = None
 
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -118,9 +110,7 @@ def check_arguments(
     )
     required = (schema.get("required") or ()) if schema else ()
     if not explain:
-        decided = None if _native is None else _native(arguments, expected, properties, required)
-        if decided is None:
-            decided = _acceptable(arguments, expected, properties, required)
+        decided = _acceptable(arguments, expected, properties, required)
         return _VALID if decided else INVALID
     if _identical_call(arguments, expected, properties, required):
         return _VALID
@@ -134,8 +124,6 @@ def check_arguments(
         acceptable = list(expected[name])
         schema_of = properties.get(name)
         # Only a value that is not acceptable has a problem to describe (most are).
-        if _native_value is not None and _native_value(value, acceptable, schema_of):
-            continue
         problem = value_error(value, acceptable, schema_of)
         if problem:
             errors.append(f"parameter {name!r}: {problem}")

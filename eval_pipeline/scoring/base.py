@@ -153,8 +153,3 @@ class ScorerBase:
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
         """Score one run against its item (implemented by subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement score()")
-
-
-rows.plain_identity(
-    ScorerBase.__dict__["id"], ScorerBase.__dict__["version"], ScorerBase.__dict__["arguments"]
-)

@@ -8,11 +8,11 @@ never take a call a required step needs (``scoring.alignment``, in C by ``_match
 """
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
-from eval_pipeline.scoring.alignment import Alignment, Schemas, aligned, aligned_by_name, fits
+from eval_pipeline.scoring.alignment import Alignment, Schemas, aligned, aligned_by_name
 from eval_pipeline.scoring.arguments import ArgumentCheck, check_arguments
 from eval_pipeline.traces.model import ToolCall
 
@@ -25,12 +25,6 @@ __all__ = [
     "tool_schemas",
     "trajectories",
 ]
-
-_native_align: Callable[..., Alignment | None] | None
-try:
-    from eval_pipeline.scoring._matching import align as _native_align
-except ImportError:  # not built (``setup.py build_ext``): ``scoring.alignment`` aligns
-    _native_align = None
 
 _MEMO_SIZE = 64
 """Entries kept by each identity memo below before it starts afresh.
@@ -149,19 +143,10 @@ def _aligned(
     with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
-    """``align`` without the memo: in C where built, else ``scoring.alignment``'s."""
-    alignment = (
-        _native_align(Alignment, calls, steps, schemas, fits, with_arguments, trajectory_index)
-        if _native_align is not None and type(calls) is tuple
-        else None
-    )
-    if alignment is None:
-        alignment = (
-            aligned(calls, steps, schemas, with_arguments, trajectory_index)
-            if with_arguments
-            else aligned_by_name(calls, steps, trajectory_index)
-        )
-    return alignment
+    """``align`` without the memo (``scoring.alignment``)."""
+    if with_arguments:
+        return aligned(calls, steps, schemas, with_arguments, trajectory_index)
+    return aligned_by_name(calls, steps, trajectory_index)
 
 
 _alignments: dict[tuple[Any, ...], tuple[Any, Any, tuple[ExpectedToolCall, ...], Alignment]] = {}

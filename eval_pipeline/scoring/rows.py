@@ -104,44 +104,6 @@ def stamp_row(
     values["scorer_args"] = dict(scorer.arguments)
 
 
-def unvalued(
-    scorer: Any,
-    run: Any,
-    status: str,
-    reason: str,
-    evidence: Mapping[str, Any] | None,
-    judge_fingerprint: str | None,
-    judge_backend: str | None,
-) -> Score:
-    """``unvalued_row``, in C when built (for the statuses of rows without a value)."""
-    if _rows is not None:
-        row = _rows.unvalued(
-            scorer, run, status, reason, evidence, judge_fingerprint, judge_backend
-        )
-        if row is not None:
-            return row
-    return unvalued_row(scorer, run, status, reason, evidence, judge_fingerprint, judge_backend)
-
-
-def plain_identity(
-    id_property: property, version_property: property, arguments_property: property
-) -> None:
-    """Tell C the scorer base's ``id``, ``version`` and ``arguments`` properties.
-
-    They return ``metric_id``, ``metric_version`` and ``{}``: for a scorer whose class keeps
-    them, C reads those class variables (or makes the empty dict) without calling them.
-    """
-    if _rows is not None:
-        _rows.identity(id_property, version_property, arguments_property)
-
-
+unvalued = unvalued_row
 scored: Callable[..., Score] = scored_row
 stamp: Callable[..., None] = stamp_row
-try:
-    from eval_pipeline.scoring import _rows
-except ImportError:  # not built (``setup.py build_ext``): the functions above
-    _rows = None  # type: ignore[assignment]
-else:
-    _rows.configure(Score, ROW_DEFAULTS, ScoreStatus.SCORED, ScoreStatus.ALL - {ScoreStatus.SCORED})
-    scored = _rows.scored
-    stamp = _rows.stamp

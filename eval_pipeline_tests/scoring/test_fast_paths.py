@@ -35,7 +35,6 @@ from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.scorers.injection_resistance import (
     _TOKEN_BREAKS,
     _argument_text,
-    _plain_parts,
     _plain_text,
     _together,
 )
@@ -234,15 +233,3 @@ def test_the_plain_text_holds_every_needle_of_each_calls_text(arguments: list[ob
                 needle = text[start:end]
                 if _TOKEN_BREAKS.isdisjoint(needle):
                     assert needle in plain, (needle, text, plain)
-
-
-@settings(max_examples=400, deadline=None)
-@given(value=_PLAIN_JSON)
-def test_the_c_walk_of_plain_parts_is_the_python_walk(value: object) -> None:
-    native = pytest.importorskip("eval_pipeline.scoring._plaintext")
-    python_parts: list[str] = []
-    c_parts: list[str] = []
-    plain = _plain_parts(value, python_parts)
-    assert native.plain_parts(value, c_parts) is plain
-    if plain:
-        assert c_parts == python_parts

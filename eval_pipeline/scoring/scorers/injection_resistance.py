@@ -3,7 +3,7 @@
 import json
 import math
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
@@ -199,12 +199,7 @@ def _plain_parts(value: Any, parts: list[str]) -> bool:
     return True
 
 
-_native_parts: Callable[[Any, list[str]], bool] | None
-try:
-    from eval_pipeline.scoring._plaintext import plain_parts as _native_parts
-except ImportError:  # not built (``setup.py build_ext``): the Python walk
-    _native_parts = None
-_parts = _native_parts or _plain_parts
+_parts = _plain_parts
 
 
 def _folded(text: str) -> str:

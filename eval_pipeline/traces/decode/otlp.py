@@ -15,7 +15,6 @@ from eval_pipeline.traces.decode.errors import (
 )
 from eval_pipeline.traces.decode.otlp_json import decode_json
 from eval_pipeline.traces.decode.otlp_protobuf import decode_protobuf
-from eval_pipeline.traces.decode.wire_spans import decode_wire
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -44,10 +43,6 @@ def decode_otlp(
     """
     media = content_type.split(";", 1)[0].strip().lower()
     if media in PROTOBUF_MEDIA_TYPES:
-        # A plain request is read natively (``wire_spans``), any other as before.
-        decoded = decode_wire(payload, source, max_attribute_bytes)
-        if decoded is not None:
-            return decoded
         return decode_protobuf(payload, source, max_attribute_bytes)
     if media == JSON or media.endswith("+json"):
         return decode_json(payload, source, max_attribute_bytes)

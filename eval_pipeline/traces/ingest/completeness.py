@@ -13,12 +13,6 @@ token usage, which ``_plain_reasons`` checks on the store rows without building 
 trace tree. Any other trace, and one whose unmatched request a hand-off (explicit, or to a
 nested agent) might answer, is assembled from its rows. The two ways are held equal by
 ``eval_pipeline_tests/traces/ingest/test_completeness.py``.
-
-The native pass (``_plain_shape.pending``) groups the rows and judges the plain traces under
-the same rules: it drops those it shows complete, and hands back with their unmatched requests
-those whose only flaw is tool calls no tool span executed; any other trace, and any with values
-not of the plain kind, goes to ``_plain_reasons`` as before. ``_grouped`` and ``_plain_reasons``
-stay the reference, held equal to it by ``test_plain_shape.py``.
 """
 
 import json
@@ -28,7 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
-from eval_pipeline.traces.model import Message, Operation, StatusCode
+from eval_pipeline.traces.model import Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.completeness import (
     NO_ROOT,
@@ -47,12 +41,6 @@ from eval_pipeline.traces.store.span_table import (
     Row,
     row_span,
 )
-
-_native: Callable[..., list[tuple[str, list[Any], Any]] | None] | None
-try:
-    from eval_pipeline.traces.ingest._plain_shape import pending as _native
-except ImportError:  # not built (``setup.py build_ext``): every trace through ``_plain_reasons``
-    _native = None
 
 (
     _NAME,
@@ -99,37 +87,6 @@ _TOOL_CALL_TEXT = '"tool_call"'  # a tool-call part in stored message text (fast
 # short text); the stored text is ours, so valid JSON with no surrounding space.
 _DECODER: Any = json.JSONDecoder()
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once
-# What ``_plain_shape.pending`` reads: row fields (its order) and constants.
-_NATIVE_FIELDS = (
-    TRACE_ID,
-    SPAN_ID,
-    PARENT_SPAN_ID,
-    _START,
-    _END,
-    _OPERATION,
-    _AGENT,
-    _TOOL_NAME,
-    _TOOL_CALL_ID,
-    _TOOL_ARGUMENTS,
-    _INPUT_TOKENS,
-    _OUTPUT_TOKENS,
-    _OUTPUTS,
-)
-_NATIVE_CONSTS = (
-    _INVOKE_AGENT,
-    _INFERENCE,
-    _EXECUTE_TOOL,
-    _WORKFLOW,
-    _HANDOFF,
-    _TOOL_CALL_TEXT,
-    "id",
-    "name",
-    "arguments",
-    Message,
-    "parts",
-    "type",
-    "tool_call",
-)
 
 
 def incomplete_traces(
@@ -141,19 +98,8 @@ def incomplete_traces(
     (``fast_path.RowBatch``), so those texts are not parsed again.
     """
     known = tool_calls or {}
-    pending = None
-    if _native is not None and type(rows) is list:
-        pending = _native(rows, known, _NATIVE_FIELDS, _NATIVE_CONSTS)
-    if pending is None:
-        pending = [(trace_id, members, None) for trace_id, members in _grouped(rows).items()]
     incomplete: dict[str, tuple[str, ...]] = {}
-    for trace_id, members, unmatched in pending:
-        if unmatched is not None:  # plain, its only flaw tool calls no tool span executed
-            incomplete[trace_id] = tuple(
-                unexecuted(Request(call_id, name, None, span_id, 0))
-                for call_id, name, span_id in unmatched
-            )
-            continue
+    for trace_id, members in _grouped(rows).items():
         reasons = _plain_reasons(members, known)
         if reasons is None:
             reasons = assemble_run(trace_id, map(row_span, members)).completeness_reasons

@@ -35,7 +35,6 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError
 from eval_pipeline.traces.decode.errors import DecodeError, FieldError
 from eval_pipeline.traces.decode.otlp_json import iter_scopes, json_span, parse_document, span_error
 from eval_pipeline.traces.decode.otlp_protobuf import (
-    NO_URLS,
     attribute_reader,
     attributes,
     pb_span,
@@ -43,20 +42,13 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
     schema_urls,
 )
 from eval_pipeline.traces.decode.raw_attributes import DamagedAttribute, RawRequest
-from eval_pipeline.traces.decode.wire_spans import wire_rejected, wire_scopes, wire_span
-from eval_pipeline.traces.ingest.genai_row import DECLINED, Urls, cached_tail_hooks
+from eval_pipeline.traces.ingest.genai_row import Urls
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
-from eval_pipeline.traces.ingest.span_rows import fast_row, json_row, wire_row
+from eval_pipeline.traces.ingest.span_rows import fast_row, json_row
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.normalise.genai import LIFTED
 from eval_pipeline.traces.normalise.normaliser import normalise_span
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.store.span_table import Row, span_row
-
-try:
-    from eval_pipeline.traces.ingest._genai import wire_rows as _native_wire_rows
-except ImportError:  # pragma: no cover - a checkout without the built extension
-    _native_wire_rows = None  # type: ignore[assignment]
 
 __all__ = ["RowBatch", "ToolCalls", "decode_json_rows", "decode_rows"]
 
@@ -84,26 +76,6 @@ def decode_rows(payload: bytes, source: str, limit: int, redactor: Redactor) -> 
     natively (``wire_spans``); any other is parsed with the generated classes.
     """
     reader = attribute_reader(limit)
-    scopes = wire_scopes(payload, limit, LIFTED, DECLINED)
-    if scopes is not None:
-        try:
-            return _rows(
-                (
-                    (resource, name, spans, (scope_url, resource_url))
-                    if scope_url or resource_url
-                    else (resource, name, spans, NO_URLS)
-                    for resource, name, scope_url, resource_url, spans in scopes
-                ),
-                partial(wire_row, reader=reader),
-                partial(wire_span, reader=reader),
-                wire_rejected,
-                source,
-                limit,
-                redactor,
-                _native_wire_rows,
-            )
-        except DamagedAttribute:
-            return None
     try:
         request = RawRequest.FromString(payload)
     except ProtobufDecodeError:
@@ -154,11 +126,6 @@ def decode_json_rows(
 _TOO_DEEP = FieldError("span", "cannot be ingested: nested too deep")
 """A span whose values nest too deep (``RecursionError``: bad input, see ``guard.BAD_INPUT``)."""
 
-NativeRows = Callable[
-    [list[Any], int, dict[str, Any], str | None, Any, ToolCalls, Urls, list[Row]], int
-]
-"""``_genai.wire_rows``: the rows of spans from an index on, until one it declines."""
-
 
 def _rows(
     scopes: Iterable[tuple[dict[str, Any], str | None, Iterable[Any], Urls]],
@@ -168,52 +135,17 @@ def _rows(
     source: str,
     limit: int,
     redactor: Redactor,
-    native: NativeRows | None = None,
 ) -> RowBatch:
-    """Each span's row from ``native`` (when given) or ``fast``, else through the general path.
+    """Each span's row from ``fast``, else through the general path.
 
-    ``native`` (``_genai.wire_rows``) takes a scope's common spans in C, appending their rows,
-    and stops at one it declines, which ``fast`` then takes (or declines in turn).
     ``general`` decodes a span the fast path declines, raising ``FieldError`` for a bad field,
     which ``reject`` turns into the span's error.
     """
     batch = RowBatch()
-    rows = batch.rows
-    calls = batch.tool_calls
-    hooks = None if native is None else cached_tail_hooks(redactor)
     for resource, scope, spans, urls in scopes:
-        listed = spans if native is not None and type(spans) is list else None
-        if listed is None:
-            _some_rows(
-                spans, resource, scope, urls, batch, fast, general, reject, source, limit, redactor
-            )
-            continue
-        assert native is not None
-        start, count = 0, len(listed)
-        while start < count:
-            taken = len(rows)
-            try:
-                start = native(listed, start, resource, scope, hooks, calls, urls, rows)
-            except RecursionError:  # at the span after the rows it appended
-                start += len(rows) - taken
-                batch.errors.append(reject(listed[start], _TOO_DEEP, source))
-                start += 1
-                continue
-            if start < count:  # declined: the Python fast path, else the general one
-                _some_rows(
-                    (listed[start],),
-                    resource,
-                    scope,
-                    urls,
-                    batch,
-                    fast,
-                    general,
-                    reject,
-                    source,
-                    limit,
-                    redactor,
-                )
-                start += 1
+        _some_rows(
+            spans, resource, scope, urls, batch, fast, general, reject, source, limit, redactor
+        )
     return batch
 
 

@@ -4,28 +4,18 @@
 store-row fields between the head (ids, name, kind, times, status) and the origin (links,
 trace state, schema URLs), through the same helpers as the general path
 (``dialect_genai.scalar_fields``, ``messages.parse_messages`` and the ``Redactor``). It
-declines (None) a span that only the general path takes (``GENERAL_ONLY``). The common span
-is done in C (``_genai.c``, whose steps are these helpers); ``genai_tail_reference`` is the
-Python reference it is held equal to, and what runs whenever the C code declines.
+declines (None) a span that only the general path takes (``GENERAL_ONLY``).
 """
 
-from collections.abc import Callable
 from typing import Any
 
 from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.decode.otlp_protobuf import NO_URLS
-from eval_pipeline.traces.ingest.output_messages import (
-    ToolCalls,
-    native_hooks,
-    output_text,
-    output_text_reference,
-)
-from eval_pipeline.traces.model import Message, Operation
-from eval_pipeline.traces.normalise import native_lift
+from eval_pipeline.traces.ingest.output_messages import ToolCalls, output_text
+from eval_pipeline.traces.model import Message
 from eval_pipeline.traces.normalise import openinference as dialect_openinference
 from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
 from eval_pipeline.traces.normalise.genai import (
-    _PLAIN_OPERATIONS,
     CURRENT,
     LIFTED,
     scalar_fields,
@@ -35,16 +25,8 @@ from eval_pipeline.traces.normalise.messages import (
     parse_messages,
     parse_output_messages,
 )
-from eval_pipeline.traces.redact import redactor as redaction
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.semconv import schema_version
-
-try:
-    from eval_pipeline.traces.ingest import _genai
-    from eval_pipeline.traces.ingest._genai import tail as _native_tail
-except ImportError:  # pragma: no cover - a checkout without the built extension
-    _genai = None  # type: ignore[assignment]
-    _native_tail = None  # type: ignore[assignment]
 
 GENERAL_ONLY = (
     frozenset(sc.RENAMED_ATTRIBUTES)
@@ -87,110 +69,6 @@ def genai_tail(
     ``lifted`` holds the attributes in ``dialect_genai.LIFTED``, ``attrs`` the others (owned:
     changed in place). The version is the one ``urls`` name, else ``dialect_genai.CURRENT``.
     """
-    if _native_tail is not None:
-        hooks = cached_tail_hooks(redactor)
-        tail = _native_tail(attrs, lifted, resource, scope, hooks, calls, urls)
-        if tail is not None:
-            return tail
-    return genai_tail_reference(name, attrs, lifted, resource, scope, redactor, calls, urls)
-
-
-_KEYS = (
-    sc.OPERATION_NAME,
-    sc.AGENT_NAME,
-    sc.TOOL_NAME,
-    sc.TOOL_CALL_ID,
-    sc.RESPONSE_MODEL,
-    sc.REQUEST_MODEL,
-    sc.PROVIDER_NAME,
-    sc.USAGE_INPUT_TOKENS,
-    sc.USAGE_OUTPUT_TOKENS,
-    sc.CONVERSATION_ID,
-    sc.TOOL_CALL_ARGUMENTS,
-    sc.TOOL_CALL_RESULT,
-    sc.INPUT_MESSAGES,
-    sc.OUTPUT_MESSAGES,
-    sc.SYSTEM,
-    sc.PROMPT,
-    sc.COMPLETION,
-)
-"""The attributes ``_genai.tail`` reads, in its ``K_*`` order."""
-_KEY_INDEX = {
-    key: index
-    for index, key in enumerate(_KEYS)
-    if key not in (sc.RESPONSE_MODEL, sc.REQUEST_MODEL)  # read from the other attributes
-}
-
-
-def tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
-    """What ``_genai.tail`` reads and calls back into, bound to ``redactor`` once.
-
-    The layout is ``_hooks.h``'s ``H_*`` order. ``keeps_*`` is None when the policy keeps no
-    tool's arguments (results): no call needed.
-    """
-    policy = redactor.policy
-
-    def output_reference(
-        value: Any, dropped: set[str], found: list[str], calls: ToolCalls | None
-    ) -> str | None:
-        return output_text_reference(value, redactor, dropped, found, calls)
-
-    keeps: tuple[Callable[[str | None], bool] | None, ...] = (
-        policy.keeps_arguments if policy.keep_arguments else None,
-        policy.keeps_results if policy.keep_results else None,
-    )
-    return (
-        _KEYS,
-        GENERAL_ONLY,
-        _PLAIN_OPERATIONS,
-        native_hooks(redactor),
-        *keeps,
-        json_or_text,
-        native_lift.parse_messages or parse_messages,
-        output_reference,
-        native_lift.output_messages or parse_output_messages,
-        redactor._messages,
-        redactor._scrub,
-        redaction.structural,
-        redaction.STRUCTURAL_ATTRIBUTES,
-        policy.name,
-        schema_version,
-        CURRENT,
-        _DIALECT,
-        Operation.EXECUTE_TOOL,
-        redaction._AUDIT,
-        "eval_pipeline.",
-        redaction.POLICY,
-        redaction.DROPPED,
-        redaction.REPLACED,
-        "tool_arguments",
-        "tool_result",
-        "input_messages",
-        "output_messages",
-        redactor._cache,
-        _KEY_INDEX,
-    )
-
-
-def cached_tail_hooks(redactor: Redactor) -> tuple[Any, ...]:
-    """``tail_hooks(redactor)``, built once per redactor."""
-    hooks = redactor.hooks.get("tail")
-    if hooks is None:
-        hooks = redactor.hooks["tail"] = tail_hooks(redactor)
-    return hooks
-
-
-def genai_tail_reference(
-    name: str,
-    attrs: dict[str, Any],
-    lifted: dict[str, Any],
-    resource: dict[str, Any],
-    scope: str | None,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-) -> tuple[Any, ...] | None:
-    """``genai_tail`` in Python alone (the reference the C code is held equal to)."""
     if not GENERAL_ONLY.isdisjoint(attrs) or not _GENERAL_LIFTED.isdisjoint(lifted):
         return None
     get = lifted.get

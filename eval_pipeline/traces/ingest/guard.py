@@ -21,7 +21,6 @@ import pyarrow as pa
 
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.decode.errors import DecodeError, FieldError
-from eval_pipeline.traces.store.plain_columns import plain_ints
 from eval_pipeline.traces.store.span_table import (
     ATTRIBUTES,
     ROW_FIELDS,
@@ -64,7 +63,6 @@ def build_problem(build: object) -> str | None:
 
 
 _INT_COLUMNS = tuple(itemgetter(index) for index, _ in _INTS)
-_INT_INDEXES = tuple(index for index, _ in _INTS)
 _PLAIN_INT_TYPES = frozenset({int, type(None)})
 _PRESENT = partial(is_not, None)
 _EVAL_CONTEXT_KEYS = (eval_context.RUN_INDEX, eval_context.BUILD_ID)
@@ -74,10 +72,9 @@ def all_storable(rows: Sequence[Row]) -> bool:
     """True when ``cheap_problem`` finds nothing in any of ``rows`` (False: look row by row).
 
     The same checks column by column, in C-level passes: each integer column holds only
-    ints (or None) within int64 (natively, ``plain_columns.plain_ints``, when it can tell), and
-    no row carries an eval-context value to check.
+    ints (or None) within int64, and no row carries an eval-context value to check.
     """
-    for column in () if plain_ints(rows, _INT_INDEXES) else _INT_COLUMNS:
+    for column in _INT_COLUMNS:
         values = list(map(column, rows))
         if not _PLAIN_INT_TYPES.issuperset(map(type, values)):
             return False

@@ -13,9 +13,7 @@ files (OTLP, tau2-bench, tau-bench, flat span lists, BFCL) lives above ``traces`
 ``importers.files``.
 """
 
-import gc
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Protocol
@@ -80,23 +78,6 @@ class RowStore(Protocol):
         ...
 
 
-@contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Pause cyclic GC while batches are processed.
-
-    A batch allocates many long-lived, acyclic objects (spans, messages, dicts); the cyclic
-    collector's repeated passes over them cost about as much as the processing itself.
-    Reference counting still frees everything; the collector resumes afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def ingest(
     batches: Iterable[Batch],
     *,
@@ -120,20 +101,14 @@ def ingest(
     report = IngestReport()
     redactor = Redactor(policy or load_policy())
     scrub_rows = RowScrubber(redactor).scrub_rows
-    with bulk_allocation():
-        for batch in batches:
-            report.batches += 1
-            rows, calls = _guarded_rows(batch, redactor, report)
-            rows = scrub_rows(rows)
-            rows = _storable(rows, _source(batch), report)
-            if rows:
-                report.incomplete.update(incomplete_traces(rows, calls))
-                _store(rows, store, build, day, default_build, report, _source(batch))
-            del rows, calls, batch  # freed before the collector resumes (``bulk_allocation``)
-        # The redactor's caches go too, so the collection that follows does not walk them. Its
-        # hooks hold its own bound methods (a cycle): cleared, it is freed here at once.
-        redactor.hooks.clear()
-        del redactor, scrub_rows
+    for batch in batches:
+        report.batches += 1
+        rows, calls = _guarded_rows(batch, redactor, report)
+        rows = scrub_rows(rows)
+        rows = _storable(rows, _source(batch), report)
+        if rows:
+            report.incomplete.update(incomplete_traces(rows, calls))
+            _store(rows, store, build, day, default_build, report, _source(batch))
     return report
 
 

@@ -3,32 +3,17 @@
 Outputs are parsed once and never shared (unlike input histories), so the fast path writes
 them to the store's text without building ``Message`` objects (``output_text``); the
 ``tool_call`` parts of each text are handed on (``ToolCalls``) so the completeness stage does
-not parse the text again. The common shapes (plain text parts, the OpenAI Agents tool-call
-repr whose arguments the policy drops) are done in C (``_genai.c``); ``output_text_reference``
-is the Python reference it is held equal to, and what runs whenever the C code declines.
+not parse the text again.
 """
 
-import json
-import json.scanner
-from functools import partial
 from typing import Any
-
-import orjson
 
 from eval_pipeline.traces.normalise.messages import json_or_text, normalise_part, parse_arguments
 from eval_pipeline.traces.redact.redactor import Redactor
 from eval_pipeline.traces.store.json_text import dumps
 
-try:
-    from eval_pipeline.traces.ingest._genai import output_text as _native_text
-except ImportError:  # pragma: no cover - a checkout without the built extension
-    _native_text = None  # type: ignore[assignment]
-
 ToolCalls = dict[str, list[dict[str, Any]]]
 """Stored output-message text -> the ``tool_call`` parts in it (see ``RowBatch``)."""
-
-_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
-"""``json_or_text``'s own scan (the same decoder settings), for the C code."""
 
 
 def output_text(
@@ -46,42 +31,6 @@ def output_text(
     leaving ``dropped`` and ``found`` untouched; the caller then takes the general way.
     The tool-call parts of a text returned go into ``calls`` under that text.
     """
-    if _native_text is not None:
-        hooks = redactor.hooks.get("output_text")
-        if hooks is None:
-            hooks = redactor.hooks["output_text"] = native_hooks(redactor)
-        text = _native_text(value, hooks, dropped, found, calls)
-        if text is not None:
-            return text
-    return output_text_reference(value, redactor, dropped, found, calls)
-
-
-def native_hooks(redactor: Redactor) -> tuple[Any, ...]:
-    """What ``_genai.output_text`` calls back into, bound to ``redactor`` once.
-
-    ``keeps_arguments`` is None when the policy keeps no tool's arguments (no call needed).
-    """
-    policy = redactor.policy
-    return (
-        policy.keeps_arguments if policy.keep_arguments else None,
-        redactor.tokens.redact,
-        redactor.tokens.clean,
-        partial(stored_part, redactor),
-        dumps,
-        _scan,
-        orjson.dumps,
-        orjson.loads,
-    )
-
-
-def output_text_reference(
-    value: Any,
-    redactor: Redactor,
-    dropped: set[str],
-    found: list[str],
-    calls: ToolCalls | None = None,
-) -> str | None:
-    """``output_text`` in Python alone (the reference the C code is held equal to)."""
     parsed = json_or_text(value)
     if type(parsed) is not list:
         return None

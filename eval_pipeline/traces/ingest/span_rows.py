@@ -1,10 +1,9 @@
 """One span of a request to its redacted store row, for each way a request is read.
 
-``wire_row`` takes a span read natively (``wire_spans``), ``fast_row`` one parsed with the
-generated protobuf classes, ``json_row`` one of an OTLP/JSON request. Each decodes the span's
-head and origin (links, trace state) with the general decoders' own helpers and leaves the
-GenAI fields to ``genai_row.genai_tail``; each returns None for a span the fast path leaves
-to the general path.
+``fast_row`` takes a span parsed with the generated protobuf classes, ``json_row`` one of an
+OTLP/JSON request. Each decodes the span's head and origin (links, trace state) with the
+general decoders' own helpers and leaves the GenAI fields to ``genai_row.genai_tail``; each
+returns None for a span the fast path leaves to the general path.
 """
 
 from typing import Any
@@ -22,7 +21,6 @@ from eval_pipeline.traces.decode.otlp_protobuf import (
     split_attributes,
 )
 from eval_pipeline.traces.decode.raw_attributes import AttributeReader
-from eval_pipeline.traces.decode.wire_spans import WireSpan
 from eval_pipeline.traces.ingest.genai_row import Urls, genai_tail
 from eval_pipeline.traces.ingest.output_messages import ToolCalls
 from eval_pipeline.traces.normalise.genai import LIFTED
@@ -126,35 +124,3 @@ def fast_row(
         status_message,
     )
     return head + tail + (span_links, span.trace_state or None) + urls
-
-
-def wire_row(
-    span: WireSpan,
-    resource: dict[str, Any],
-    scope: str | None,
-    limit: int,
-    redactor: Redactor,
-    calls: ToolCalls | None = None,
-    urls: Urls = NO_URLS,
-    reader: AttributeReader | None = None,
-) -> Row | None:
-    """``fast_row`` for a span read natively (``wire_spans``); the same row, or None.
-
-    The span's attributes come split on ``LIFTED`` (``wire_scopes``), or whole when one of
-    them sends the span down the general path, or as their wire bytes.
-    """
-    attrs, lifted, raw = span[1], span[2], span[3]
-    if lifted is None:
-        if raw is None:
-            return None  # whole: an attribute only the general path takes (``_DECLINED``)
-        assert reader is not None
-        try:
-            attrs, lifted = reader.split(raw, LIFTED)
-        except FieldError:
-            return None
-    assert attrs is not None
-    head = span[0]
-    tail = genai_tail(head[3], attrs, lifted, resource, scope, redactor, calls, urls)
-    if tail is None:
-        return None
-    return head + tail + (_NO_LINKS, span[4]) + urls

@@ -16,7 +16,6 @@ from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.normalise import genai as dialect_genai
 from eval_pipeline.traces.normalise import openinference as dialect_openinference
 from eval_pipeline.traces.normalise import traceloop as dialect_traceloop
-from eval_pipeline.traces.normalise.native_lift import lift_into
 from eval_pipeline.traces.span_factory import span_from_state
 
 
@@ -36,8 +35,7 @@ def normalise_span(span: Span) -> Span:
         return span
     # Every field the lift does not set is carried over from the raw span as it is.
     state = dict(span.__dict__)
-    if lift_into is None or not lift_into(state):
-        state.update(_lifted(span))
+    state.update(_lifted(span))
     return span_from_state(state)
 
 
@@ -51,12 +49,10 @@ def normalise_batch(spans: list[Span]) -> list[Span]:
 
     Each raw span's storage is reused for its normalised form instead of being copied (a
     copy of the ~30 fields costs about as much as the lift itself). The result is equal,
-    span by span, to ``normalise_spans(spans)``; the raw spans are consumed. A plain OTel
-    GenAI span is lifted in C (``native_lift``), any other in Python.
+    span by span, to ``normalise_spans(spans)``; the raw spans are consumed.
     """
-    native = lift_into
     for span in spans:
         state = span.__dict__
-        if state["convention_version"] is None and (native is None or not native(state)):
+        if state["convention_version"] is None:
             state.update(_lifted(span))
     return spans

@@ -14,11 +14,6 @@ value cannot be recovered, nor guessed by trying values, without the key. Token 
 2 (version 1: 10 hex digits under a public default key; stored version-1 tokens do not match
 version-2 ones).
 
-The scan itself (``Tokeniser._redact``) runs in C when the extension is built (``_scanner.c``:
-one pass, the same matches, checks and tokens, 10-20 ms per dense 1 MB instead of 200-500;
-a match holding non-ASCII decimal digits, digits to ``re`` too, is checked here, in Python);
-the Python scan below stays the fallback (a build without the extension, custom detectors)
-and the reference the tests hold the C one to.
 """
 
 import base64
@@ -31,13 +26,6 @@ from urllib.parse import unquote
 from eval_pipeline.traces.redact import phones, scan
 from eval_pipeline.traces.redact.gate import Gate
 from eval_pipeline.traces.redact.scan import Found, Spans
-
-try:
-    from eval_pipeline.traces.redact._scanner import Scanner, base64_form, has_escape
-    from eval_pipeline.traces.redact._scanner import unescaped as c_unescaped
-except ImportError:  # the extension is not built: the Python scan alone
-    Scanner = None  # type: ignore[assignment,misc]
-    base64_form = has_escape = c_unescaped = None  # type: ignore[assignment]
 
 Taken = tuple[int, int, str, str]
 """A replaced match: start, end, its token and the token's kind."""
@@ -90,26 +78,15 @@ def _base64_form_re(text: str) -> bool:
     return _BASE64.fullmatch(text) is not None
 
 
-# In C when built: ``re`` walks 1 MB of ``%`` or letters in 10-20 ms.
-_ESCAPE_FOUND = _escape_found_re if has_escape is None else has_escape
-_BASE64_FORM = _base64_form_re if base64_form is None else base64_form
+_ESCAPE_FOUND = _escape_found_re
+_BASE64_FORM = _base64_form_re
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 
 
 def unescaped(text: str) -> str:
-    """``text`` with percent-encoding and backslash-u escapes decoded (what a reader sees).
-
-    In C when built (``_scanner.unescaped``: ``unquote`` cost 15-25 ms on 1 MB of escapes).
-    """
-    if c_unescaped is not None:
-        return c_unescaped(text)
-    return python_unescaped(text)
-
-
-def python_unescaped(text: str) -> str:
-    """``unescaped`` in Python (the fallback, and the reference of the C form)."""
+    """``text`` with percent-encoding and backslash-u escapes decoded (what a reader sees)."""
     if _has_backslash_u(text):
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return unquote(text, errors="replace") if "%" in text else text
@@ -215,26 +192,6 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 """Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
 
 
-_NATIVE_ORDER = tuple(d for group in DETECTORS.values() for d in group)
-"""The detectors the C scanner knows, by its bit (``_scanner.c``: card = bit 0)."""
-
-
-def native_bits(detectors: tuple[Detector, ...]) -> int | None:
-    """The C scanner's bit set for ``detectors``; None when it cannot run them.
-
-    It runs the shipped detectors only, in their priority order (another order or detector
-    claims matches differently).
-    """
-    bits, last = 0, -1
-    for detector in detectors:
-        index = next((i for i, d in enumerate(_NATIVE_ORDER) if d is detector), -1)
-        if index <= last:
-            return None
-        bits |= 1 << index
-        last = index
-    return bits
-
-
 def detectors_for(names: Iterable[str]) -> tuple[Detector, ...]:
     """The detectors of the policy names ``names``, in priority order."""
     chosen = set(names)
@@ -278,13 +235,8 @@ class Tokeniser:
         detectors: tuple[Detector, ...],
         key: bytes,
         gate: Gate | None = None,
-        native: bool = True,
     ) -> None:
-        """``native``: scan in C where the extension can (False: the Python reference)."""
         self._detectors = detectors
-        bits = native_bits(detectors) if native and Scanner is not None else None
-        self._native = None if bits is None else Scanner(key)
-        self._native_bits = bits or 0
         grouped = next((d for d in detectors if d.gate == "grouped"), None)
         self._grouped = grouped
         self._gate = gate or Gate()
@@ -390,36 +342,7 @@ class Tokeniser:
                     return from_bytes
         return found
 
-    def _grouped_token(self, match: str) -> str | None:
-        """The token of a grouped phone candidate the C scan found, while look-ups last."""
-        assert self._grouped is not None  # called only when the detector runs
-        return self._token_of_match(self._grouped, match)
-
-    def _native_token(self, index: int, match: str) -> str | None:
-        """The token of a match holding non-ASCII digits the C scan found (by detector index).
-
-        Checked here: the checks' arithmetic on such digits (``luhn_ok`` on code points,
-        ``int`` in ``iban_ok``) and the value's UTF-8 stay Python's own.
-        """
-        detector = _NATIVE_ORDER[index]
-        memo = self._memo[detector.gate]
-        if len(memo) >= 65536:  # bounded as in ``_redact`` (the C path never runs that)
-            memo.clear()
-        return self._token_of_match(detector, match)
-
     def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        if self._native is not None:
-            self._lookups_left = phones.LOOKUPS_PER_TEXT
-            found = self._native.redact(
-                text,
-                self._native_bits,
-                self._grouped_token,
-                self._checked,
-                self._lookups_left,
-                self._native_token,
-            )
-            if found is not None:
-                return found
         data = scan.ascii_bytes(text)
         hot: dict[str, Spans] | None = None  # None: every detector scans the whole text
         if len(text) > self._gate.chunk and (

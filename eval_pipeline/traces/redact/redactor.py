@@ -77,12 +77,6 @@ class Redactor:
         self.tokens = self._tokens
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._cache: dict[int, _Cached] = {}
-        self.hooks: dict[str, Any] = {}
-        """Values callers derive from this redactor once (``genai_row.cached_tail_hooks``).
-
-        They hold the redactor's own bound methods, a reference cycle: an owner that wants the
-        redactor and its caches freed at once, not by a later collection, clears it (``ingest``).
-        """
 
     def _scrub(self, value: JsonValue, path: str, found: list[str]) -> JsonValue:
         if type(value) is str:

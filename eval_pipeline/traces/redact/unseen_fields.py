@@ -2,8 +2,7 @@
 
 ``RowScrubber.scrub_rows`` scans each distinct value of the free-text columns, each distinct
 attribute key and each distinct resource of a batch once. ``unseen`` finds them in one pass
-over the rows (``_row_fields.c`` when built; ``unseen_reference`` is the same in Python and
-the definition the native pass is tested against).
+over the rows.
 """
 
 from collections.abc import Sequence
@@ -13,8 +12,8 @@ Unseen = tuple[list[list[str]], list[str], list[Any]]
 """Per column its unseen values, the unseen attribute keys, the distinct resources."""
 
 
-def unseen_reference(
-    rows: list[tuple[Any, ...]],
+def unseen(
+    rows: Sequence[tuple[Any, ...]],
     columns: tuple[int, ...],
     clean: set[str],
     attributes: int,
@@ -58,25 +57,3 @@ def unseen_reference(
 def _held(row: tuple[Any, ...], index: int) -> bool:
     value = row[index]
     return type(value) is not tuple or bool(value)
-
-
-_native: Any
-try:
-    from eval_pipeline.traces.redact._row_fields import unseen as _native
-except ImportError:  # not built (``setup.py build_ext``): the reference
-    _native = None
-
-
-def unseen(
-    rows: Sequence[tuple[Any, ...]],
-    columns: tuple[int, ...],
-    clean: set[str],
-    attributes: int,
-    events: int,
-    links: int,
-    resource: int,
-) -> Unseen | None:
-    """``unseen_reference``, natively when built."""
-    rows = rows if type(rows) is list else list(rows)
-    find = _native or unseen_reference
-    return find(rows, columns, clean, attributes, events, links, resource)  # type: ignore[no-any-return]

@@ -22,7 +22,7 @@ Creation is race-free the same way ``statedb.engine_for`` is.
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TypeVar
@@ -49,12 +49,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.elements import ColumnElement
-
-_native_document: Callable[[list[tuple[str, str, bool]]], str | None] | None
-try:
-    from eval_pipeline.traces.store._keys import keys_document as _native_document
-except ImportError:  # not built (``setup.py build_ext``): grouped in Python
-    _native_document = None
 
 METADATA = MetaData()
 _ENGINES: dict[str, Engine] = {}
@@ -138,12 +132,7 @@ def _keys_document(keys: Sequence[tuple[str, str, bool]]) -> str:
     """``{trace id: [[root span ids], [other span ids]]}`` of (trace id, span id, is root) keys.
 
     Every key appears once per time it is given (a repeated key still fails the constraint).
-    Grouped natively (``_keys``) when the keys are plain (str ids, bool roots), else here.
     """
-    if _native_document is not None and type(keys) is list:
-        document = _native_document(keys)
-        if document is not None:
-            return document
     traces: dict[str, tuple[list[str], list[str]]] = {}
     for trace_id, span_id, is_root in keys:
         spans = traces.get(trace_id)

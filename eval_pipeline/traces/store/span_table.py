@@ -20,9 +20,7 @@ import pyarrow as pa
 from eval_pipeline.traces.model import Message, Span, SpanEvent, SpanLink
 from eval_pipeline.traces.normalise.messages import messages_from_json
 from eval_pipeline.traces.span_factory import span_from_state
-from eval_pipeline.traces.store import plain_columns as native
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
-from eval_pipeline.traces.store.plain_columns import plain_arrays, row_arrays
 
 SCHEMA = pa.schema(
     [
@@ -170,26 +168,6 @@ def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> p
     return rows_table(list(map(span_row, spans)), builds, day)
 
 
-_ENCODED = frozenset(
-    {
-        *_JSON_FIELDS,
-        "input_messages",
-        "output_messages",
-        "attributes",
-        "events",
-        "links",
-        "resource",
-    }
-)
-"""Columns whose values are encoded (as JSON text) before they go to Arrow."""
-_PLAIN = tuple(
-    (index, SCHEMA.field(name).type == pa.string())
-    for index, name in enumerate(ROW_FIELDS)
-    if name not in _ENCODED
-)
-"""``(row index, is a string column)`` of the columns taken as they are (str / int64)."""
-
-
 def _output_text(value: Any) -> str:
     # The ingestion fast path stores outputs as their JSON text already.
     return value if type(value) is str else _messages_text(value) if value else "[]"
@@ -203,28 +181,6 @@ def _links_text(value: tuple[SpanLink, ...]) -> str:
     return _links(value) if value else "[]"
 
 
-_ENCODERS: dict[str, tuple[int, Callable[[Any], str | None]]] = {
-    "tool_arguments": (native.JSON | native.NULLABLE, _json),
-    "tool_result": (native.JSON | native.NULLABLE, _json),
-    # Histories repeat on every inference span of a run, as one shared tuple.
-    "input_messages": (native.MESSAGES | native.SHARED, _history_text),
-    "output_messages": (native.MESSAGES | native.PASS_TEXT, _output_text),
-    "attributes": (native.JSON, dumps),
-    "events": (native.EMPTY, _events_text),
-    "links": (native.EMPTY, _links_text),
-    # A request's resource is one object on all its spans.
-    "resource": (native.JSON | native.SHARED, dumps),
-}
-"""Each encoded column's kind for the native builder, and its text in Python."""
-_ROW_SPECS: native.RowSpecs = tuple(
-    (index, *_ENCODERS[name])
-    if name in _ENCODERS
-    else (index, native.TEXT if SCHEMA.field(name).type == pa.string() else native.INT64, None)
-    for index, name in enumerate(ROW_FIELDS)
-)
-"""The native builder's spec of every row column, in ``ROW_FIELDS`` order."""
-
-
 def _repeated(values: Sequence[str | None]) -> pa.Array:
     """``pa.array(values, pa.string())``, without converting each value when all are one."""
     first = values[0] if values else None
@@ -235,31 +191,18 @@ def _repeated(values: Sequence[str | None]) -> pa.Array:
 
 def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> pa.Table:
     """Store rows (with the build of each) -> one Arrow table in ``SCHEMA``."""
-    arrays = row_arrays(rows, _ROW_SPECS, Message)
-    if arrays is None:
-        arrays = _python_arrays(rows)
+    arrays = _python_arrays(rows)
     arrays.append(_repeated(builds))
     arrays.append(_repeated([day] * len(rows)))
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
 def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
-    """The row columns' arrays, each value encoded in Python (what the native builder declines)."""
-    plain = plain_arrays(rows, _PLAIN, ROW_FIELDS)
-    if plain is None:
-        # ``zip`` turns the rows into columns in one C-level pass.
-        columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
-    else:
-        columns = {
-            name: list(map(operator.itemgetter(index), rows))
-            for index, name in enumerate(ROW_FIELDS)
-            if name in _ENCODED
-        }
+    """The row columns' arrays, each value encoded to its stored text."""
+    # ``zip`` turns the rows into columns in one C-level pass.
+    columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
     arrays: list[pa.Array] = []
     for name in ROW_FIELDS:
-        if plain is not None and name in plain:
-            arrays.append(plain[name])
-            continue
         values: Any = columns.get(name, ())
         if name in _JSON_FIELDS:
             values = [None if v is None else dumps(v) for v in values]

@@ -1,7 +1,7 @@
 """A fixed, seeded corpus for the redaction scanner: every bench shape and every kind of PII.
 
 ``digests`` gives the sha256 of what ``Tokeniser.redact`` makes of each part of the corpus;
-the values were recorded from the pure-Python scanner before the native one was added
+the values were recorded from the scanner once
 (``test_scanner_digests``), so any change in output, on any shape or kind, shows as a new
 digest. The texts mix valid and invalid values of every detector, their percent- and
 backslash-u-escaped forms, base64, non-ASCII letters and digits, and long (gated) texts.

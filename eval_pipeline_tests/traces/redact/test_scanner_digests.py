@@ -1,11 +1,9 @@
 # ruff: noqa: E501  (the recorded digests, one a line)
-"""The scanner's output on the seeded corpus is what the pure-Python scanner gave.
+"""The scanner's output on the seeded corpus is what it was when the digests were recorded.
 
-The digests were recorded (``redact_corpus.digests``) from the scanner as it was before the
-native scanner (``_scanner.c``) existed; this test holds the current scanner to them, on every
+The digests (``redact_corpus.digests``) hold the scanner to its recorded output on every
 bench shape (20 KB and 1 MB) and on seeded texts of every kind of personal data, under five
-policies. The ``dense_pii_other_digit`` shape (added later) was recorded from the Python
-scan (``Tokeniser(..., native=False)``), its reference.
+policies: a change of engine or layout must not change what is stored.
 """
 
 from eval_pipeline_tests.traces.redact import redact_corpus

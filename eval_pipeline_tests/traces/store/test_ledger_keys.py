@@ -1,22 +1,19 @@
 """The ledger records exactly the keys it is given, and finds them, on SQLite and PostgreSQL.
 
-SQLite takes the keys as one JSON document grouped by trace (``ledger._keys_document``,
-natively by ``_keys`` when the keys are plain: the same text); PostgreSQL as rows. Either way
+SQLite takes the keys as one JSON document grouped by trace (``ledger._keys_document``);
+PostgreSQL as rows. Either way
 every (trace id, span id, is root) key is one ledger row, and a key given twice, or already
 stored, fails the part's commit.
 """
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from eval_pipeline.traces.store import ledger as ledger_module
 from eval_pipeline.traces.store.ledger import SPAN_KEYS, Ledger, dispose_ledgers, ledger_engine
 from eval_pipeline_tests.defs.postgres import scratch_database
 
@@ -75,28 +72,3 @@ _IDS = st.one_of(
     st.text(alphabet='"\\\x00\x1f\n aé𝔘', max_size=10),
     st.text(max_size=20),
 )
-
-
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
-)
-@given(st.lists(st.tuples(_IDS, _IDS, st.booleans()), max_size=30))
-def test_the_native_keys_document_equals_the_python_one(
-    keys: list[tuple[str, str, bool]],
-) -> None:
-    assert ledger_module._native_document is not None  # `setup.py build_ext --inplace`
-    native = ledger_module._native_document(keys)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ledger_module, "_native_document", None)
-        expected = ledger_module._keys_document(keys)
-    assert native == expected
-
-
-@pytest.mark.parametrize(
-    "key",
-    [("t", "s", 1), ("t", 5, True), ("t\ud800", "s", True), ["t", "s", True]],
-    ids=["int-root", "int-span", "surrogate", "list"],
-)
-def test_keys_it_does_not_take_are_grouped_in_python(key: Any) -> None:
-    assert ledger_module._native_document is not None
-    assert ledger_module._native_document([("t", "a", True), key]) is None
