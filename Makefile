@@ -56,9 +56,11 @@ ui: setup
 	DAGSTER_HOME=$${EVAL_PIPELINE_HOME:-$$PWD/.eval_pipeline}/dagster $(BIN)/eval-pipeline ui
 
 bench: setup
-	$(BIN)/eval-pipeline bench ingest
-	$(BIN)/eval-pipeline bench score
-	$(BIN)/eval-pipeline bench gate
+	$(BIN)/python -m benchmarks ingest
+	$(BIN)/python -m benchmarks score
+	$(BIN)/python -m benchmarks gate
+	$(BIN)/python -m benchmarks redact
+	$(BIN)/python -m benchmarks serve
 
 screenshots: setup system-deps
 	EVAL_PIPELINE_SAVE_SCREENSHOTS=1 $(BIN)/python -m pytest eval_pipeline_tests/defs/test_ui_browser.py \

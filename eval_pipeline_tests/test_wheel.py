@@ -3,12 +3,12 @@
 The wheel is built from the working tree (offline, no build isolation, with ``CC=false`` so
 that any attempt to compile fails) and is pure: tagged ``py3-none-any``, holding ``eval_pipeline``
 alone (every file of the package's source tree, its package data included; no native code, no
-``eval_pipeline_tests``, no top-level ``benchmarks``, ``examples`` or ``data``). It is installed into a fresh
-virtual environment beside the lock's dependencies, and the installed ``eval-pipeline`` runs
-from a temporary folder outside the clone, with a temporary ``EVAL_PIPELINE_HOME`` and no
-``PYTHONPATH``: ``datasets list`` lists the shipped datasets, ``builds register`` accepts the
-shipped suite, and ``gate`` passes an unchanged candidate (exit 0) and fails a regressed one
-(exit 1).
+``eval_pipeline_tests``, no top-level ``benchmarks``, ``examples`` or ``data``). It is installed
+into a fresh virtual environment beside the lock's dependencies, and the installed
+``eval-pipeline`` runs from a temporary folder outside the clone, with a temporary
+``EVAL_PIPELINE_HOME`` and no ``PYTHONPATH``: ``datasets list`` lists the shipped datasets,
+``builds register`` accepts the shipped suite, and ``gate`` passes an unchanged candidate
+(exit 0) and fails a regressed one (exit 1).
 
 Dependencies: installing the lock from an index takes about 100 s here and reaches pypi.org (35
 of its pins are on no local index), and tests stay off the network. So the lock's pins are
@@ -98,7 +98,9 @@ def _build_wheel(work: Path) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
     shutil.copytree(
-        REPO / "eval_pipeline", source / "eval_pipeline", ignore=shutil.ignore_patterns("__pycache__")
+        REPO / "eval_pipeline",
+        source / "eval_pipeline",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
     dist = work / "dist"
     subprocess.run(

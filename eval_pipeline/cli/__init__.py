@@ -15,7 +15,6 @@ import click
 
 from eval_pipeline.cli import (
     alerts,
-    bench,
     build_registry,
     builds,
     calibrate,
@@ -58,7 +57,6 @@ for module in (
     import_cmd,
     detect,
     alerts,
-    bench,
     report,
     feedback,
     review,

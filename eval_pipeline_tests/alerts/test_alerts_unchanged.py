@@ -13,10 +13,10 @@ import hashlib
 import json
 from pathlib import Path
 
+from benchmarks.serve import FAILED_TOOL_SHARE, payloads
 from eval_pipeline.alerts.store import AlertStore
 from eval_pipeline.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.alerts.worker import DetectorWorker
-from eval_pipeline.benchmarks.serve import FAILED_TOOL_SHARE, payloads
 from eval_pipeline.detectors.config import DetectorConfig
 from eval_pipeline.detectors.registry import default_detectors
 from eval_pipeline.home import Home

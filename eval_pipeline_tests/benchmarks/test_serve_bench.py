@@ -7,7 +7,7 @@ share of tool calls asked for.
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from eval_pipeline.benchmarks.serve import FAILED_TOOL_SHARE, failed_traces, payloads, spans_in
+from benchmarks.serve import FAILED_TOOL_SHARE, failed_traces, payloads, spans_in
 
 
 def _spans(body: bytes) -> list:

@@ -12,7 +12,7 @@ import os
 from concurrent.futures import wait
 from pathlib import Path
 
-from eval_pipeline.benchmarks.serve import PROTOBUF, payloads, spans_in
+from benchmarks.serve import PROTOBUF, payloads, spans_in
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.auth import Grant, Scope
 from eval_pipeline.realtime.write_path import WritePath, WriterSpec

@@ -17,7 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.benchmarks.score import _cases
+from benchmarks.score import _cases
 from eval_pipeline.datasets.item import (
     DatasetItem,
     ExpectedToolCall,
@@ -36,7 +36,7 @@ from eval_pipeline.traces.runs.assemble import assemble_runs
 
 Pair = tuple[AgentRun, DatasetItem]
 _DATA = Path(__file__).resolve().parents[2] / "data"
-_TAU2 = package_path("eval_pipeline.benchmarks", "tau2_checks", "tau2_action_checks.json")
+_TAU2 = package_path("benchmarks", "tau2_checks", "tau2_action_checks.json")
 _ANSWERS = (
     "I have cancelled the reservation and sent you a confirmation.",
     "Your refund of $20 has been issued. I could not book the flight.",

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_pipeline.benchmarks.score import _cases
+from benchmarks.score import _cases
 from eval_pipeline.datasets.item import ExpectedToolCall
 from eval_pipeline.scoring.action_claims import (
     _COMPLETION_WORDS,

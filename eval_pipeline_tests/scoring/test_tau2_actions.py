@@ -19,7 +19,7 @@ from eval_pipeline.scoring.end_state import parse_end_state, performed_by
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline_tests.scoring.builders import call, make_item, make_run
 
-FIXTURE = package_path("eval_pipeline.benchmarks", "tau2_checks", "tau2_action_checks.json")
+FIXTURE = package_path("benchmarks", "tau2_checks", "tau2_action_checks.json")
 SIMULATIONS: list[dict[str, Any]] = json.loads(FIXTURE.read_text())
 READ_PREFIXES = ("get_", "find_", "search_", "list_", "calculate", "think", "transfer_to")
 

@@ -9,7 +9,6 @@ tree.
 import json
 import shutil
 
-import pytest
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
@@ -122,37 +121,6 @@ def test_unknown_build_and_bfcl_seam():
     assert result.exit_code in (0, 2)
     if result.exit_code == 2:
         assert "bfcl" in result.output
-
-
-def test_bench_ingest_reports_a_ratio():
-    result = _invoke("bench", "ingest", "--spans", "200", "--format", "json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["spans"] == 200 and report["ratio"] > 0
-    assert set(report["pipeline_us_per_span_by_stage"]) == {
-        "decode_normalise_redact",
-        "completeness",
-        "store",
-    }
-    general = report["general_path_us_per_span_by_stage"]
-    assert general["total"] == pytest.approx(sum(v for k, v in general.items() if k != "total"))
-    assert "(default policy)" in report["pipeline"]
-
-
-def test_bench_ingest_measures_the_json_encoding_against_a_json_reference():
-    result = _invoke("bench", "ingest", "--spans", "200", "--encoding", "json", "--format", "json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["encoding"] == "json" and report["spans"] == 200
-    assert report["reference"].startswith("json.loads")
-
-
-def test_bench_ingest_takes_the_keep_tools_policy():
-    result = _invoke(
-        "bench", "ingest", "--spans", "200", "--redaction-policy", "keep-tools", "--format", "json"
-    )
-    assert result.exit_code == 0, result.output
-    assert "(keep-tools policy)" in json.loads(result.output)["pipeline"]
 
 
 def test_traces_show_names_every_build_holding_a_trace_and_build_selects_one():

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from eval_pipeline.benchmarks.ingest import make_payload
+from benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_otlp
 from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows

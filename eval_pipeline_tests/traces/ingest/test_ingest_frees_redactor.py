@@ -9,7 +9,7 @@ until then.
 import gc
 from pathlib import Path
 
-from eval_pipeline.benchmarks.ingest import make_payload
+from benchmarks.ingest import make_payload
 from eval_pipeline.traces.decode.otlp import PROTOBUF
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
 from eval_pipeline.traces.redact.pii import Tokeniser

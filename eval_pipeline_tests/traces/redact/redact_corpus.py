@@ -12,7 +12,7 @@ import hashlib
 import random
 from collections.abc import Iterator
 
-from eval_pipeline.benchmarks.redact import _iban, _luhn_completed, shapes
+from benchmarks.redact import _iban, _luhn_completed, shapes
 from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser, detectors_for
 from eval_pipeline_tests.traces.redact.phone_formats import LOOKALIKES, PHONES
 

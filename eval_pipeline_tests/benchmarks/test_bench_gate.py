@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
+from benchmarks.cli import bench
 from eval_pipeline.cli import cli
 
 
 def test_bench_gate_reports_a_ratio_against_the_reference() -> None:
     result = CliRunner().invoke(
-        cli, ["bench", "gate", "--resamples", "200", "--reference-resamples", "100",
+        bench, ["gate", "--resamples", "200", "--reference-resamples", "100",
               "--format", "json"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -27,7 +28,7 @@ def test_bench_gate_reports_a_ratio_against_the_reference() -> None:
 
 def test_gate_files_are_what_the_gate_reads(tmp_path: Path) -> None:
     out = CliRunner().invoke(
-        cli, ["bench", "gate-files", "--rows", "3000", "--output-dir", str(tmp_path),
+        bench, ["gate-files", "--rows", "3000", "--output-dir", str(tmp_path),
               "--format", "json"],
     )  # fmt: skip
     assert out.exit_code == 0, out.output

@@ -1,8 +1,8 @@
-"""CLI: `bench` commands (see the package docstring for exit codes).
+"""The benchmark harness's command line: ``python -m benchmarks <name> [--format json]``.
 
-``eval-pipeline bench <name> [--format json]`` runs ``eval_pipeline.benchmarks.<name>.run`` and
-prints its result (a ratio against a reference measured in the same run). Other benchmarks are
-added as subcommands of the ``bench`` group below (append, never rewrite).
+Each subcommand runs ``benchmarks.<name>.run`` and prints its result (ratios against a
+reference measured in the same run). The harness lives beside the package, not in it: it is a
+tool for developers, run from a clone, and nothing in ``eval_pipeline`` imports it.
 """
 
 import json
@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 
-@click.group("bench")
+@click.group("bench", context_settings={"help_option_names": ["-h", "--help"]})
 def bench() -> None:
     """Benchmarks that report a ratio against an in-run reference."""
 
@@ -52,7 +52,7 @@ def _emit(result: dict[str, Any], fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_ingest(n_spans: int, policy: str, encoding: str, fmt: str) -> None:
     """Spans/s through decode -> normalise -> redact -> store vs a plain parse->Parquet walk."""
-    from eval_pipeline.benchmarks.ingest import run
+    from benchmarks.ingest import run
 
     _emit(run(n_spans=n_spans, policy_name=policy, encoding=encoding), fmt)
 
@@ -76,7 +76,7 @@ def bench_ingest(n_spans: int, policy: str, encoding: str, fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_score(n_runs: int, peer_runs: int, fmt: str) -> None:
     """Runs/s of the deterministic suite vs a tool-name recall loop and RAGAS / DeepEval."""
-    from eval_pipeline.benchmarks.score import run
+    from benchmarks.score import run
 
     _emit(run(n_runs=n_runs, peer_runs=peer_runs), fmt)
 
@@ -109,7 +109,7 @@ def bench_gate(
     n_resamples: int, reference_metrics: int, reference_resamples: int, fmt: str
 ) -> None:
     """A full gate (15 metrics x 10 slices x 150 items x 3 runs) vs the reference bootstrap."""
-    from eval_pipeline.benchmarks.gate import run
+    from benchmarks.gate import run
 
     _emit(
         run(
@@ -138,7 +138,7 @@ def bench_gate(
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_gate_files(rows: int, output_dir: Path, fmt: str) -> None:
     """Write a suite and two score files of ROWS rows, to time `gate` on them (see its output)."""
-    from eval_pipeline.benchmarks.gate_scale import write_scale_inputs
+    from benchmarks.gate_scale import write_scale_inputs
 
     _emit(write_scale_inputs(rows, output_dir), fmt)
 
@@ -151,12 +151,9 @@ def bench_gate_files(rows: int, output_dir: Path, fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_export(n_scores: int, repeats: int, fmt: str) -> None:
     """Evaluation events/s exported over OTLP HTTP and gRPC vs sending pre-serialised bodies."""
-    from eval_pipeline.benchmarks.export import run
+    from benchmarks.export import run
 
     _emit(run(n_scores=n_scores, repeats=repeats), fmt)
-
-
-COMMANDS: list[click.Command] = [bench]
 
 
 @bench.command("serve")
@@ -188,7 +185,7 @@ def bench_serve(
     fmt: str,
 ) -> None:
     """Persisted spans/s through `serve` vs the plain walk; alert latency ack -> webhook."""
-    from eval_pipeline.benchmarks.serve import run
+    from benchmarks.serve import run
 
     _emit(
         run(
@@ -214,6 +211,6 @@ def bench_serve(
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def bench_redact(repeats: int, fmt: str) -> None:
     """Milliseconds to scan one 1 MB attribute of each hostile shape vs the 50 ms budget."""
-    from eval_pipeline.benchmarks.redact import run
+    from benchmarks.redact import run
 
     _emit(run(repeats=repeats), fmt)

@@ -9,15 +9,15 @@ import json
 
 from click.testing import CliRunner
 
-from eval_pipeline.benchmarks.score import _cases
-from eval_pipeline.cli import cli
+from benchmarks.cli import bench
+from benchmarks.score import _cases
 from eval_pipeline.scoring.action_claims import find_claims
 from eval_pipeline.scoring.registry import select_metric_ids
 
 
 def test_bench_score_reports_rows_for_every_metric_and_the_peers() -> None:
     result = CliRunner().invoke(
-        cli, ["bench", "score", "--runs", "60", "--peer-runs", "20", "--format", "json"]
+        bench, ["score", "--runs", "60", "--peer-runs", "20", "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from eval_pipeline.benchmarks.redact import SIZE, run, shapes
-from eval_pipeline.cli import cli
+from benchmarks.cli import bench
+from benchmarks.redact import SIZE, run, shapes
 
 _CLEAN = ("percent", "at", "digits", "a", "a_at", "clean_prose", "base64")
 _DENSE = ("emails", "cards", "phones", "ibans", "ssns", "dense_pii_prose", "dense_pii_other_digit")
@@ -49,6 +49,6 @@ def test_every_shape_is_one_megabyte() -> None:
 
 @pytest.mark.slow
 def test_cli_reports_each_shape_against_the_budget() -> None:
-    result = CliRunner().invoke(cli, ["bench", "redact", "--repeats", "1", "--format", "json"])
+    result = CliRunner().invoke(bench, ["redact", "--repeats", "1", "--format", "json"])
     assert result.exit_code == 0, result.output
     _check(json.loads(result.output), SIZE)

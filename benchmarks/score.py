@@ -27,6 +27,7 @@ import json
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from eval_pipeline.datasets.item import (
@@ -36,11 +37,10 @@ from eval_pipeline.datasets.item import (
     OrderingConstraint,
 )
 from eval_pipeline.offline import disable_telemetry
-from eval_pipeline.package_data import package_path
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.traces.model import AgentRun, EvalContext, Handoff, ToolCall
 
-FIXTURE = package_path("eval_pipeline.benchmarks", "tau2_checks", "tau2_action_checks.json")
+FIXTURE = Path(__file__).parent / "tau2_checks" / "tau2_action_checks.json"
 _ANSWERS = (
     "I have cancelled the reservation and sent you a confirmation.",
     "Your order has been returned successfully; the refund goes to your card.",

@@ -43,7 +43,7 @@ import orjson
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
-from eval_pipeline.benchmarks.ingest import make_payload, reference
+from benchmarks.ingest import make_payload, reference
 
 PROTOBUF = {"content-type": "application/x-protobuf"}
 FAILED_TOOL_SHARE = 0.01
