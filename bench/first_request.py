@@ -26,7 +26,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 from eval_pipeline.benchmarks.ingest import make_payload
 started = time.perf_counter()
-from eval_pipeline.realtime.receiver import make_app
+from eval_pipeline.realtime.receiver.http_receiver import make_app
 with TestClient(make_app(Path(sys.argv[1]))) as client:
     ready = time.perf_counter()
     headers = {"content-type": "application/x-protobuf"}

@@ -13,6 +13,7 @@ others are stored (``EventsRejected``, a ``ValueError``: the receiver's 400 for 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
@@ -23,7 +24,6 @@ from eval_pipeline.backends.evaluation_event import (
     score_from_record,
 )
 from eval_pipeline.backends.imported_scores import IMPORTED_PREFIX, store_imported_scores
-from eval_pipeline.realtime.auth import Grant
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 
@@ -31,6 +31,19 @@ DEFAULT_SCORER = f"{IMPORTED_PREFIX}otel"
 """Scorer id of an evaluation event that names no evaluator (another tool sent it)."""
 SHOWN_ERRORS = 5
 """Problems named in one response's ``error_message`` (the count covers them all)."""
+
+
+class Grant(Protocol):
+    """What the handler asks of the receiver's sender (``realtime.receiver.auth.Grant`` is one).
+
+    A protocol, not an import: the receiver calls this handler, so the handler must not depend
+    on the receiver (dependencies run from the real-time plane down to the importers' back ends).
+    """
+
+    @property
+    def writes_evaluation_builds(self) -> bool:
+        """Whether the sender may write a build other than the default (never a pinned one)."""
+        ...
 
 
 @dataclass

@@ -151,7 +151,7 @@ def wait_for_alerts(
     home: Home, trace_ids: list[str], timeout_s: float = 30.0
 ) -> dict[str, list[str]]:
     """The stored alerts' detectors per trace, once every mistyped-order trace has one."""
-    from eval_pipeline.alerts.store import AlertStore
+    from eval_pipeline.realtime.alerts.store import AlertStore
 
     store = AlertStore(home.state_url)
     wanted = set(trace_ids[-len(TYPOS) :])
@@ -245,7 +245,7 @@ def gate_candidate(home: Home, suite_path: Path) -> Any:
 
 def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None) -> LoopResult:
     """The whole loop on ``home``; ``say`` gets one line per step."""
-    from eval_pipeline.evaluation.online_sample import sample_path
+    from eval_pipeline.realtime.online.sample import sample_path
 
     work = home.root / "demo-loop"
     work.mkdir(parents=True, exist_ok=True)
@@ -298,7 +298,7 @@ def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None)
 def review_and_triage(home: Home, result: LoopResult, say: Callable[[str], None]) -> None:
     """The review queue, then the reviewer's defect verdict with references into the dataset."""
     from eval_pipeline.cli.triage import triage_trace
-    from eval_pipeline.feedback.store import FeedbackStore
+    from eval_pipeline.realtime.feedback.store import FeedbackStore
 
     store = FeedbackStore(home.state_url)
     queue = store.reviews("open")

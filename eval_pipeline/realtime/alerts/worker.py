@@ -1,0 +1,331 @@
+"""The detector worker: consumes the span stream, runs the detectors, raises alerts.
+
+Per fetched batch: span events go through the span-scope detectors and into the plane's
+trace buffer, their alerts are stored and sent, then the spans are acknowledged (at least once: a
+worker that dies before the acknowledgement gets them redelivered, and the alert ids make the
+second pass raise nothing new). A trace-completed event is held, unacknowledged, for the quiet
+period (late spans still arrive), then the trace is assembled from the buffer and judged by
+the trace-scope detectors, its alerts stored, and only then acknowledged (while the worker is
+behind, judging waits up to ``judge_lag_s`` more: span alerts first; and a step judges a
+slice of the due traces, so a backlog of them never holds the next batch). A completion whose
+named spans (those published with the root) are not all buffered yet is left unacknowledged:
+they are in flight, fetched by a worker that died, and come back after the ack wait, as the
+completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
+what arrived).
+
+New alerts go to the webhook through the store's outbox (``AlertDelivery``): stored already
+claimed for the delivery thread, which posts them as soon as they are committed and marks
+them delivered (and sweeps up any other undelivered alert), so each alert reaches the webhook
+once, also across worker restarts; and to the JSON-lines sink at once.
+
+N workers of one plane (threads here, or processes, or hosts) share the durable consumer.
+``DetectorWorker.start`` runs one on a thread (in-process use, tests, ``serve``);
+``eval-pipeline detectors run`` runs N in a process.
+"""
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from eval_pipeline.realtime.alerts.alert import Alert
+from eval_pipeline.realtime.alerts.sinks import AlertSink, WebhookSink
+from eval_pipeline.realtime.alerts.store import AlertStore
+from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
+from eval_pipeline.realtime.detectors.config import DetectorConfig
+from eval_pipeline.realtime.detectors.flag import Detector, Scope
+from eval_pipeline.realtime.detectors.registry import default_detectors, detect_trace
+from eval_pipeline.realtime.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
+from eval_pipeline.realtime.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
+from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.runs.assemble import assemble_runs
+
+_LOG = logging.getLogger(__name__)
+MAX_COMPLETION_DELIVERIES = 5
+"""A completion still missing spans on this delivery is judged on the spans buffered."""
+
+
+@dataclass
+class WorkerStats:
+    """What a worker has done so far (read by tests and ``bench serve``)."""
+
+    spans: int = 0
+    traces: int = 0
+    alerts: int = 0
+    redelivered: int = 0
+    failures: int = 0
+    deferred: int = 0
+    """Completions left for redelivery because spans published with the root were missing."""
+    cpu_s: float = 0.0
+    """CPU seconds the worker's thread spent in ``step`` (``bench serve``: CPU per span)."""
+
+
+class AlertDelivery:
+    """The webhook outbox's sender: one thread posting alerts from the store.
+
+    A worker stores its new alerts claimed for ``lease_s`` (``AlertStore.record(claim_s=)``)
+    and hands them over (``send``): they are posted at once, with no transaction between
+    detection and the webhook. Every ``sweep_s`` the thread also claims and posts whatever
+    else is undelivered (an alert the webhook refused, one whose worker died holding it).
+    """
+
+    def __init__(
+        self,
+        store: AlertStore,
+        webhook: WebhookSink,
+        *,
+        sweep_s: float = 1.0,
+        lease_s: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.webhook = webhook
+        self.sweep_s = sweep_s
+        self.lease_s = lease_s
+        self._handed: deque[tuple[float, Alert]] = deque()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="alert-delivery", daemon=True)
+
+    def start(self) -> "AlertDelivery":
+        """Start the delivery thread."""
+        self._thread.start()
+        return self
+
+    def send(self, alerts: Sequence[Alert]) -> None:
+        """Post these alerts now: stored claimed for ``lease_s``, committed, by the caller."""
+        handed = time.monotonic()
+        self._handed.extend((handed, alert) for alert in alerts)
+        self._wake.set()
+
+    def _run(self) -> None:
+        next_sweep = time.monotonic()
+        while not self._stop.is_set():
+            self._wake.wait(max(0.0, next_sweep - time.monotonic()))
+            self._wake.clear()
+            self.deliver_handed()
+            if time.monotonic() >= next_sweep:
+                self.deliver_pending()
+                next_sweep = time.monotonic() + self.sweep_s
+
+    def deliver_handed(self) -> int:
+        """Post the alerts handed over; how many the webhook accepted.
+
+        One whose claim is half gone (a webhook slow for a long time) is left to the sweep,
+        which claims it again, so no claim ever covers two senders.
+        """
+        fresh: list[Alert] = []
+        while self._handed:
+            handed, alert = self._handed.popleft()
+            if time.monotonic() - handed < self.lease_s / 2:
+                fresh.append(alert)
+        return self._post(fresh) if fresh else 0
+
+    def deliver_pending(self) -> int:
+        """Post every claimable undelivered alert; how many the webhook accepted."""
+        delivered = 0
+        while claimed := self.store.claim_undelivered(lease_s=self.lease_s):
+            accepted = self._post(claimed)
+            delivered += accepted
+            if accepted < len(claimed):
+                break  # the webhook is failing: wait for the next sweep
+        return delivered
+
+    def _post(self, claimed: Sequence[Alert]) -> int:
+        """Post claimed alerts in order; mark the accepted delivered, release the rest."""
+        accepted: list[str] = []
+        for alert in claimed:
+            if not self.webhook.send(alert):
+                break  # the webhook is failing (after its retries): the rest wait too
+            accepted.append(alert.alert_id)
+        self.store.mark_delivered(accepted)
+        self.store.release([a.alert_id for a in claimed[len(accepted) :]])
+        return len(accepted)
+
+    def stop(self) -> None:
+        """Stop after the current delivery; alerts handed over and not posted are released."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+        self.store.release([alert.alert_id for _, alert in self._handed])
+        self._handed.clear()
+        self.webhook.close()
+
+
+@dataclass
+class _Held:
+    delivery: Delivery
+    event: TraceCompleted
+    due: float
+
+
+@dataclass
+class DetectorWorker:
+    """One consumer of ``plane`` running ``detectors`` and recording alerts in ``store``."""
+
+    stream: SpanStream
+    store: AlertStore
+    buffer: TraceBuffer
+    detectors: Sequence[Detector] = field(default_factory=default_detectors)
+    sinks: Sequence[AlertSink] = ()
+    delivery: AlertDelivery | None = None
+    plane: str = REALTIME_PLANE
+    quiet_period_s: float = DetectorConfig().quiet_period_s
+    ack_wait_s: float = 30.0
+    batch: int = 1000
+    stats: WorkerStats = field(default_factory=WorkerStats)
+    judge_lag_s: float = 5.0
+    """How long past due a trace may wait to be judged while the worker is behind (a full
+    fetch, or more waiting): span alerts first, as a trace alert waits for the quiet period
+    anyway."""
+
+    judge_slice: int = 256
+    """Most due traces a step judges, unless it fetched more than half as many completions."""
+
+    def __post_init__(self) -> None:
+        self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
+        self._held: dict[tuple[str, str], _Held] = {}
+        self._span_detectors = tuple(d for d in self.detectors if d.scope == Scope.SPAN)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def step(self, timeout_s: float = 0.5) -> int:
+        """Fetch and process one batch, then judge the traces now due; deliveries processed."""
+        wait = min(timeout_s, max(0.0, self._next_due() - time.monotonic()))
+        deliveries = self._consumer.fetch(self.batch, timeout_s=max(wait, 0.01))
+        self.stats.redelivered += sum(1 for d in deliveries if d.deliveries > 1)
+        spans = [d for d in deliveries if isinstance(d.event, SpanEvent)]
+        if spans:
+            self._on_spans(spans)
+        now = time.monotonic()
+        completions = 0
+        for delivery in deliveries:
+            event = delivery.event
+            if isinstance(event, TraceCompleted):
+                completions += 1
+                self._held[(event.build, event.trace_id)] = _Held(
+                    delivery, event, now + self.quiet_period_s
+                )
+        behind = len(deliveries) >= self.batch or any(d.waiting for d in deliveries[-1:])
+        # A step judges a slice of the due traces (at least twice the completions it fetched,
+        # so judging gains on a backlog); the next fetch does not wait while more are due.
+        # Judging a backlog of thousands of traces at once held span alerts for a second.
+        self._judge_due(
+            time.monotonic() - (self.judge_lag_s if behind else 0.0),
+            max(self.judge_slice, 2 * completions),
+        )
+        return len(deliveries)
+
+    def _next_due(self) -> float:
+        return min((held.due for held in self._held.values()), default=float("inf"))
+
+    def _on_spans(self, deliveries: Sequence[Delivery]) -> None:
+        alerts = []
+        detectors = self._span_detectors
+        for delivery in deliveries:
+            event = delivery.event
+            if isinstance(event, SpanEvent):
+                for detector in detectors:  # as ``detect_span``, its scope filter done once
+                    if flags := detector.detect_span(event.span):
+                        alerts += [Alert.from_flag(flag, event.build) for flag in flags]
+        with self.store.engine.begin() as connection:
+            self.buffer.add(deliveries, connection)
+            new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
+        self._send(new)
+        self._consumer.ack(deliveries)
+        self.stats.spans += len(deliveries)
+
+    def _judge_due(self, now: float, limit: int | None = None) -> None:
+        """Judge the completions due by ``now``: at most ``limit``, the first held first."""
+        keys = []
+        for key, held in self._held.items():  # in the order held: by due time, but for a
+            if held.due <= now:  # completion delivered again while held (due later)
+                keys.append(key)
+                if limit is not None and len(keys) >= limit:
+                    break
+        due = [self._held.pop(key) for key in keys]
+        if not due:
+            return
+        spans = self.buffer.spans(held.event.trace_id for held in due)
+        due = [held for held in due if self._whole(held, spans)]
+        if not due:
+            return
+        completed = [held.event for held in due]
+        alerts = [
+            Alert.from_flag(flag, event.build)
+            for event in completed
+            for run in assemble_runs(spans.get(event.trace_id, []))
+            for flag in detect_trace(run, self.detectors)
+        ]
+        with self.store.engine.begin() as connection:
+            new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
+            self.buffer.forget((e.trace_id for e in completed), connection)
+        self._send(new)
+        self._consumer.ack([held.delivery for held in due])
+        self.stats.traces += len(due)
+
+    def _whole(self, held: _Held, spans: dict[str, list[Span]]) -> bool:
+        """Judge ``held`` now? Not while spans published with its root are in flight."""
+        buffered = {span.span_id for span in spans.get(held.event.trace_id, [])}
+        if buffered.issuperset(held.event.span_ids):
+            return True
+        if held.delivery.deliveries >= MAX_COMPLETION_DELIVERIES:
+            _LOG.warning(
+                "trace %s judged without %d of its spans after %d deliveries",
+                held.event.trace_id,
+                len(set(held.event.span_ids) - buffered),
+                held.delivery.deliveries,
+            )
+            return True
+        self.stats.deferred += 1  # unacknowledged: delivered again after the ack wait
+        return False
+
+    @property
+    def _claim_s(self) -> float | None:
+        """How long new alerts are stored claimed for the webhook sender (None: no webhook)."""
+        return None if self.delivery is None else self.delivery.lease_s
+
+    def _send(self, new: Sequence[Alert]) -> None:
+        """Hand newly stored (and committed) alerts to the webhook sender and the sinks."""
+        if not new:
+            return
+        self.stats.alerts += len(new)
+        if self.delivery is not None:
+            self.delivery.send(new)
+        for sink in self.sinks:
+            for alert in new:
+                sink.send(alert)
+
+    def run(self) -> None:
+        """Process batches until ``stop``; a stream outage or a failed batch is not fatal.
+
+        A batch that failed is not acknowledged, so its events come back after the ack wait
+        (the state database briefly locked, a detector tripping on a span): logged, retried.
+        """
+        while not self._stop.is_set():
+            started = time.thread_time()
+            try:
+                self.step()
+            except StreamUnavailable:
+                self._stop.wait(0.5)
+            except Exception:
+                _LOG.exception("detector worker %s: batch failed; retrying", self.plane)
+                self.stats.failures += 1
+                self._stop.wait(0.5)
+            finally:
+                self.stats.cpu_s += time.thread_time() - started
+
+    def start(self) -> "DetectorWorker":
+        """Run on a daemon thread (``stop`` ends it)."""
+        self._thread = threading.Thread(target=self.run, name=f"detector-{self.plane}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop after the current batch; held completions stay unacknowledged (redelivered)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self._consumer.close()
