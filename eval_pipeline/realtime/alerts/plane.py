@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import IO
 
 from eval_pipeline.home import Home
+from eval_pipeline.realtime.alerts.delivery import AlertDelivery
 from eval_pipeline.realtime.alerts.sinks import AlertSink, JsonLinesSink, WebhookSink
 from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
-from eval_pipeline.realtime.alerts.worker import AlertDelivery, DetectorWorker, WorkerStats
+from eval_pipeline.realtime.alerts.worker import DetectorWorker, WorkerStats
 from eval_pipeline.realtime.detectors.config import DetectorConfig
 from eval_pipeline.realtime.detectors.registry import default_detectors
 from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX

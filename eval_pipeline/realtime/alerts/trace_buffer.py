@@ -27,7 +27,8 @@ from sqlalchemy import (
     select,
 )
 
-from eval_pipeline.realtime.stream.events import SpanEvent, decode
+from eval_pipeline.realtime.stream.decoding import decode
+from eval_pipeline.realtime.stream.events import SpanEvent
 from eval_pipeline.realtime.stream.protocol import Delivery
 from eval_pipeline.statedb import METADATA, engine_for, insert_tuples
 from eval_pipeline.traces.model import Span
