@@ -96,7 +96,8 @@ def serve(
     from eval_pipeline.realtime.receiver.auth import Authenticator, TokenError, load_tokens
     from eval_pipeline.realtime.receiver.http_body import BodyLimits
     from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
-    from eval_pipeline.realtime.receiver.write_path import WritePath, Writer, WriterSpec
+    from eval_pipeline.realtime.receiver.write_path import WritePath
+    from eval_pipeline.realtime.receiver.writer import Writer, WriterSpec
     from eval_pipeline.realtime.stream import StreamUnavailable, open_stream
     from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore

@@ -41,7 +41,8 @@ from eval_pipeline.realtime.receiver.auth import Authenticator, Grant
 from eval_pipeline.realtime.receiver.feedback_route import feedback_endpoint
 from eval_pipeline.realtime.receiver.http_body import BodyLimits, media_kind, read_body
 from eval_pipeline.realtime.receiver.rpc_status import Refusal
-from eval_pipeline.realtime.receiver.write_path import Accepted, SpanPublisher, WritePath, Writer
+from eval_pipeline.realtime.receiver.write_path import WritePath
+from eval_pipeline.realtime.receiver.writer import Accepted, SpanPublisher, Writer
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.redact.redactor import RedactionPolicy

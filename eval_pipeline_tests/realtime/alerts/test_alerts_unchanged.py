@@ -21,7 +21,7 @@ from eval_pipeline.realtime.alerts.worker import DetectorWorker
 from eval_pipeline.realtime.detectors.config import DetectorConfig
 from eval_pipeline.realtime.detectors.registry import default_detectors
 from eval_pipeline.realtime.receiver.auth import Grant, Scope
-from eval_pipeline.realtime.receiver.write_path import WriterSpec
+from eval_pipeline.realtime.receiver.writer import WriterSpec
 from eval_pipeline.realtime.stream import open_stream
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 from eval_pipeline.traces.model import Message, Operation, StatusCode

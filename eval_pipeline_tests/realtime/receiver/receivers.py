@@ -15,7 +15,8 @@ from eval_pipeline.realtime.receiver.auth import Authenticator, Scope
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.realtime.receiver.http_receiver import LogsHandler
 from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
-from eval_pipeline.realtime.receiver.write_path import SpanPublisher, WritePath, Writer
+from eval_pipeline.realtime.receiver.write_path import WritePath
+from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 BUILD_ATTRIBUTE = "eval_pipeline.build.id"

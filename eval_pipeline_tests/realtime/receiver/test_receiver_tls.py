@@ -17,7 +17,8 @@ from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.auth import Authenticator
 from eval_pipeline.realtime.receiver.grpc_receiver import TRACE_SERVICE
 from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
-from eval_pipeline.realtime.receiver.write_path import WritePath, Writer
+from eval_pipeline.realtime.receiver.write_path import WritePath
+from eval_pipeline.realtime.receiver.writer import Writer
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 from eval_pipeline_tests.realtime.receiver.receivers import traces_request
 

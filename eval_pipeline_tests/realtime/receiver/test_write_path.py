@@ -15,7 +15,8 @@ from pathlib import Path
 from eval_pipeline.benchmarks.serve import PROTOBUF, payloads, spans_in
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.receiver.auth import Grant, Scope
-from eval_pipeline.realtime.receiver.write_path import WritePath, WriterSpec
+from eval_pipeline.realtime.receiver.write_path import WritePath
+from eval_pipeline.realtime.receiver.writer import WriterSpec
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 
 
