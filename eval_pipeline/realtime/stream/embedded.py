@@ -33,12 +33,9 @@ from sqlalchemy import (
     update,
 )
 
-from eval_pipeline.realtime.stream.events import (
-    DEFAULT_PREFIX,
-    OutgoingMessage,
-    decode,
-    encode_rows,
-)
+from eval_pipeline.realtime.stream.decoding import decode
+from eval_pipeline.realtime.stream.encoding import encode_rows
+from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX, OutgoingMessage
 from eval_pipeline.realtime.stream.protocol import Delivery
 from eval_pipeline.statedb import METADATA, engine_for, insert_new, insert_tuples
 from eval_pipeline.traces.store.span_table import Row

@@ -22,13 +22,9 @@ from nats.errors import Error as NatsError
 from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
-from eval_pipeline.realtime.stream.events import (
-    DEFAULT_PREFIX,
-    OutgoingMessage,
-    StreamUnavailable,
-    decode,
-    encode_rows,
-)
+from eval_pipeline.realtime.stream.decoding import decode
+from eval_pipeline.realtime.stream.encoding import encode_rows
+from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX, OutgoingMessage, StreamUnavailable
 from eval_pipeline.realtime.stream.loop_thread import LoopThread
 from eval_pipeline.realtime.stream.protocol import Delivery
 from eval_pipeline.traces.store.span_table import Row

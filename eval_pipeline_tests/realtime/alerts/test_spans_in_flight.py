@@ -18,7 +18,9 @@ from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.realtime.alerts.worker import DetectorWorker
 from eval_pipeline.realtime.detectors.registry import default_detectors
 from eval_pipeline.realtime.stream import open_stream
-from eval_pipeline.realtime.stream.events import SpanEvent, TraceCompleted, decode, encode_rows
+from eval_pipeline.realtime.stream.decoding import decode
+from eval_pipeline.realtime.stream.encoding import encode_rows
+from eval_pipeline.realtime.stream.events import SpanEvent, TraceCompleted
 from eval_pipeline.realtime.stream.protocol import REALTIME_PLANE, Delivery
 from eval_pipeline_tests.realtime.alerts.test_plane import DAY, QUICK, prefix, replayed, stream_url
 from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows

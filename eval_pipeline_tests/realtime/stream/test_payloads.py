@@ -11,7 +11,9 @@ import dataclasses
 
 import pytest
 
-from eval_pipeline.realtime.stream.events import SpanEvent, decode, encode_rows
+from eval_pipeline.realtime.stream.decoding import decode
+from eval_pipeline.realtime.stream.encoding import encode_rows
+from eval_pipeline.realtime.stream.events import SpanEvent
 from eval_pipeline.traces.model import SpanEvent as RecordedEvent
 from eval_pipeline.traces.store.span_table import row_span, span_row
 from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows
