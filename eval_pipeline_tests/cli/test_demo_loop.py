@@ -14,7 +14,8 @@ import yaml
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
-from eval_pipeline.cli.demo_loop import REGRESSION, TYPOS
+from eval_pipeline.cli.demo_live import TYPOS
+from eval_pipeline.cli.demo_loop import REGRESSION
 from eval_pipeline.datasets.store import default_dataset_store
 from eval_pipeline.evaluation.stages import decide_gate, load_stage
 from eval_pipeline.home import current_home
