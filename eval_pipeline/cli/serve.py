@@ -88,8 +88,8 @@ def serve(
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
-    from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
     from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.importers.backends.otel_events import EvaluationEventHandler
     from eval_pipeline.realtime.alerts.plane_process import PlaneProcess
     from eval_pipeline.realtime.detectors.config import load_detector_config
     from eval_pipeline.realtime.detectors.registry import default_detectors

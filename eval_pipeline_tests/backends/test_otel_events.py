@@ -26,10 +26,10 @@ from eval_pipeline.backends.evaluation_event import (
     SCORER_ID,
     SCORER_VERSION,
 )
-from eval_pipeline.backends.otel_events_in import EvaluationEventHandler, EventsRejected
 from eval_pipeline.backends.otel_events_out import requests_for
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.backends.otel_events import EvaluationEventHandler, EventsRejected
 from eval_pipeline.realtime.receiver.auth import Grant
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore

@@ -1,7 +1,9 @@
-"""Importers: benchmark source files -> dataset items (tau2, tau-bench v1, BFCL, AgentDojo).
+"""The dataset import: benchmark source files -> items (tau2, tau-bench v1, BFCL, AgentDojo).
 
-``import_items(format, paths)`` reads the sources; ``import_dataset(...)`` wraps the items as
-a dataset version ready to publish. Each importer lives in its own module.
+``import_items(format, paths)`` reads the sources with that benchmark's reader
+(``importers.benchmarks``: the same reader the trace import uses for its results files);
+``import_dataset(...)`` wraps the items as a dataset version ready to publish. ``curation``
+rebuilds the shipped datasets from the repository's fixtures.
 """
 
 from collections.abc import Callable, Sequence
@@ -9,8 +11,8 @@ from pathlib import Path
 from typing import cast
 
 from eval_pipeline.datasets.artefact import Dataset, DatasetKind, kind_of_name
-from eval_pipeline.datasets.importers.imported import ImportedItems
-from eval_pipeline.datasets.importers.source_files import SourceError
+from eval_pipeline.importers.imported import ImportedItems
+from eval_pipeline.importers.source_files import SourceError
 
 Importer = Callable[[Sequence[Path]], ImportedItems]
 
@@ -26,19 +28,19 @@ FORMATS: tuple[str, ...] = tuple(DEFAULT_KINDS)
 def importer(fmt: str) -> Importer:
     """The import function for ``fmt`` (one of ``FORMATS``)."""
     if fmt == "tau2":
-        from eval_pipeline.datasets.importers.tau2 import import_tau2
+        from eval_pipeline.importers.benchmarks import tau2
 
-        return import_tau2
+        return tau2.import_tasks
     if fmt == "taubench":
-        from eval_pipeline.datasets.importers.taubench import import_taubench
+        from eval_pipeline.importers.benchmarks import taubench
 
-        return import_taubench
+        return taubench.import_tasks
     if fmt == "bfcl":
-        from eval_pipeline.datasets.importers.bfcl import import_bfcl
+        from eval_pipeline.importers.benchmarks.bfcl import import_bfcl
 
         return import_bfcl
     if fmt == "agentdojo":
-        from eval_pipeline.datasets.importers.agentdojo import import_agentdojo
+        from eval_pipeline.importers.benchmarks.agentdojo import import_agentdojo
 
         return import_agentdojo
     raise SourceError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")

@@ -8,7 +8,7 @@ recorded usage, tool spans with arguments and results, and the recorded reward a
 
 import json
 
-from eval_pipeline.importers import tau2, taubench
+from eval_pipeline.importers.benchmarks import tau2, taubench
 from eval_pipeline.traces.model import Operation
 from eval_pipeline.traces.runs.assemble import assemble_runs
 from eval_pipeline_tests.traces.builders import TAU

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.datasets.importers.imported import ImportedItems, merge, openai_function
-from eval_pipeline.datasets.importers.source_files import SourceError, read_jsonl
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
+from eval_pipeline.importers.imported import ImportedItems, merge, openai_function
+from eval_pipeline.importers.source_files import SourceError, read_jsonl
 
 UPSTREAM = "ShishirPatil/gorilla berkeley-function-call-leaderboard (BFCL v4)"
 LICENCE = "Apache-2.0"

@@ -18,11 +18,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.datasets.importers.bfcl import category, import_bfcl
-from eval_pipeline.datasets.importers.source_files import SourceError, read_jsonl
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.importers.benchmarks.bfcl import category, import_bfcl
 from eval_pipeline.importers.conversation import Turn, conversation_spans
 from eval_pipeline.importers.report import ImportReport
+from eval_pipeline.importers.source_files import SourceError, read_jsonl
 from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult
 from eval_pipeline.traces.ingest.ingest import RowStore, ingest
 from eval_pipeline.traces.model import EvalContext, Span

@@ -9,7 +9,7 @@ protobuf; a folder's ``.jsonl`` and ``.gz`` files are ingested, not skipped.
 import gzip
 import json
 
-from eval_pipeline.importers.files import expand, ingest_files
+from eval_pipeline.importers.traces.files import expand, ingest_files
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.traces.builders import AGENTS, OTEL
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.datasets.importers.imported import ImportedItems, merge, openai_function
-from eval_pipeline.datasets.importers.source_files import SourceError, read_json
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
+from eval_pipeline.importers.imported import ImportedItems, merge, openai_function
+from eval_pipeline.importers.source_files import SourceError, read_json
 
 UPSTREAM = "ethz-spylab/agentdojo v1 (agentdojo 0.1.35 export)"
 LICENCE = "MIT"

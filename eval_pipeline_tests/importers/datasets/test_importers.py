@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from eval_pipeline.datasets.importers import SourceError, import_dataset, import_items
 from eval_pipeline.datasets.item import OrderingConstraint
+from eval_pipeline.importers.datasets import SourceError, import_dataset, import_items
 from eval_pipeline.package_data import package_path
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 TAU2 = DATA / "taubench/tau2"
 V1 = DATA / "taubench/v1"
 BFCL_Q = DATA / "bfcl_questions/BFCL_v4_simple_python.jsonl.gz"

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.importers import tau2, taubench
+from eval_pipeline.importers.benchmarks import tau2, taubench
 from eval_pipeline.importers.report import ImportReport, Recorded
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.traces.decode.errors import (

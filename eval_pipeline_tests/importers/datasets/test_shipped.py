@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from eval_pipeline.datasets.curation import (
+from eval_pipeline.datasets.item import OrderingConstraint
+from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
+from eval_pipeline.importers.datasets.curation import (
     banking_injection_set,
     main,
     publish_shipped,
     retail_refunds_golden,
 )
-from eval_pipeline.datasets.item import OrderingConstraint
-from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 def test_shipped_datasets_are_reproducible_from_fixtures() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from eval_pipeline.importers.files import ingest_files
+from eval_pipeline.importers.traces.files import ingest_files
 from eval_pipeline.realtime.receiver.http_receiver import make_app
 from eval_pipeline.traces.decode.otlp import PROTOBUF
 from eval_pipeline.traces.model import Operation, Span

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
-from eval_pipeline.importers.bfcl_results import ingest_bfcl_results, parse_output
+from eval_pipeline.importers.benchmarks.bfcl_results import ingest_bfcl_results, parse_output
 from eval_pipeline.traces.redact.redactor import load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
-DATA = Path(__file__).resolve().parents[2] / "data/bfcl_questions"
+DATA = Path(__file__).resolve().parents[3] / "data/bfcl_questions"
 QUESTIONS = DATA / "BFCL_v4_simple_python.jsonl.gz"
 ANSWERS = DATA / "BFCL_v4_simple_python_possible_answer.jsonl.gz"
 RESULTS = DATA / "synthetic_results/BFCL_v4_simple_python_result.json"

@@ -7,9 +7,10 @@
   7 is coprime with the 9 injection tasks, so every injection task appears).
 
 The fixtures (tau-bench, AgentDojo) live in the repository's ``data/`` folder, not in the
-package, so the folder is always passed in: ``python -m eval_pipeline.datasets.curation --data
-data/`` republishes the sets into the package data (``datasets/shipped/``; a no-op when
-unchanged). Nothing at run time calls this module.
+package, so the folder is always passed in:
+``python -m eval_pipeline.importers.datasets.curation --data data/`` republishes the sets into
+the package data (``datasets/shipped/``; a no-op when unchanged). Nothing at run time calls
+this module.
 """
 
 import argparse
@@ -18,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from eval_pipeline.datasets.artefact import Dataset, tool_schema_name
-from eval_pipeline.datasets.importers.agentdojo import import_suite
-from eval_pipeline.datasets.importers.taubench import import_taubench
 from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
+from eval_pipeline.importers.benchmarks.agentdojo import import_suite
+from eval_pipeline.importers.benchmarks.taubench import import_tasks as import_taubench
 
 OWNER = "support-agent-team"
 SUPPORT_TOOLS = frozenset(
@@ -104,8 +105,8 @@ def publish_shipped(data: Path, store: DatasetStore | None = None) -> list[Datas
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m eval_pipeline.datasets.curation --data data/``: republish, print each ref."""
-    parser = argparse.ArgumentParser(prog="python -m eval_pipeline.datasets.curation")
+    """Republish the shipped sets from ``--data``, and print each one's ref."""
+    parser = argparse.ArgumentParser(prog="python -m eval_pipeline.importers.datasets.curation")
     parser.add_argument(
         "--data", type=Path, required=True, help="the repository's data/ folder (the fixtures)"
     )
