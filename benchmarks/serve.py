@@ -184,8 +184,8 @@ def serving(home: Path, *extra: str, stream_url: str | None = None) -> Iterator[
 
 def _delete_stream(home: Path, url: str) -> None:
     """Delete the benchmark's JetStream stream (its messages and consumers)."""
-    from eval_pipeline.stream import open_stream
-    from eval_pipeline.stream.jetstream import JetStreamStream
+    from eval_pipeline.realtime.stream import open_stream
+    from eval_pipeline.realtime.stream.jetstream import JetStreamStream
 
     stream = open_stream(home, url)
     assert isinstance(stream, JetStreamStream)

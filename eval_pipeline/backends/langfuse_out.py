@@ -7,7 +7,7 @@ scored trace and span (Langfuse keeps OTLP trace and span ids as its trace and o
 ``name`` the metric id, ``value`` with ``dataType`` ``NUMERIC`` for a scored row and, since
 Langfuse has no null score, the status as a ``CATEGORICAL`` value for the others
 (``unscored``, ``error``, ``not_applicable``), ``comment`` the reason and ``metadata.eval_pipeline``
-the rest of the row (as for Phoenix), which ``langfuse_in`` reads back.
+the rest of the row (as for Phoenix), which ``importers.backends.langfuse`` reads back.
 Traces: ``POST /api/public/otel/v1/traces`` (OTLP/HTTP protobuf, ``otlp_traces_out``).
 Authentication is HTTP Basic with the project's public and secret keys.
 

@@ -5,7 +5,8 @@ One annotation per score row, on the scored span (``span_ids[0]``, else the run'
 ``explanation``: reason}, ``annotator_kind`` ``LLM`` for a judged score and ``CODE`` otherwise,
 ``identifier`` ``eval-pipeline`` (so exporting again updates the annotation instead of adding
 one), and ``metadata.eval_pipeline`` holding the rest of the row (evaluator identity and
-version, judge, eval context, evidence), which ``phoenix_in`` reads back into the same row.
+version, judge, eval context, evidence), which ``importers.backends.phoenix`` reads back into
+the same row.
 A score with no span at all (a run that never produced one) cannot be an annotation: it is
 counted, not sent. Phoenix must already hold the spans (send them with ``otlp_traces_out``).
 """
@@ -37,7 +38,7 @@ class AnnotationReport:
 
 
 def score_metadata(score: Score) -> dict[str, Any]:
-    """The row's fields a Phoenix annotation has no place for (read back by ``phoenix_in``)."""
+    """The row's fields a Phoenix annotation has no place for (read back on import)."""
     return {
         "status": score.status,
         "scorer_id": score.scorer_id,

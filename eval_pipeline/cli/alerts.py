@@ -14,7 +14,7 @@ from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.home import current_home
 
 if TYPE_CHECKING:
-    from eval_pipeline.alerts.alert import Alert
+    from eval_pipeline.realtime.alerts.alert import Alert
 
 
 def _since(value: str | None) -> datetime | None:
@@ -40,7 +40,7 @@ def alerts() -> None:
 @format_option()
 def list_alerts(since: str | None, build: str | None, fmt: str) -> None:
     """The stored alerts, oldest first."""
-    from eval_pipeline.alerts.store import AlertStore
+    from eval_pipeline.realtime.alerts.store import AlertStore
 
     found = AlertStore(current_home().state_url).list_alerts(since=_since(since), build=build)
     if fmt == "json":

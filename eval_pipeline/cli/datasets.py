@@ -16,8 +16,8 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.datasets.artefact import KINDS, DatasetError, DatasetKind
 from eval_pipeline.datasets.codec import item_to_dict
-from eval_pipeline.datasets.importers import FORMATS, SourceError, import_dataset
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
+from eval_pipeline.importers.datasets import FORMATS, SourceError, import_dataset
 
 
 def _store() -> DatasetStore:

@@ -1,8 +1,7 @@
 """``demo --loop``: the production feedback loop of issue 19, end to end on the current home.
 
-Production-like traffic of the sample agent goes through the real ``serve`` process (its own
-subprocess, loopback, a production token, detectors on the embedded stream); the real-time
-plane stores alerts; a user's thumbs-down arrives through ``POST /v1/feedback``; Dagster
+Production-like traffic of the sample agent goes through the real ``serve`` process, the
+real-time plane stores alerts and a user's thumbs-down arrives (``demo_live``); then Dagster
 materialises the day's ``production_sample`` (inclusion probabilities), ``production_scores``
 and ``online_scores``; the reviewer labels the trace a defect into ``regression/<name>`` (a new
 dataset version); the next candidate is gated on a suite pinning that version. Each step says
@@ -11,36 +10,18 @@ label`` command's own code (``cli.triage.triage_trace``), which ``defs`` may not
 """
 
 import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-import eval_pipeline
+from eval_pipeline.cli.demo_live import post_thumbs_down, send_traffic, start_serve, wait_for_alerts
 from eval_pipeline.home import Home
 
 REGRESSION = "regression/support-live"
-TOKEN = "demo-loop-production-token"
 LOOP_PREFIX = "loop-"
 """The loop's builds (``loop-support-baseline``...): the normal demo's are on another suite."""
-AVA = "Hi, I'm Ava Nguyen. Please return everything from order #W8668939 to my card."
-EMMA = (
-    "Hi, I'm Emma Smith. "
-    "Please return everything from order #W5605613 to my original payment method."
-)
-TYPOS = (  # orders that do not exist: the lookup tool fails, the tool_error detector flags
-    "Hi, I'm Ava Nguyen. Please return everything from order #W0000001 to my card.",
-    "Hi, I'm Emma Smith. Please cancel order #W0000002, I ordered it by mistake.",
-)
-TRAFFIC = (AVA, EMMA, *TYPOS)
-"""Production-like requests to the deployed (baseline) agent; the first gets the thumbs-down."""
 EXPECTED_CALLS = [  # the reviewer's reference for Ava's request (the order's delivered items)
     {"name": "get_order_details", "arguments": {"order_id": "#W8668939"}},
     {"name": "transfer_to_agent"},
@@ -72,112 +53,6 @@ class LoopResult:
     dataset: str = ""
     suite_path: Path | None = None
     gate: Any = None
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_serve(
-    home: Home, work: Path, webhook: str | None
-) -> tuple["subprocess.Popen[bytes]", int]:
-    """The real ``serve`` on a free loopback port with detectors, once ``/healthz`` answers."""
-    tokens = work / "tokens"
-    tokens.write_text(f"{TOKEN} production\n")
-    port = _free_port()
-    command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
-    command += ["--port", str(port), "--no-grpc", "--token-file", str(tokens), "--detect"]
-    command += ["--redaction-policy", "keep-tools", "--ingest-threads"]
-    command += ["--alert-webhook", webhook] if webhook else []
-    # serve imports this same package: the folder holding it goes first on its path
-    tree = str(Path(eval_pipeline.__file__).resolve().parent.parent)
-    path = os.pathsep.join(p for p in (tree, os.environ.get("PYTHONPATH")) if p)
-    env = os.environ | {"EVAL_PIPELINE_HOME": str(home.root), "PYTHONPATH": path}
-    log = (work / "serve.log").open("wb")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return server, port
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError(f"serve did not start: see {work / 'serve.log'}")
-
-
-def send_traffic(port: int) -> list[str]:
-    """Live sample-agent runs (no eval context) posted as OTLP/protobuf; their trace ids."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    from eval_pipeline.datasets.item import DatasetItem
-    from eval_pipeline.runners.otlp_spans import encode_readable
-    from eval_pipeline.sample_agent.app import run_support_agent
-    from eval_pipeline.traces.model import EvalContext
-
-    trace_ids = []
-    for seed, text in enumerate(TRAFFIC, 3):
-        exporter = InMemorySpanExporter()
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        item = DatasetItem("live", input_messages=({"role": "user", "content": text},))
-        run_support_agent(
-            item,
-            build="production",
-            seed=seed,
-            tracer=provider.get_tracer("support-agent"),
-            context=EvalContext(),
-            params={"agent_build": "baseline"},
-        )
-        spans = exporter.get_finished_spans()
-        response = httpx.post(
-            f"http://127.0.0.1:{port}/v1/traces",
-            content=encode_readable(spans),
-            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {TOKEN}"},
-            timeout=30,
-        )
-        response.raise_for_status()
-        trace_ids.append(format(spans[0].context.trace_id, "032x"))
-    return trace_ids
-
-
-def wait_for_alerts(
-    home: Home, trace_ids: list[str], timeout_s: float = 30.0
-) -> dict[str, list[str]]:
-    """The stored alerts' detectors per trace, once every mistyped-order trace has one."""
-    from eval_pipeline.alerts.store import AlertStore
-
-    store = AlertStore(home.state_url)
-    wanted = set(trace_ids[-len(TYPOS) :])
-    deadline = time.monotonic() + timeout_s
-    while True:
-        flagged: dict[str, list[str]] = {}
-        for alert in store.list_alerts(build="production"):
-            if alert.trace_id in trace_ids:
-                flagged.setdefault(alert.trace_id, []).append(alert.detector)
-        if wanted <= set(flagged) or time.monotonic() > deadline:
-            return flagged
-        time.sleep(0.25)
-
-
-def post_thumbs_down(port: int, trace_id: str) -> dict[str, Any]:
-    """A user's thumbs-down through the receiver's ``POST /v1/feedback``."""
-    body = {"trace_id": trace_id, "rating": "down", "note": "refund went to the wrong card"}
-    body |= {"user_id": "ava.nguyen2868@example.com", "session_id": "s-1"}
-    response = httpx.post(
-        f"http://127.0.0.1:{port}/v1/feedback",
-        json=body,
-        headers={"authorization": f"Bearer {TOKEN}"},
-        timeout=30,
-    )
-    response.raise_for_status()
-    return dict(response.json())
 
 
 def materialise_day(home: Home, day: str) -> dict[str, dict[str, Any]]:
@@ -245,7 +120,7 @@ def gate_candidate(home: Home, suite_path: Path) -> Any:
 
 def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None) -> LoopResult:
     """The whole loop on ``home``; ``say`` gets one line per step."""
-    from eval_pipeline.evaluation.online_sample import sample_path
+    from eval_pipeline.realtime.online.sample import sample_path
 
     work = home.root / "demo-loop"
     work.mkdir(parents=True, exist_ok=True)
@@ -298,7 +173,7 @@ def run_loop(home: Home, say: Callable[[str], None], webhook: str | None = None)
 def review_and_triage(home: Home, result: LoopResult, say: Callable[[str], None]) -> None:
     """The review queue, then the reviewer's defect verdict with references into the dataset."""
     from eval_pipeline.cli.triage import triage_trace
-    from eval_pipeline.feedback.store import FeedbackStore
+    from eval_pipeline.realtime.feedback.store import FeedbackStore
 
     store = FeedbackStore(home.state_url)
     queue = store.reviews("open")

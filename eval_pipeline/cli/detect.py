@@ -24,14 +24,14 @@ from eval_pipeline.cli.output import echo_json, format_option
 from eval_pipeline.home import current_home
 
 if TYPE_CHECKING:
-    from eval_pipeline.detectors.config import DetectorConfig
-    from eval_pipeline.detectors.flag import Detector
+    from eval_pipeline.realtime.detectors.config import DetectorConfig
+    from eval_pipeline.realtime.detectors.flag import Detector
 
 
 def _config(path: Path | None) -> "tuple[DetectorConfig, tuple[Detector, ...]]":
     """The settings at ``path`` and the detectors they configure (bad settings: exit 2)."""
-    from eval_pipeline.detectors.config import DetectorConfigError, load_detector_config
-    from eval_pipeline.detectors.registry import default_detectors
+    from eval_pipeline.realtime.detectors.config import DetectorConfigError, load_detector_config
+    from eval_pipeline.realtime.detectors.registry import default_detectors
     from eval_pipeline.suites.prices import PriceTableError
 
     try:
@@ -57,9 +57,9 @@ _CONFIG = click.option(
 @format_option()
 def detect(build: str, config_path: Path | None, record: bool, fmt: str) -> None:
     """Replay the real-time detectors over a stored build; print its alerts."""
-    from eval_pipeline.alerts.alert import Alert
-    from eval_pipeline.alerts.store import AlertStore
-    from eval_pipeline.detectors.registry import detect as detect_run
+    from eval_pipeline.realtime.alerts.alert import Alert
+    from eval_pipeline.realtime.alerts.store import AlertStore
+    from eval_pipeline.realtime.detectors.registry import detect as detect_run
     from eval_pipeline.traces.store.trace_store import TraceStore
 
     _, detectors = _config(config_path)
@@ -121,8 +121,8 @@ def run(
     config_path: Path | None,
 ) -> None:
     """Consume the span stream until SIGINT or SIGTERM; alerts to the state db, webhook, stdout."""
-    from eval_pipeline.alerts.plane import RealtimePlane
-    from eval_pipeline.stream.events import StreamUnavailable
+    from eval_pipeline.realtime.alerts.plane import RealtimePlane
+    from eval_pipeline.realtime.stream.events import StreamUnavailable
 
     config, _ = _config(config_path)
     if webhook is not None and not webhook.startswith(("http://", "https://")):

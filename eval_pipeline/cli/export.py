@@ -25,11 +25,11 @@ import httpx
 from eval_pipeline.backends.langfuse_out import LangfuseError, export_langfuse
 from eval_pipeline.backends.otel_events_out import PROTOCOLS, ExportError, export_scores
 from eval_pipeline.backends.otlp_traces_out import send_traces
-from eval_pipeline.backends.phoenix_in import ProjectNotFound, read_spans
 from eval_pipeline.backends.phoenix_out import PhoenixError, export_annotations
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_fields
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.backends.phoenix import ProjectNotFound, read_spans
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.model import Span

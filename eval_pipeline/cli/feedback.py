@@ -22,14 +22,14 @@ from eval_pipeline.home import current_home
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def feedback(trace_id: str, rating: str, note: str | None, fmt: str) -> None:
     """Record a rating of a stored trace (a thumbs-down routes it to review)."""
-    from eval_pipeline.feedback.rating import (
+    from eval_pipeline.realtime.feedback.rating import (
         Feedback,
         FeedbackError,
         optional_text,
         parse_rating,
         parse_trace_id,
     )
-    from eval_pipeline.feedback.store import FeedbackStore
+    from eval_pipeline.realtime.feedback.store import FeedbackStore
     from eval_pipeline.traces.store.trace_store import TraceStore
 
     home = current_home().ensure()

@@ -1,16 +1,16 @@
 """CLI: ``import --from phoenix|langfuse|nat|openai-evals`` (exit codes: the package docstring).
 
 - ``--from phoenix --url URL [--project P]``: a Phoenix project's spans and span annotations
-  (``backends.phoenix_in``; ``PHOENIX_API_KEY`` when the server has authentication on);
+  (``importers.backends.phoenix``; ``PHOENIX_API_KEY`` when the server has authentication on);
 - ``--from langfuse PATH...``: Langfuse trace exports (``GET /api/public/traces/{id}`` bodies,
   one or a list, or a ``{"data": [...]}`` page; JSON or JSON Lines) with their observations and
-  scores (``backends.langfuse_in``);
+  scores (``importers.backends.langfuse``);
 - ``--from nat PATH...``: NeMo Agent Toolkit span exports (OTLP JSON files or lines, as its
   OpenTelemetry, Phoenix and file exporters write them) and ``nat eval`` output files
-  (``workflow_output.json``, ``<evaluator>_output.json``) (``backends.nat_in``);
+  (``workflow_output.json``, ``<evaluator>_output.json``) (``importers.backends.nat``);
 - ``--from openai-evals PATH... --name N --version V``: OpenAI Evals exports (items JSONL, run
   output items with grader results) as a versioned dataset and imported scores
-  (``backends.openai_evals_in``).
+  (``importers.backends.openai_evals``).
 
 Spans go through the one ingest function; scores into the score store
 (``backends.imported_scores``). Good data is always stored; any rejected span, score row or
@@ -24,15 +24,15 @@ from pathlib import Path
 
 import click
 
-from eval_pipeline.backends import langfuse_in, nat_in, openai_evals_in
 from eval_pipeline.backends.imported_scores import store_imported_scores
-from eval_pipeline.backends.phoenix_in import ProjectNotFound, import_project
 from eval_pipeline.backends.phoenix_out import PhoenixError
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.export import EndpointError
 from eval_pipeline.cli.output import echo_json, format_option, progress, quiet_option
 from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.backends import langfuse, nat, openai_evals
+from eval_pipeline.importers.backends.phoenix import ProjectNotFound, import_project
 from eval_pipeline.importers.report import ImportReport
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.ingest.guard import build_problem
@@ -136,15 +136,15 @@ def _import(
             raise EndpointError(str(exc)) from None
     if source == "langfuse":
         files = _paths(paths, source)
-        return langfuse_in.import_files(files, store=store, build=build, policy=policy), None
+        return langfuse.import_files(files, store=store, build=build, policy=policy), None
     if source == "nat":
         files = _paths(paths, source)
-        return nat_in.import_files(files, store=store, build=build, policy=policy), None
+        return nat.import_files(files, store=store, build=build, policy=policy), None
     if not name or not version:
         raise InputError("--from openai-evals: --name and --version name the dataset version")
     files = _paths(paths, source)
     try:
-        result = openai_evals_in.import_files(
+        result = openai_evals.import_files(
             files,
             datasets=DatasetStore(home.datasets),
             store=store,
@@ -153,7 +153,7 @@ def _import(
             version=version,
             build=build,
         )
-    except openai_evals_in.EvalsInputError as exc:
+    except openai_evals.EvalsInputError as exc:
         raise InputError(str(exc)) from None
     return result.report, {"dataset": result.dataset, "items": result.items}
 

@@ -2,11 +2,11 @@
 
 ``eval-pipeline ingest PATH... [--format otlp|tau2|taubench|spans|bfcl] [--build B]``: decode,
 normalise, redact, judge and store traces through the one ingest function (the format
-dispatch is ``importers.files``; BFCL results ``importers.bfcl_results``); good data is always
-stored, and any rejected span or unreadable file makes the command exit 2 with errors naming
-file, span and field. Incomplete traces are reported, not rejected. A terminal's stderr shows a
-bar over the files (``--quiet``: none); ``--output-format json`` prints the summary as one
-object (``--format`` names the input format here).
+dispatch is ``importers.traces.files``; BFCL results ``importers.benchmarks.bfcl_results``);
+good data is always stored, and any rejected span or unreadable file makes the command exit 2
+with errors naming file, span and field. Incomplete traces are reported, not rejected. A
+terminal's stderr shows a bar over the files (``--quiet``: none); ``--output-format json``
+prints the summary as one object (``--format`` names the input format here).
 """
 
 from pathlib import Path
@@ -17,9 +17,9 @@ from eval_pipeline.backends.imported_scores import store_imported_scores
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, progress, quiet_option
 from eval_pipeline.home import current_home
-from eval_pipeline.importers.bfcl_results import ingest_bfcl_results
-from eval_pipeline.importers.files import FORMATS, ingest_files
+from eval_pipeline.importers.benchmarks.bfcl_results import ingest_bfcl_results
 from eval_pipeline.importers.report import ImportReport
+from eval_pipeline.importers.traces.files import FORMATS, ingest_files
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.ingest.guard import build_problem
 from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy

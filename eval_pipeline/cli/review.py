@@ -40,7 +40,7 @@ def review() -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text")
 def list_reviews(status: str, fmt: str) -> None:
     """The review items, oldest first."""
-    from eval_pipeline.feedback.store import FeedbackStore
+    from eval_pipeline.realtime.feedback.store import FeedbackStore
     from eval_pipeline.traces.store.trace_store import TraceStore
 
     home = current_home().ensure()
@@ -92,8 +92,8 @@ def label(
     **refs: Any,
 ) -> None:
     """Record a verdict on a trace in review (a defect may become a regression case)."""
-    from eval_pipeline.feedback.rating import FeedbackError
-    from eval_pipeline.feedback.store import FeedbackStore
+    from eval_pipeline.realtime.feedback.rating import FeedbackError
+    from eval_pipeline.realtime.feedback.store import FeedbackStore
 
     who = reviewer or os.environ.get("USER") or ""
     if not who.strip():

@@ -88,16 +88,17 @@ def serve(
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
-    from eval_pipeline.alerts.plane_process import PlaneProcess
-    from eval_pipeline.backends.otel_events_in import EvaluationEventHandler
     from eval_pipeline.builds import BuildRegistry
-    from eval_pipeline.detectors.config import load_detector_config
-    from eval_pipeline.detectors.registry import default_detectors
-    from eval_pipeline.realtime.auth import Authenticator, TokenError, load_tokens
-    from eval_pipeline.realtime.http_body import BodyLimits
-    from eval_pipeline.realtime.server import Endpoints, Receiver
-    from eval_pipeline.realtime.write_path import WritePath, Writer, WriterSpec
-    from eval_pipeline.stream import StreamUnavailable, open_stream
+    from eval_pipeline.importers.backends.otel_events import EvaluationEventHandler
+    from eval_pipeline.realtime.alerts.plane_process import PlaneProcess
+    from eval_pipeline.realtime.detectors.config import load_detector_config
+    from eval_pipeline.realtime.detectors.registry import default_detectors
+    from eval_pipeline.realtime.receiver.auth import Authenticator, TokenError, load_tokens
+    from eval_pipeline.realtime.receiver.http_body import BodyLimits
+    from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
+    from eval_pipeline.realtime.receiver.write_path import WritePath
+    from eval_pipeline.realtime.receiver.writer import Writer, WriterSpec
+    from eval_pipeline.realtime.stream import StreamUnavailable, open_stream
     from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore
 

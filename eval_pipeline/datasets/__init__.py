@@ -1,1 +1,4 @@
-"""Datasets: items, versioned artefacts, validation and importers. Pure: never imports dagster."""
+"""Datasets: items, versioned artefacts, validation and triage. Pure: never imports dagster.
+
+Benchmark sources become datasets through ``importers.datasets``.
+"""

@@ -14,11 +14,11 @@ from eval_pipeline.defs.jobs import IN_PROCESS
 from eval_pipeline.defs.metadata import typed_metadata
 from eval_pipeline.defs.partitions import production_days
 from eval_pipeline.defs.resources import EvalHomeResource
-from eval_pipeline.evaluation.drift import MAX_SLICE_TVD, MIN_N, drift_report
-from eval_pipeline.evaluation.online_sample import DEFAULT_PRODUCTION_SUITE, sample_production_day
-from eval_pipeline.evaluation.online_scoring import score_production_day
-from eval_pipeline.evaluation.online_stage import online_scores as estimate_online_scores
-from eval_pipeline.feedback.store import FeedbackStore
+from eval_pipeline.realtime.feedback.store import FeedbackStore
+from eval_pipeline.realtime.online.drift import MAX_SLICE_TVD, MIN_N, drift_report
+from eval_pipeline.realtime.online.sample import DEFAULT_PRODUCTION_SUITE, sample_production_day
+from eval_pipeline.realtime.online.scores import online_scores as estimate_online_scores
+from eval_pipeline.realtime.online.scoring import score_production_day
 
 DRIFT_CHECK = "traffic_resembles_datasets"
 

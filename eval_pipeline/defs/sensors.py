@@ -12,10 +12,10 @@ import dagster as dg
 from eval_pipeline.defs.jobs import BUILD_ASSETS, build_run_selection
 from eval_pipeline.defs.partitions import builds_partitions, production_days
 from eval_pipeline.defs.resources import EvalHomeResource
-from eval_pipeline.evaluation.online_planning import plan_flagged_days
 from eval_pipeline.evaluation.planning import plan_build_requests
 from eval_pipeline.evaluation.stages import load_stage
 from eval_pipeline.home import Home
+from eval_pipeline.realtime.online.planning import plan_flagged_days
 
 
 def run_selection(home: Home, build: str) -> list[dg.AssetKey]:

@@ -1,6 +1,6 @@
 """Dataset-level stages: the pinned versions, their validation, regression cases.
 
-Production sampling is ``online_sample``.
+Production sampling is ``realtime.online.sample``.
 """
 
 import hashlib

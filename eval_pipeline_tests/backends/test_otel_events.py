@@ -26,16 +26,16 @@ from eval_pipeline.backends.evaluation_event import (
     SCORER_ID,
     SCORER_VERSION,
 )
-from eval_pipeline.backends.otel_events_in import EvaluationEventHandler, EventsRejected
 from eval_pipeline.backends.otel_events_out import requests_for
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
-from eval_pipeline.realtime.auth import Grant
+from eval_pipeline.importers.backends.otel_events import EvaluationEventHandler, EventsRejected
+from eval_pipeline.realtime.receiver.auth import Grant
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.backends.scored_build import scored_build
-from eval_pipeline_tests.realtime.receivers import running_receiver, url
+from eval_pipeline_tests.realtime.receiver.receivers import running_receiver, url
 
 
 def _attributes(record: object) -> dict[str, object]:

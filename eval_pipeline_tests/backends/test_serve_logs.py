@@ -17,7 +17,7 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.home import Home, current_home
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline_tests.backends.scored_build import scored_build
-from eval_pipeline_tests.realtime.serve_process import start_serve
+from eval_pipeline_tests.realtime.receiver.serve_process import start_serve
 
 PRODUCTION_TOKEN = "p" * 24
 EVALUATION_TOKEN = "e" * 24

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from eval_pipeline.cli import cli, main
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.store.trace_store import TraceStore
-from eval_pipeline_tests.alerts.test_plane import replayed
-from eval_pipeline_tests.stream.builders import agent_trace_rows
+from eval_pipeline_tests.realtime.alerts.test_plane import replayed
+from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows
 
 FIELDS = {"alert_id", "detector", "severity", "trace_id", "span_ids", "build", "reason"}
 

@@ -13,15 +13,16 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from eval_pipeline.alerts.store import AlertStore
 from eval_pipeline.cli import cli
-from eval_pipeline.cli.demo_loop import REGRESSION, TYPOS
+from eval_pipeline.cli.demo_live import TYPOS
+from eval_pipeline.cli.demo_loop import REGRESSION
 from eval_pipeline.datasets.store import default_dataset_store
-from eval_pipeline.evaluation.online_sample import sample_path
-from eval_pipeline.evaluation.sampler import THUMBS_DOWN, hash_uniform
 from eval_pipeline.evaluation.stages import decide_gate, load_stage
-from eval_pipeline.feedback.store import FeedbackStore
 from eval_pipeline.home import current_home
+from eval_pipeline.realtime.alerts.store import AlertStore
+from eval_pipeline.realtime.feedback.store import FeedbackStore
+from eval_pipeline.realtime.online.sample import sample_path
+from eval_pipeline.realtime.online.sampler import THUMBS_DOWN, hash_uniform
 from eval_pipeline.suites.config import load_suite
 from eval_pipeline.suites.risk import load_risk_policy
 

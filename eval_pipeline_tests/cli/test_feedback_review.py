@@ -20,7 +20,7 @@ from eval_pipeline.cli import cli
 from eval_pipeline.datasets.store import default_dataset_store
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.store.trace_store import TraceStore
-from eval_pipeline_tests.stream.builders import agent_trace_rows
+from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows
 
 TRACE = "d4" * 16
 

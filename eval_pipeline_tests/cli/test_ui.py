@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from eval_pipeline_tests.realtime.nats_process import free_port
+from eval_pipeline_tests.realtime.receiver.nats_process import free_port
 
 CLI = [sys.executable, "-c", "from eval_pipeline.cli import main; main()"]
 

@@ -18,7 +18,11 @@ import pytest
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.online_assets import DRIFT_CHECK, PRODUCTION_ASSETS
 from eval_pipeline.defs.resources import EvalHomeResource
-from eval_pipeline_tests.evaluation.production_traffic import DEPLOYED, SUITE_NAME, production_home
+from eval_pipeline_tests.realtime.online.production_traffic import (
+    DEPLOYED,
+    SUITE_NAME,
+    production_home,
+)
 
 DAY = "2026-11-28"
 

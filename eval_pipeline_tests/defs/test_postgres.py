@@ -18,7 +18,7 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.home import current_home
-from eval_pipeline.importers.files import ingest_files
+from eval_pipeline.importers.traces.files import ingest_files
 from eval_pipeline.traces.redact.policy import load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT

@@ -1,7 +1,8 @@
 """Importers hand their spans to the one ingest function; none has a pipeline of its own.
 
-Contract: no module under ``eval_pipeline/importers`` normalises, redacts or writes spans to a
-store itself; each calls ``traces.ingest.ingest`` (directly or through ``importers.files``).
+Contract: no module under ``eval_pipeline/importers`` (any sub-package) normalises, redacts or
+writes spans to a store itself; each calls ``traces.ingest.ingest`` (directly or through
+``importers.traces.files``).
 """
 
 import ast
@@ -35,12 +36,22 @@ def _names(path: Path) -> set[str]:
 
 
 def test_no_importer_runs_a_stage_of_ingest_itself() -> None:
-    modules = sorted(IMPORTERS.glob("*.py"))
-    assert {p.stem for p in modules} >= {"bfcl_results", "files", "tau2", "taubench"}
-    offenders = {p.name: sorted(_names(p) & OWN_STAGES) for p in modules if _names(p) & OWN_STAGES}
+    modules = sorted(IMPORTERS.rglob("*.py"))
+    assert {p.relative_to(IMPORTERS).as_posix() for p in modules} >= {
+        "benchmarks/bfcl_results.py",
+        "benchmarks/tau2.py",
+        "benchmarks/taubench.py",
+        "traces/files.py",
+        "backends/phoenix.py",
+    }
+    offenders = {
+        p.relative_to(IMPORTERS).as_posix(): sorted(_names(p) & OWN_STAGES)
+        for p in modules
+        if _names(p) & OWN_STAGES
+    }
     assert offenders == {}
 
 
 def test_the_storing_importers_call_the_one_ingest_function() -> None:
-    for name in ("bfcl_results.py", "files.py"):
+    for name in ("benchmarks/bfcl_results.py", "traces/files.py"):
         assert "ingest" in _names(IMPORTERS / name), name

@@ -10,7 +10,7 @@ import json
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.home import current_home
-from eval_pipeline.importers.tau2 import import_tau2
+from eval_pipeline.importers.benchmarks.tau2 import import_tau2
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.runners.replay import ReplayRunner
 from eval_pipeline.runners.sink import TraceStoreSink

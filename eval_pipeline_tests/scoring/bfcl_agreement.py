@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval_pipeline.datasets.importers.bfcl import import_bfcl
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.importers.benchmarks.bfcl import import_bfcl
 from eval_pipeline.scoring.bfcl_checker import check_answer
 from eval_pipeline.traces.model import ToolCall
 

@@ -11,9 +11,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from eval_pipeline.datasets.importers.bfcl import import_bfcl
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
-from eval_pipeline.importers.bfcl_results import ingest_bfcl_results, parse_output
+from eval_pipeline.importers.benchmarks.bfcl import import_bfcl
+from eval_pipeline.importers.benchmarks.bfcl_results import ingest_bfcl_results, parse_output
 from eval_pipeline.scoring.registry import build_scorer
 from eval_pipeline.traces.redact.redactor import load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore

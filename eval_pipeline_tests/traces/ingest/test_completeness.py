@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from benchmarks.ingest import make_json_payload, make_payload
-from eval_pipeline.importers import tau2, taubench
+from eval_pipeline.importers.benchmarks import tau2, taubench
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeResult
 from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF
 from eval_pipeline.traces.ingest.completeness import incomplete_traces

@@ -85,7 +85,7 @@ def test_the_cli_exits_3_on_a_bug(
 def test_the_receiver_answers_500_on_a_bug(buggy_tokeniser: None) -> None:
     from starlette.testclient import TestClient
 
-    from eval_pipeline.realtime.receiver import make_app
+    from eval_pipeline.realtime.receiver.http_receiver import make_app
 
     app = make_app(current_home().ensure().store)
     with TestClient(app, raise_server_exceptions=False) as client:

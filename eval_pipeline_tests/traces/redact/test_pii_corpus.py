@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
-from eval_pipeline.realtime.receiver import make_app
+from eval_pipeline.realtime.receiver.http_receiver import make_app
 from eval_pipeline.traces.redact.redactor import load_policy
 
 EMAIL = "ada.lovelace@example.com"

@@ -22,8 +22,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from eval_pipeline.importers.files import ingest_files
-from eval_pipeline.realtime.receiver import make_app
+from eval_pipeline.importers.traces.files import ingest_files
+from eval_pipeline.realtime.receiver.http_receiver import make_app
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import EvalContext
 from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore

@@ -1,0 +1,174 @@
+"""One OTLP request written durably, then published: the receiver's ``Writer``.
+
+The request goes through the one ingest function into the trace store, which fsyncs before
+``ingest`` returns; the rows written are then published to the span stream, and only then is
+the request acknowledged. A stream that cannot take them makes the request a 503
+(``UNAVAILABLE``): the sender retries, the store keeps each span once, and the stream gets
+every row of the retry.
+
+Live traffic is production traffic: ``BuildGuard`` files a trace under ``production`` unless
+the sender's token may write evaluation builds, and never into a pinned baseline.
+``WriterSpec`` opens a writer in a worker process of the write path (``write_path``).
+"""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from eval_pipeline.builds import BuildRegistry
+from eval_pipeline.home import Home
+from eval_pipeline.realtime.receiver.auth import Grant
+from eval_pipeline.realtime.receiver.rpc_status import unavailable
+from eval_pipeline.traces.eval_context import BUILD_ID
+from eval_pipeline.traces.ingest.ingest import OtlpRequest, RowStore, ingest
+from eval_pipeline.traces.ingest.report import IngestReport
+from eval_pipeline.traces.redact.redactor import RedactionPolicy, load_policy
+from eval_pipeline.traces.store.span_table import Row
+from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore
+
+LOG = logging.getLogger(__name__)
+
+
+class SpanPublisher(Protocol):
+    """Where stored rows go next: the span stream (``eval_pipeline.realtime.stream``)."""
+
+    def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
+        """Publish the rows (blocking); raises when the stream cannot take them."""
+        ...
+
+
+@dataclass
+class Accepted:
+    """What one acknowledged request did: the ingest report, and builds not honoured."""
+
+    report: IngestReport
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BuildGuard:
+    """The builds a sender may write: ``production``, or its eval context's when allowed."""
+
+    grant: Grant
+    pinned: frozenset[str]
+    notes: list[str] = field(default_factory=list)
+
+    def target(self, build: str) -> str:
+        """``build`` when the sender may write it, else ``production`` (with a note why)."""
+        if build in (PRODUCTION, UNASSIGNED):
+            return PRODUCTION
+        if not self.grant.writes_evaluation_builds:
+            reason = "the token may not write evaluation builds"
+        elif build in self.pinned:
+            reason = "it is a pinned baseline"
+        else:
+            return build
+        note = f"{BUILD_ID}={build!r} not honoured ({reason}): stored under {PRODUCTION!r}"
+        if note not in self.notes:
+            self.notes.append(note)
+        return PRODUCTION
+
+
+class CollectingStore:
+    """A ``RowStore`` over the trace store: guards the builds, keeps what it wrote for the stream.
+
+    Every row handed to a successful ``write_rows`` is kept (new or already stored: a retry
+    after a failed publication publishes them again), with the build it went to.
+    """
+
+    def __init__(self, store: TraceStore, guard: BuildGuard) -> None:
+        self._store = store
+        self._guard = guard
+        self.rows: list[Row] = []
+        self.builds: list[str] = []
+
+    def builds_for_rows(
+        self, rows: Sequence[Row], build: str | None = None, default: str = UNASSIGNED
+    ) -> list[str]:
+        """The store's choice of build per row, passed through the guard."""
+        return list(map(self._guard.target, self._store.builds_for_rows(rows, build, default)))
+
+    def write_rows(
+        self,
+        rows: Sequence[Row],
+        *,
+        build: str | None = None,
+        day: str | None = None,
+        targets: Sequence[str] | None = None,
+    ) -> int:
+        """Write durably (``TraceStore.write_rows``), then keep the rows for publication."""
+        if targets is None:
+            targets = self.builds_for_rows(rows, build)
+        stored = self._store.write_rows(rows, build=build, day=day, targets=targets)
+        self.rows.extend(rows)
+        self.builds.extend(targets)
+        return stored
+
+
+_: type[RowStore] = CollectingStore  # checked by mypy: the wrapper is a RowStore
+
+
+class Writer:
+    """Ingests one request durably and publishes what it wrote (module docstring)."""
+
+    def __init__(
+        self,
+        store: TraceStore,
+        *,
+        registry: BuildRegistry,
+        stream: SpanPublisher | None = None,
+        policy: RedactionPolicy | None = None,
+        retry_after_s: int = 1,
+    ) -> None:
+        """Write into ``store``, guard builds with ``registry``'s pins, publish to ``stream``."""
+        self.store = store
+        self._registry = registry
+        self._stream = stream
+        self._policy = policy
+        self._retry_after_s = retry_after_s
+
+    def write(self, request: OtlpRequest, grant: Grant) -> Accepted:
+        """Ingest one request durably, publish what was written; ``Refusal`` 503 if not."""
+        guard = BuildGuard(grant, frozenset(self._registry.baselines().values()))
+        sink = CollectingStore(self.store, guard)
+        day = datetime.now(UTC).strftime("%Y-%m-%d")
+        report = ingest(
+            [request], store=sink, policy=self._policy, day=day, default_build=PRODUCTION
+        )
+        if self._stream is not None and sink.rows:
+            try:
+                self._stream.publish_rows(sink.rows, builds=sink.builds, day=day)
+            except Exception as exc:
+                # Stored but not published: not acknowledged, so the sender retries (the
+                # store keeps each span once; the stream gets the rows again).
+                LOG.warning("publishing %d rows failed: %r", len(sink.rows), exc)
+                raise unavailable(
+                    f"spans stored but not published to the stream ({type(exc).__name__}); retry",
+                    self._retry_after_s,
+                ) from exc
+        return Accepted(report, guard.notes)
+
+
+@dataclass(frozen=True)
+class WriterSpec:
+    """How a worker process opens a ``Writer`` of its own (picklable: paths and names)."""
+
+    home_root: Path
+    stream_url: str | None = None
+    policy: str | None = None
+    """A redaction policy file or shipped name (``load_policy``)."""
+
+    def open(self) -> Writer:
+        """The writer over the home's store, registry and stream."""
+        from eval_pipeline.realtime.stream import open_stream
+
+        home = Home(self.home_root)
+        return Writer(
+            TraceStore(home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=open_stream(home, self.stream_url),
+            policy=load_policy(self.policy),
+        )

@@ -1,0 +1,1 @@
+"""Tests of the online estimates (``eval_pipeline.realtime.online``)."""
