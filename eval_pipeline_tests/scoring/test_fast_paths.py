@@ -3,9 +3,8 @@
 Each short cut is checked against the general path on generated inputs: the alignment by tool
 name against the augmenting search, a string's comparison against the typed comparison, the
 claim finder's word tests against the patterns they skip, the canary search's one text against
-each call's (and the plain text of keys and leaves against each call's, the C walk against
-the Python one), a checked row against the constructor's. The whole suite, scored as a build (one
-pass, the scorers of a run sharing its alignments), gives row for row what each scorer gives
+each call's (and the plain text of keys and leaves against each call's). The whole suite,
+scored as a build (one pass, the scorers of a run sharing its alignments), gives row for row what each scorer gives
 alone on a fresh copy of the run, on the benchmark's runs.
 """
 
@@ -106,7 +105,7 @@ def test_a_build_scored_at_once_gives_each_scorers_rows_alone() -> None:
     built = score_build("b1", runs, items, scorers, runs_per_item=3)
     scored = [row for row in built.scores if row.trace_id is not None]
     alone = [
-        row.stamped(run_index=run.eval_context.run_index)
+        replace(row, run_index=run.eval_context.run_index)
         for run, item in cases
         for scorer in scorers
         # A fresh copy of the run: nothing one scorer computed for it is shared.
@@ -116,33 +115,6 @@ def test_a_build_scored_at_once_gives_each_scorers_rows_alone() -> None:
     assert len(scored) == len(alone) == len(by_key) == 120 * len(scorers)
     assert {(r.item_id, r.run_index, r.metric_id): r for r in scored} == by_key
     assert {r.status for r in scored} >= {"scored", "not_applicable"}
-
-
-def test_a_checked_row_is_the_constructors_row_field_for_field() -> None:
-    given = {
-        "scorer_id": "m",
-        "scorer_version": 2,
-        "reason": "why",
-        "trace_id": "t1",
-        "span_ids": ("s1",),
-        "judge_fingerprint": "f",
-        "judge_backend": "b",
-        "evidence": {"k": 1},
-    }
-    for status, value in (("scored", 0.5), ("unscored", None), ("not_applicable", None)):
-        checked = Score.checked("m", value, status, **given)  # type: ignore[arg-type]
-        built = Score("m", value, status, **given)  # type: ignore[arg-type]
-        assert list(vars(checked).items()) == list(vars(built).items())
-        stamped = checked.stamped(build="b1", run_index=2)
-        assert list(vars(stamped).items()) == list(
-            vars(replace(built, build="b1", run_index=2)).items()
-        )
-    for status, value in (("scored", 1.5), ("unscored", 0.0), ("done", None)):
-        with pytest.raises(ValueError) as from_checked:
-            Score.checked("m", value, status, scorer_id="m", scorer_version=1)
-        with pytest.raises(ValueError) as from_constructor:
-            Score("m", value, status, "m", 1)
-        assert str(from_checked.value) == str(from_constructor.value)
 
 
 _CLAIM_WORDS = st.sampled_from(
