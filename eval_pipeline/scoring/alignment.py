@@ -1,16 +1,13 @@
-"""Alignments of a run's calls with a trajectory's steps, computed in Python.
+"""Alignments of a run's calls with a trajectory's steps.
 
-``matching.align`` computes them in C when the extension is built (``_matching.c``); these
-functions are its reference, and compute them wherever it is not built or leaves a run (a
-name that is not a str). ``aligned`` is the maximum matching of calls to steps by an
-augmenting-path search over (step, call) pairs of one tool name, required steps first, a pair
-fitting when the step lists no arguments or ``check_arguments`` accepts the call's;
-``aligned_by_name`` is the same alignment without arguments, in one pass per name.
+``aligned`` is the maximum matching of calls to steps by an augmenting-path search over
+(step, call) pairs of one tool name, required steps first, a pair fitting when the step lists
+no arguments or ``check_arguments`` accepts the call's; ``aligned_by_name`` is the same
+alignment without arguments, in one pass per name.
 """
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from eval_pipeline.datasets.item import ExpectedToolCall
@@ -21,12 +18,13 @@ Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alignment:
     """How a run's calls line up with one trajectory.
 
     ``pairs`` holds (step index, call index); ``missing`` the required steps no call satisfied;
-    ``extra`` the calls that satisfied no step.
+    ``extra`` the calls that satisfied no step. ``required`` counts the trajectory's required
+    (non-optional) steps, ``matched_required`` those some call satisfied.
     """
 
     trajectory_index: int
@@ -34,16 +32,8 @@ class Alignment:
     pairs: tuple[tuple[int, int], ...]
     missing: tuple[int, ...]
     extra: tuple[int, ...]
-
-    @cached_property
-    def required(self) -> int:
-        """Number of required (non-optional) steps."""
-        return sum(1 for step in self.steps if not step.optional)
-
-    @cached_property
-    def matched_required(self) -> int:
-        """Required steps some call satisfied."""
-        return sum(1 for step_index, _ in self.pairs if not self.steps[step_index].optional)
+    required: int
+    matched_required: int
 
 
 def aligned(
@@ -57,20 +47,6 @@ def aligned(
     return alignment_of(
         calls, steps, owners(calls, steps, schemas, with_arguments), trajectory_index
     )
-
-
-def fits(
-    calls: Sequence[ToolCall],
-    steps: Sequence[ExpectedToolCall],
-    schemas: Schemas,
-    step_index: int,
-    call_index: int,
-) -> bool:
-    """Whether a call satisfies a step of its tool that lists arguments (``check_arguments``)."""
-    step = steps[step_index]
-    return check_arguments(
-        calls[call_index].arguments, step.arguments, schemas.get(step.name), explain=False
-    ).valid
 
 
 def owners(
@@ -187,11 +163,7 @@ def alignment_of(
     owner: dict[int, int],
     trajectory_index: int,
 ) -> Alignment:
-    """The alignment of a matching (call index -> step index).
-
-    Built without the frozen dataclass's constructor (the same fields), with its counts of
-    required steps set as ``cached_property`` would cache them: every scorer reads them.
-    """
+    """The alignment of a matching (call index -> step index)."""
     matched = set(owner.values())
     missing: list[int] = []
     required = 0
@@ -200,16 +172,13 @@ def alignment_of(
             required += 1
             if index not in matched:
                 missing.append(index)
-    alignment = object.__new__(Alignment)
-    alignment.__dict__.update(
+    return Alignment(
         trajectory_index=trajectory_index,
         steps=steps,
         pairs=tuple(sorted([(step, call) for call, step in owner.items()])),
         missing=tuple(missing),
         extra=tuple([i for i in range(len(calls)) if i not in owner]),
-        # Each step is matched at most once, so the required steps matched are those not
-        # missing.
         required=required,
+        # Each step is matched at most once: the required steps matched are those not missing.
         matched_required=required - len(missing),
     )
-    return alignment

@@ -1,10 +1,11 @@
 """Shared plumbing for scorers: identity, declared requirements and the verdict constructors.
 
 Every scorer in ``scoring/scorers`` subclasses ``ScorerBase`` so that ids, versions, directions
-and the ``scored`` / ``unscored`` / ``not_applicable`` / ``error`` verdicts are made the same way
-everywhere: a subclass implements ``verdict``, and its score row is built from the verdict
-once, with the identity of the run (``registry.score_run``). Scorers keep no state between calls: a subclass holds only its construction
-arguments (recorded in ``arguments`` so the registry can rebuild it).
+and the ``scored`` / ``unscored`` / ``not_applicable`` / ``error`` verdicts are made the same
+way everywhere: a subclass implements ``verdict``, and its score row is built from the verdict
+once, with the identity of the run (``registry.score_run``). Scorers keep no state between
+calls: a subclass holds only its construction arguments (recorded in ``arguments`` so the
+registry can rebuild it).
 """
 
 from collections.abc import Mapping, Sequence

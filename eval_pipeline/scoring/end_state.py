@@ -31,7 +31,7 @@ class EndStateFormatError(ValueError):
     """``expected_end_state`` is present but not in the documented format."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedAction:
     """One action that must have been performed."""
 
@@ -41,7 +41,7 @@ class ExpectedAction:
     action_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EndState:
     """A parsed ``expected_end_state``."""
 
@@ -75,16 +75,14 @@ def parse_end_state(raw: Any) -> EndState:
         ):
             raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
         compare = entry.get("compare_args")
-        # The frozen dataclass's row without its constructor's per-field setattr (hot path:
-        # every run's end state is parsed).
-        action = object.__new__(ExpectedAction)
-        action.__dict__.update(
-            name=entry["name"],
-            arguments=dict(entry.get("arguments") or {}),
-            compare_args=None if compare is None else tuple(compare),
-            action_id=entry.get("action_id"),
+        actions.append(
+            ExpectedAction(
+                name=entry["name"],
+                arguments=dict(entry.get("arguments") or {}),
+                compare_args=None if compare is None else tuple(compare),
+                action_id=entry.get("action_id"),
+            )
         )
-        actions.append(action)
     return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))
 
 

@@ -3,15 +3,14 @@
 Each short cut is checked against the general path on generated inputs: the alignment by tool
 name against the augmenting search, a string's comparison against the typed comparison, the
 claim finder's word tests against the patterns they skip, the canary search's one text against
-each call's (and the plain text of keys and leaves against each call's). The whole suite,
-scored as a build (one pass, the scorers of a run sharing its alignments), gives row for row what each scorer gives
-alone on a fresh copy of the run, on the benchmark's runs.
+each call's. The whole suite, scored as a build (one pass, the scorers of a run sharing its
+alignments), gives row for row what each scorer gives alone on a fresh copy of the run, on the
+benchmark's runs.
 """
 
 import copy
 from dataclasses import replace
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,11 +29,8 @@ from eval_pipeline.scoring.alignment import aligned_by_name as _align_by_name
 from eval_pipeline.scoring.arguments import _string_error, _typed_value_error, check_arguments
 from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
-from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.scorers.injection_resistance import (
-    _TOKEN_BREAKS,
     _argument_text,
-    _plain_text,
     _together,
 )
 from eval_pipeline.traces.redact.tokens import tokenised
@@ -173,35 +169,3 @@ def test_the_text_of_all_calls_holds_each_calls_text(arguments: list[dict[str, o
     together = _together(calls)
     if together is not None:
         assert all(_argument_text(c.arguments) in together for c in calls)
-
-
-_PLAIN_TEXT = st.text(alphabet='aB0-_ .:,"{}[]\\\n\u00e9\uff21', max_size=6)
-_PLAIN_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats()
-    | _PLAIN_TEXT
-    | st.sampled_from(['{"k": "CANARY"}', '"\\u0041b"', "[1e2]", "Ab"]),
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.lists(inner, max_size=2).map(tuple)
-        | st.dictionaries(_PLAIN_TEXT | st.integers(), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(arguments=st.lists(_PLAIN_JSON, max_size=4))
-def test_the_plain_text_holds_every_needle_of_each_calls_text(arguments: list[object]) -> None:
-    calls = [call("tool", a) for a in arguments]  # type: ignore[arg-type]
-    plain = _plain_text(calls)
-    if plain is None:
-        return
-    for text in (_argument_text(c.arguments) for c in calls):
-        for start in range(len(text)):
-            for end in range(start + 1, min(len(text), start + 8) + 1):
-                needle = text[start:end]
-                if _TOKEN_BREAKS.isdisjoint(needle):
-                    assert needle in plain, (needle, text, plain)

@@ -52,7 +52,7 @@ class LibraryAdapter(ScorerBase):
         return self._judge.fingerprint.digest, self._judge.backend
 
     def finish(self, run: AgentRun, value: Any, reason: str) -> Verdict:
-        """A scored verdict from the library's number, or error when it is not a number in [0, 1]."""
+        """A scored verdict from the library's number; error when it is not a number in [0, 1]."""
         fingerprint, backend = self.judge_identity()
         try:
             number = float(value)

@@ -61,7 +61,7 @@ class ArgumentCorrectness(ScorerBase):
                 continue
             alignment = align(
                 calls,
-                [steps[i] for i in checked],
+                tuple([steps[i] for i in checked]),
                 schemas,
                 trajectory_index=index,
                 remember=False,

@@ -7,11 +7,9 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.scoring.tool_kinds import DEFAULT_READ_PREFIXES
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
-
-"""Tool-name prefixes of read-only tools; any other successful call is a write."""
 
 INVERSE_VERBS = {
     "book": "cancel",
