@@ -4,7 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eval_pipeline.datasets.item import ForbiddenCall, OrderingConstraint
-from eval_pipeline.scoring.arguments import parse_arguments, value_error
+from eval_pipeline.scoring.argument_values import value_error
+from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.traces.model import ToolCall
 
 

@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 
 from benchmarks.score import _cases
 from eval_pipeline.datasets.item import ExpectedToolCall
-from eval_pipeline.scoring.action_claims import (
+from eval_pipeline.scoring.action_claims import DEFAULT_ACTION_VERBS, _compiled
+from eval_pipeline.scoring.alignment import aligned as _align
+from eval_pipeline.scoring.alignment import aligned_by_name as _align_by_name
+from eval_pipeline.scoring.argument_values import _string_error, _typed_value_error
+from eval_pipeline.scoring.arguments import check_arguments
+from eval_pipeline.scoring.batch import score_build
+from eval_pipeline.scoring.claim_frames import (
     _COMPLETION_WORDS,
     _GENERIC_VERB_WORDS,
     _VERB_NOUN,
-    DEFAULT_ACTION_VERBS,
-    _compiled,
     _may_hold,
 )
-from eval_pipeline.scoring.alignment import aligned as _align
-from eval_pipeline.scoring.alignment import aligned_by_name as _align_by_name
-from eval_pipeline.scoring.arguments import _string_error, _typed_value_error, check_arguments
-from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.registry import build_scorer, score_run, select_metric_ids
 from eval_pipeline.scoring.scorers.injection_resistance import (
     _argument_text,
