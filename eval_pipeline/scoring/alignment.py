@@ -7,8 +7,7 @@ alignment without arguments, in one pass per name.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from eval_pipeline.datasets.item import ExpectedToolCall
 from eval_pipeline.scoring.arguments import check_arguments
@@ -18,8 +17,7 @@ Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
 
 
-@dataclass(frozen=True, slots=True)
-class Alignment:
+class Alignment(NamedTuple):
     """How a run's calls line up with one trajectory.
 
     ``pairs`` holds (step index, call index); ``missing`` the required steps no call satisfied;
@@ -40,28 +38,20 @@ def aligned(
     calls: Sequence[ToolCall],
     steps: tuple[ExpectedToolCall, ...],
     schemas: Schemas,
-    with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
     """The alignment of the augmenting-path search (``owners``)."""
-    return alignment_of(
-        calls, steps, owners(calls, steps, schemas, with_arguments), trajectory_index
-    )
+    return alignment_of(calls, steps, owners(calls, steps, schemas), trajectory_index)
 
 
 def owners(
-    calls: Sequence[ToolCall],
-    steps: tuple[ExpectedToolCall, ...],
-    schemas: Schemas,
-    with_arguments: bool,
+    calls: Sequence[ToolCall], steps: tuple[ExpectedToolCall, ...], schemas: Schemas
 ) -> dict[int, int]:
     """The matching (call index -> step index): required steps first, then optional ones."""
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
-    search = _Search(
-        calls, steps, schemas, with_arguments, [by_name.get(step.name, ()) for step in steps]
-    )
+    search = _Search(calls, steps, schemas, [by_name.get(step.name, ()) for step in steps])
     order = [i for i, s in enumerate(steps) if not s.optional]
     order += [i for i, s in enumerate(steps) if s.optional]
     for step_index in order:
@@ -75,54 +65,63 @@ class _Search:
     An object rather than nested functions: a recursive closure is a reference cycle, which
     only the cyclic garbage collector frees, and one made per alignment of every run made it
     collect often. Whether a call fits a step is asked only when the search reaches that pair
-    (most searches stop at the first fitting call), and at most once per pair.
+    (most searches stop at the first fitting call).
     """
 
-    __slots__ = ("calls", "candidates", "fits", "owner", "schemas", "steps", "with_arguments")
+    __slots__ = ("calls", "candidates", "owner", "schemas", "steps")
 
     def __init__(
         self,
         calls: Sequence[ToolCall],
         steps: tuple[ExpectedToolCall, ...],
         schemas: Schemas,
-        with_arguments: bool,
         candidates: list[Sequence[int]],
     ) -> None:
         self.calls = calls
         self.steps = steps
         self.schemas = schemas
-        self.with_arguments = with_arguments
         self.candidates = candidates
-        self.fits: dict[tuple[int, int], bool] = {}
         self.owner: dict[int, int] = {}
-
-    def fit(self, step_index: int, call_index: int) -> bool:
-        """Whether call ``call_index`` satisfies step ``step_index`` (name known equal)."""
-        known = self.fits.get((step_index, call_index))
-        if known is None:
-            step = self.steps[step_index]
-            known = not step.arguments or (
-                check_arguments(
-                    self.calls[call_index].arguments,
-                    step.arguments,
-                    self.schemas.get(step.name),
-                    explain=False,
-                ).valid
-            )
-            self.fits[(step_index, call_index)] = known
-        return known
 
     def augment(self, step_index: int, seen: set[int]) -> bool:
         """Give step ``step_index`` a call, moving earlier steps on where needed."""
         owner = self.owner
+        step = self.steps[step_index]
         for call_index in self.candidates[step_index]:
-            if call_index in seen or (self.with_arguments and not self.fit(step_index, call_index)):
+            if call_index in seen or not fits(self.calls[call_index], step, self.schemas):
                 continue
             seen.add(call_index)
             if call_index not in owner or self.augment(owner[call_index], seen):
                 owner[call_index] = step_index
                 return True
         return False
+
+
+_FITS_SIZE = 256
+"""Verdicts ``fits`` keeps, the oldest dropped first (a run asks a dozen or so)."""
+_fits: dict[tuple[int, int, int], tuple[ToolCall, ExpectedToolCall, Schemas, bool]] = {}
+
+
+def fits(call: ToolCall, step: ExpectedToolCall, schemas: Schemas) -> bool:
+    """Whether ``call`` satisfies ``step`` of the same tool (``check_arguments``'s verdict).
+
+    Remembered by identity (call, step, schemas) for the last few runs: argument correctness
+    aligns a run's calls with the steps that list arguments, then tool-call F1 and trajectory
+    match align them with the whole trajectory, asking of the same pairs.
+    """
+    if not step.arguments:
+        return True
+    key = (id(call), id(step), id(schemas))
+    known = _fits.get(key)
+    if known is not None and known[0] is call and known[1] is step and known[2] is schemas:
+        return known[3]
+    verdict = check_arguments(
+        call.arguments, step.arguments, schemas.get(step.name), explain=False
+    ).valid
+    if len(_fits) >= _FITS_SIZE:
+        del _fits[next(iter(_fits))]  # the oldest: the run being scored keeps its verdicts
+    _fits[key] = (call, step, schemas, verdict)
+    return verdict
 
 
 def aligned_by_name(

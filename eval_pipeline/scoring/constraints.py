@@ -1,7 +1,7 @@
 """Checks shared by trajectory and safety scorers: ordering constraints and forbidden calls."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from eval_pipeline.datasets.item import ForbiddenCall, OrderingConstraint
 from eval_pipeline.scoring.argument_values import value_error
@@ -9,8 +9,7 @@ from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.traces.model import ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class OrderingResult:
+class OrderingResult(NamedTuple):
     """Outcome of one ordering constraint: ``applicable`` when ``after`` was called."""
 
     constraint: OrderingConstraint

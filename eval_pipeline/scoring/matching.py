@@ -120,7 +120,7 @@ def _aligned(
 ) -> Alignment:
     """``align`` without the memo."""
     if with_arguments:
-        return aligned(calls, steps, schemas, with_arguments, trajectory_index)
+        return aligned(calls, steps, schemas, trajectory_index)
     return aligned_by_name(calls, steps, trajectory_index)
 
 

@@ -24,9 +24,13 @@ class ScoreStatus:
     """Statuses the gate counts as missing scores."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Score:
-    """One score.
+    """One score: a value built once (by the registry, from a scorer's verdict) and never changed.
+
+    Slotted and not frozen: a frozen dataclass sets each of its 18 fields through
+    ``object.__setattr__``, about 2.5 times the cost of building the row, and every run
+    scored builds ten. A copy with other fields is ``dataclasses.replace`` (``with_context``).
 
     ``value`` is in [0, 1] when ``status == "scored"`` and None otherwise. ``evidence`` holds
     JSON-safe details (the claim, the missing tool, ...). ``judge_backend`` names the judge

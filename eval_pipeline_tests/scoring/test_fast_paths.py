@@ -3,19 +3,22 @@
 Each short cut is checked against the general path on generated inputs: the alignment by tool
 name against the augmenting search, a string's comparison against the typed comparison, the
 claim finder's word tests against the patterns they skip, the canary search's one text against
-each call's. The whole suite, scored as a build (one pass, the scorers of a run sharing its
-alignments), gives row for row what each scorer gives alone on a fresh copy of the run, on the
-benchmark's runs.
+each call's; a run's argument checks are made once for all the scorers that align it. The
+whole suite, scored as a build (one pass, the scorers of a run sharing its alignments), gives
+row for row what each scorer gives alone on a fresh copy of the run, on the benchmark's runs.
 """
 
 import copy
 from dataclasses import replace
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.score import _cases
 from eval_pipeline.datasets.item import ExpectedToolCall
+from eval_pipeline.scoring import alignment
 from eval_pipeline.scoring.action_claims import DEFAULT_ACTION_VERBS, _compiled
 from eval_pipeline.scoring.alignment import aligned as _align
 from eval_pipeline.scoring.alignment import aligned_by_name as _align_by_name
@@ -49,7 +52,7 @@ def test_the_alignment_by_name_is_the_augmenting_search(
 ) -> None:
     calls = tuple(call(name) for name in called)
     steps = tuple(ExpectedToolCall(name, optional=optional) for name, optional in expected)
-    assert _align_by_name(calls, steps, 2) == _align(calls, steps, {}, False, 2)
+    assert _align_by_name(calls, steps, 2) == _align(calls, steps, {}, 2)
 
 
 _TOKEN = "<the address, redacted>"
@@ -169,3 +172,23 @@ def test_the_text_of_all_calls_holds_each_calls_text(arguments: list[dict[str, o
     together = _together(calls)
     if together is not None:
         assert all(_argument_text(c.arguments) in together for c in calls)
+
+
+def test_a_runs_argument_checks_are_made_once_across_the_scorers_aligning_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[tuple[int, int]] = []
+    check = alignment.check_arguments
+
+    def counted(actual: Any, expected: Any, schema: Any = None, *, explain: bool = True) -> Any:
+        asked.append((id(actual), id(expected)))
+        return check(actual, expected, schema, explain=explain)
+
+    monkeypatch.setattr(alignment, "check_arguments", counted)
+    metrics = ("argument_correctness", "tool_call_f1", "trajectory_match")
+    scorers = [build_scorer(metric) for metric in metrics]
+    cases = _cases(60)
+    for run, item in cases:
+        score_run(run, item, scorers)
+    assert len(asked) > 100
+    assert len(asked) == len(set(asked))
