@@ -136,10 +136,16 @@ def _verbatim(value: Any, acceptable: Sequence[Any]) -> bool:
     Identical: the same types all the way down and equal, and not the omission. Such a value
     passes every rule of ``value_error``, which need not be asked.
     """
-    kind = type(value)
-    if kind is str:
-        return bool(value) and any(type(o) is str and o == value for o in acceptable)
-    return any(_identical(value, option) for option in acceptable)
+    if type(value) is str:
+        if value:
+            for option in acceptable:
+                if type(option) is str and option == value:
+                    return True
+        return False
+    for option in acceptable:
+        if _identical(value, option):
+            return True
+    return False
 
 
 def _identical(value: Any, option: Any) -> bool:
