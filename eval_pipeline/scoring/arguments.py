@@ -142,10 +142,7 @@ def _verbatim(value: Any, acceptable: Sequence[Any]) -> bool:
                 if type(option) is str and option == value:
                     return True
         return False
-    for option in acceptable:
-        if _identical(value, option):
-            return True
-    return False
+    return any(_identical(value, option) for option in acceptable)
 
 
 def _identical(value: Any, option: Any) -> bool:
