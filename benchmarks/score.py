@@ -4,8 +4,8 @@ Runs are synthetic but real-shaped: the tool calls (names, arguments, errors) an
 actions of the 120 published tau2-bench simulations (package data ``benchmarks/tau2_checks``),
 cycled to ``n_runs`` runs with fresh span ids, each with a final answer claiming an action, a
 hand-off and the items' ordering constraints, forbidden calls and end state. Every
-deterministic scorer runs on every run through ``score_run`` (exceptions contained, rows
-stamped).
+deterministic scorer runs on every run through ``score_run`` (exceptions contained, each row
+built with the run's identity).
 
 The reference, measured in the same process on the same runs, is the least a scorer of this
 kind must do: a plain loop computing tool-name recall against the expected actions, without

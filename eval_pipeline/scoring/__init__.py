@@ -1,14 +1,16 @@
 """Scoring: the Scorer protocol, the registry, scorers and library adapters. Pure: no dagster.
 
-- ``score`` / ``protocol``: the score row and the Scorer interface (contracts).
+- ``score`` / ``protocol``: the score row and the Scorer interface (contracts); ``verdict``:
+  what a built-in scorer concludes, from which its row is built once.
 - ``registry``: metric id -> scorer class; ``build_scorer`` (passes ``judge=`` only to a
   scorer declaring ``needs_judge``), ``scorer_needs_judge``, ``rebuild_scorer`` (from a stored
   row's ``scorer_args``), ``registered_metric_ids``, ``score_run`` (exceptions become ``error``
-  rows; rows stamped with build/item/run/slices and the scorer's arguments).
+  rows; every row carries the build/item/run/slices and the scorer's arguments).
 - ``scorers/``: one module per deterministic metric, ``judged`` for the judge-based ones.
-- ``arguments`` (BFCL checker semantics), ``matching`` (calls vs expected trajectories),
-  ``constraints`` (ordering, forbidden calls), ``end_state`` (``task_success``'s format),
-  ``action_claims`` (claimed actions in answers).
+- ``arguments`` / ``argument_values`` (BFCL checker semantics), ``matching`` / ``alignment``
+  (calls vs expected trajectories), ``constraints`` (ordering, forbidden calls),
+  ``end_state`` (``task_success``'s format), ``action_claims`` / ``claim_frames`` (claimed
+  actions in answers).
 - ``adapters/``: DeepEval and RAGAS metrics behind the same interface (imported lazily).
 - ``batch`` (a whole build), ``aggregate`` (mean, n, unscored, pass^k), ``store`` (Parquet
   partitioned by build), ``spread`` (judge score spread over repeated scoring).

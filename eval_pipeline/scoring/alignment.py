@@ -1,17 +1,13 @@
-"""Alignments of a run's calls with a trajectory's steps, computed in Python.
+"""Alignments of a run's calls with a trajectory's steps.
 
-``matching.align`` computes them in C when the extension is built (``_matching.c``); these
-functions are its reference, and compute them wherever it is not built or leaves a run (a
-name that is not a str). ``aligned`` is the maximum matching of calls to steps by an
-augmenting-path search over (step, call) pairs of one tool name, required steps first, a pair
-fitting when the step lists no arguments or ``check_arguments`` accepts the call's;
-``aligned_by_name`` is the same alignment without arguments, in one pass per name.
+``aligned`` is the maximum matching of calls to steps by an augmenting-path search over
+(step, call) pairs of one tool name, required steps first, a pair fitting when the step lists
+no arguments or ``check_arguments`` accepts the call's; ``aligned_by_name`` is the same
+alignment without arguments, in one pass per name.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from eval_pipeline.datasets.item import ExpectedToolCall
 from eval_pipeline.scoring.arguments import check_arguments
@@ -21,12 +17,12 @@ Schemas = Mapping[str, Mapping[str, Any]]
 """Tool name -> the function's ``parameters`` schema."""
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(NamedTuple):
     """How a run's calls line up with one trajectory.
 
     ``pairs`` holds (step index, call index); ``missing`` the required steps no call satisfied;
-    ``extra`` the calls that satisfied no step.
+    ``extra`` the calls that satisfied no step. ``required`` counts the trajectory's required
+    (non-optional) steps, ``matched_required`` those some call satisfied.
     """
 
     trajectory_index: int
@@ -34,58 +30,28 @@ class Alignment:
     pairs: tuple[tuple[int, int], ...]
     missing: tuple[int, ...]
     extra: tuple[int, ...]
-
-    @cached_property
-    def required(self) -> int:
-        """Number of required (non-optional) steps."""
-        return sum(1 for step in self.steps if not step.optional)
-
-    @cached_property
-    def matched_required(self) -> int:
-        """Required steps some call satisfied."""
-        return sum(1 for step_index, _ in self.pairs if not self.steps[step_index].optional)
+    required: int
+    matched_required: int
 
 
 def aligned(
     calls: Sequence[ToolCall],
     steps: tuple[ExpectedToolCall, ...],
     schemas: Schemas,
-    with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
     """The alignment of the augmenting-path search (``owners``)."""
-    return alignment_of(
-        calls, steps, owners(calls, steps, schemas, with_arguments), trajectory_index
-    )
-
-
-def fits(
-    calls: Sequence[ToolCall],
-    steps: Sequence[ExpectedToolCall],
-    schemas: Schemas,
-    step_index: int,
-    call_index: int,
-) -> bool:
-    """Whether a call satisfies a step of its tool that lists arguments (``check_arguments``)."""
-    step = steps[step_index]
-    return check_arguments(
-        calls[call_index].arguments, step.arguments, schemas.get(step.name), explain=False
-    ).valid
+    return alignment_of(calls, steps, owners(calls, steps, schemas), trajectory_index)
 
 
 def owners(
-    calls: Sequence[ToolCall],
-    steps: tuple[ExpectedToolCall, ...],
-    schemas: Schemas,
-    with_arguments: bool,
+    calls: Sequence[ToolCall], steps: tuple[ExpectedToolCall, ...], schemas: Schemas
 ) -> dict[int, int]:
     """The matching (call index -> step index): required steps first, then optional ones."""
     by_name: dict[str, list[int]] = {}
     for index, call in enumerate(calls):
         by_name.setdefault(call.name, []).append(index)
-    search = _Search(
-        calls, steps, schemas, with_arguments, [by_name.get(step.name, ()) for step in steps]
-    )
+    search = _Search(calls, steps, schemas, [by_name.get(step.name, ()) for step in steps])
     order = [i for i, s in enumerate(steps) if not s.optional]
     order += [i for i, s in enumerate(steps) if s.optional]
     for step_index in order:
@@ -99,54 +65,63 @@ class _Search:
     An object rather than nested functions: a recursive closure is a reference cycle, which
     only the cyclic garbage collector frees, and one made per alignment of every run made it
     collect often. Whether a call fits a step is asked only when the search reaches that pair
-    (most searches stop at the first fitting call), and at most once per pair.
+    (most searches stop at the first fitting call).
     """
 
-    __slots__ = ("calls", "candidates", "fits", "owner", "schemas", "steps", "with_arguments")
+    __slots__ = ("calls", "candidates", "owner", "schemas", "steps")
 
     def __init__(
         self,
         calls: Sequence[ToolCall],
         steps: tuple[ExpectedToolCall, ...],
         schemas: Schemas,
-        with_arguments: bool,
         candidates: list[Sequence[int]],
     ) -> None:
         self.calls = calls
         self.steps = steps
         self.schemas = schemas
-        self.with_arguments = with_arguments
         self.candidates = candidates
-        self.fits: dict[tuple[int, int], bool] = {}
         self.owner: dict[int, int] = {}
-
-    def fit(self, step_index: int, call_index: int) -> bool:
-        """Whether call ``call_index`` satisfies step ``step_index`` (name known equal)."""
-        known = self.fits.get((step_index, call_index))
-        if known is None:
-            step = self.steps[step_index]
-            known = not step.arguments or (
-                check_arguments(
-                    self.calls[call_index].arguments,
-                    step.arguments,
-                    self.schemas.get(step.name),
-                    explain=False,
-                ).valid
-            )
-            self.fits[(step_index, call_index)] = known
-        return known
 
     def augment(self, step_index: int, seen: set[int]) -> bool:
         """Give step ``step_index`` a call, moving earlier steps on where needed."""
         owner = self.owner
+        step = self.steps[step_index]
         for call_index in self.candidates[step_index]:
-            if call_index in seen or (self.with_arguments and not self.fit(step_index, call_index)):
+            if call_index in seen or not fits(self.calls[call_index], step, self.schemas):
                 continue
             seen.add(call_index)
             if call_index not in owner or self.augment(owner[call_index], seen):
                 owner[call_index] = step_index
                 return True
         return False
+
+
+_FITS_SIZE = 256
+"""Verdicts ``fits`` keeps, the oldest dropped first (a run asks a dozen or so)."""
+_fits: dict[tuple[int, int, int], tuple[ToolCall, ExpectedToolCall, Schemas, bool]] = {}
+
+
+def fits(call: ToolCall, step: ExpectedToolCall, schemas: Schemas) -> bool:
+    """Whether ``call`` satisfies ``step`` of the same tool (``check_arguments``'s verdict).
+
+    Remembered by identity (call, step, schemas) for the last few runs: argument correctness
+    aligns a run's calls with the steps that list arguments, then tool-call F1 and trajectory
+    match align them with the whole trajectory, asking of the same pairs.
+    """
+    if not step.arguments:
+        return True
+    key = (id(call), id(step), id(schemas))
+    known = _fits.get(key)
+    if known is not None and known[0] is call and known[1] is step and known[2] is schemas:
+        return known[3]
+    verdict = check_arguments(
+        call.arguments, step.arguments, schemas.get(step.name), explain=False
+    ).valid
+    if len(_fits) >= _FITS_SIZE:
+        del _fits[next(iter(_fits))]  # the oldest: the run being scored keeps its verdicts
+    _fits[key] = (call, step, schemas, verdict)
+    return verdict
 
 
 def aligned_by_name(
@@ -187,11 +162,7 @@ def alignment_of(
     owner: dict[int, int],
     trajectory_index: int,
 ) -> Alignment:
-    """The alignment of a matching (call index -> step index).
-
-    Built without the frozen dataclass's constructor (the same fields), with its counts of
-    required steps set as ``cached_property`` would cache them: every scorer reads them.
-    """
+    """The alignment of a matching (call index -> step index)."""
     matched = set(owner.values())
     missing: list[int] = []
     required = 0
@@ -200,16 +171,13 @@ def alignment_of(
             required += 1
             if index not in matched:
                 missing.append(index)
-    alignment = object.__new__(Alignment)
-    alignment.__dict__.update(
+    return Alignment(
         trajectory_index=trajectory_index,
         steps=steps,
         pairs=tuple(sorted([(step, call) for call, step in owner.items()])),
         missing=tuple(missing),
         extra=tuple([i for i in range(len(calls)) if i not in owner]),
-        # Each step is matched at most once, so the required steps matched are those not
-        # missing.
         required=required,
+        # Each step is matched at most once: the required steps matched are those not missing.
         matched_required=required - len(missing),
     )
-    return alignment

@@ -28,29 +28,13 @@ hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function 
 """
 
 import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from eval_pipeline.traces.redact.tokens import holds_token, tokenised
+from eval_pipeline.scoring.argument_values import OMITTABLE, value_error
 
-_STRIP = re.compile(r"[ ,./\-_*^]")
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "float": (float,),
-    "number": (float, int),
-    "boolean": (bool,),
-    "array": (list,),
-    "tuple": (list,),
-    "dict": (dict,),
-    "object": (dict,),
-    "any": (str,),
-}
-OMITTABLE = ""
-"""The acceptable value that marks a parameter as omittable (BFCL's convention)."""
+__all__ = ["INVALID", "OMITTABLE", "ArgumentCheck", "check_arguments", "parse_arguments"]
 
 
 @dataclass(frozen=True)
@@ -61,10 +45,10 @@ class ArgumentCheck:
     errors: tuple[str, ...] = field(default=())
 
 
-@lru_cache(maxsize=65536)
-def normalise_string(text: str) -> str:
-    """BFCL's string normalisation: drop spaces and ``,./-_*^``, lower-case, ``'`` as ``"``."""
-    return _STRIP.sub("", text).lower().replace("'", '"')
+_VALID = ArgumentCheck(True)
+INVALID = ArgumentCheck(False, ("arguments not acceptable",))
+"""The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
+_NO_PROPERTIES: Mapping[str, Any] = {}
 
 
 def parse_arguments(raw: Any) -> dict[str, Any] | None:
@@ -108,116 +92,57 @@ def check_arguments(
     properties: Mapping[str, Any] = (
         (schema.get("properties") or _NO_PROPERTIES) if schema else _NO_PROPERTIES
     )
-    required = (schema.get("required") or ()) if schema else ()
+    required: Sequence[str] = (schema.get("required") or ()) if schema else ()
+    problems = _problems(arguments, expected, properties, required, explain)
     if not explain:
-        decided = _acceptable(arguments, expected, properties, required)
-        return _VALID if decided else INVALID
-    if _identical_call(arguments, expected, properties, required):
-        return _VALID
-    errors: list[str] = [
-        f"missing required parameter {name!r}" for name in required if name not in arguments
-    ]
-    for name, value in arguments.items():
-        if name not in expected or (schema is not None and properties and name not in properties):
-            errors.append(f"unexpected parameter {name!r}")
-            continue
-        acceptable = list(expected[name])
-        schema_of = properties.get(name)
-        # Only a value that is not acceptable has a problem to describe (most are).
-        problem = value_error(value, acceptable, schema_of)
-        if problem:
-            errors.append(f"parameter {name!r}: {problem}")
-    errors.extend(
-        f"missing parameter {name!r} (not omittable)"
-        for name, acceptable in expected.items()
-        if name not in arguments and OMITTABLE not in acceptable and name not in required
-    )
-    return ArgumentCheck(not errors, tuple(errors))
+        return _VALID if next(problems, None) is None else INVALID
+    errors = tuple(problems)
+    return ArgumentCheck(not errors, errors) if errors else _VALID
 
 
-_VALID = ArgumentCheck(True)
-_SCALARS = frozenset({str, int, float, bool})
-_NO_PROPERTIES: Mapping[str, Any] = {}
-INVALID = ArgumentCheck(False, ("arguments not acceptable",))
-"""The verdict of ``check_arguments(..., explain=False)`` on unacceptable arguments."""
-
-
-def _acceptable(
+def _problems(
     arguments: Mapping[str, Any],
     expected: Mapping[str, Sequence[Any]],
     properties: Mapping[str, Any],
     required: Sequence[str],
-) -> bool:
-    """``check_arguments``'s verdict alone, stopping at the first problem.
+    explain: bool,
+) -> Iterator[str]:
+    """Each problem with the call's arguments, in order, found as they are asked for.
 
-    A value identical to an acceptable one passes every rule (``_identical_call``), so it
-    skips ``value_error``: most values of most calls are verbatim.
+    Missing required parameters, then each present parameter's (unknown, or a value none of
+    its acceptable values matches), then expected parameters missing and not omittable.
     """
     for name in required:
         if name not in arguments:
-            return False
-    for name, value in arguments.items():
-        if name not in expected or (properties and name not in properties):
-            return False
-        acceptable = expected[name]
-        kind = type(value)
-        if kind in _SCALARS:
-            # ``_identical`` for a scalar, inline: an equal option of the same type (for a
-            # string, not the omission).
-            verbatim = False
-            if value or kind is not str:
-                for option in acceptable:
-                    if type(option) is kind and value == option:
-                        verbatim = True
-                        break
-            if verbatim:
-                continue
-        elif any(_identical(value, option) for option in acceptable):
-            continue
-        if value_error(value, acceptable, properties.get(name), explain=False):
-            return False
-    for name, acceptable in expected.items():
-        if name not in arguments and OMITTABLE not in acceptable:
-            return False
-    return True
-
-
-def _identical_call(
-    arguments: Mapping[str, Any],
-    expected: Mapping[str, Sequence[Any]],
-    properties: Mapping[str, Any],
-    required: Sequence[str],
-) -> bool:
-    """The common case, decided fast: every value is one of its acceptable values verbatim.
-
-    A value identical (same types all the way down) to an acceptable one passes every rule
-    above, so only calls that are not verbatim take the full check (and get its errors).
-    """
+            yield f"missing required parameter {name!r}"
     for name, value in arguments.items():
         acceptable = expected.get(name)
         if acceptable is None or (properties and name not in properties):
-            return False
-        kind = type(value)
-        if kind is str:
-            # ``_identical`` for a string, inline: an equal string that is not the omission.
-            for option in acceptable:
-                if type(option) is str and value == option and value:
-                    break
-            else:
-                return False
+            yield f"unexpected parameter {name!r}"
             continue
-        for option in acceptable:
-            if _identical(value, option):
-                break
-        else:
-            return False
-    for name in required:
-        if name not in arguments:
-            return False
+        if _verbatim(value, acceptable):
+            continue
+        problem = value_error(value, acceptable, properties.get(name), explain=explain)
+        if problem:
+            yield f"parameter {name!r}: {problem}"
     for name, acceptable in expected.items():
-        if name not in arguments and OMITTABLE not in acceptable:
-            return False
-    return True
+        if name not in arguments and OMITTABLE not in acceptable and name not in required:
+            yield f"missing parameter {name!r} (not omittable)"
+
+
+def _verbatim(value: Any, acceptable: Sequence[Any]) -> bool:
+    """Whether an acceptable value is identical to ``value`` (most values of most calls are).
+
+    Identical: the same types all the way down and equal, and not the omission. Such a value
+    passes every rule of ``value_error``, which need not be asked.
+    """
+    if type(value) is str:
+        if value:
+            for option in acceptable:
+                if type(option) is str and option == value:
+                    return True
+        return False
+    return any(_identical(value, option) for option in acceptable)
 
 
 def _identical(value: Any, option: Any) -> bool:
@@ -228,218 +153,3 @@ def _identical(value: Any, option: Any) -> bool:
     if isinstance(value, dict):
         return False  # acceptable dicts list options per key: the full check compares them
     return bool(value == option) and not (isinstance(value, str) and value == OMITTABLE)
-
-
-def value_error(
-    value: Any,
-    acceptable: Sequence[Any],
-    schema: Mapping[str, Any] | None,
-    *,
-    explain: bool = True,
-) -> str | None:
-    """Why ``value`` matches none of the ``acceptable`` values, or None when one matches.
-
-    With ``explain=False`` the reason is ``"no"`` (cheaper: nothing is formatted).
-    """
-    candidates = [a for a in acceptable if not (isinstance(a, str) and a == OMITTABLE)]
-    stated = schema.get("type") if schema else None
-    if len(candidates) < len(acceptable) and _is_empty(value, stated):
-        return None
-    if not candidates:
-        return f"got {value!r} for a parameter that should be omitted" if explain else "no"
-    if type(value) is str and isinstance(candidates[0], str) and stated in _STRING_TYPES:
-        return _string_error(value, candidates, explain)
-    return _typed_value_error(value, candidates, acceptable, stated, schema, explain)
-
-
-def _typed_value_error(
-    value: Any,
-    candidates: list[Any],
-    acceptable: Sequence[Any],
-    stated: Any,
-    schema: Mapping[str, Any] | None,
-    explain: bool,
-) -> str | None:
-    """``value_error`` past the omission rules: types, coercions, then equality."""
-    declared = str(stated or _inferred_type(candidates))
-    value = _coerce(value, declared)
-    variable = stated is not None and not _has_type(candidates[0], declared)
-    if not _has_type(value, declared):
-        if not any(_same_kind(value, c) for c in candidates):
-            if not explain:
-                return "no"
-            return f"expected type {declared}, got {type(value).__name__} ({value!r})"
-        variable = True
-    elif stated is not None and isinstance(value, list):
-        problem = _element_type_error(value, acceptable, schema)
-        if problem:
-            return problem
-    if variable:
-        # A variable's value is compared as it is, without the string normalisation.
-        if any(value == c for c in candidates):
-            return None
-    elif any(_equal(value, c, declared, schema) for c in candidates):
-        return None
-    return f"{value!r} is not one of {candidates!r}" if explain else "no"
-
-
-_STRING_TYPES = (None, "string", "any")
-"""Declared types under which a string value against string candidates takes the short path."""
-
-
-def _string_error(value: str, candidates: list[Any], explain: bool) -> str | None:
-    """``value_error`` for a string against string candidates, the common case, decided directly.
-
-    The general path reaches exactly these comparisons for it (no coercion, no "variable"):
-    normalised equality, tokenised equality for redacted text, plain equality otherwise.
-    """
-    normalised = normalise_string(value)
-    for candidate in candidates:
-        if isinstance(candidate, str):
-            if normalise_string(candidate) == normalised:
-                return None
-            if holds_token(value) and normalised == normalise_string(tokenised(candidate)):
-                return None
-        elif value == candidate:
-            return None
-    return f"{value!r} is not one of {candidates!r}" if explain else "no"
-
-
-def _element_type_error(
-    value: list[Any], acceptable: Sequence[Any], schema: Mapping[str, Any] | None
-) -> str | None:
-    """Why the elements of an array do not have the schema's ``items`` type (None: they do)."""
-    item_type = str(((schema or {}).get("items") or {}).get("type") or "")
-    allowed = _TYPES.get(item_type)
-    if allowed is None or any(not isinstance(a, list | tuple) for a in acceptable):
-        return None
-    for option in acceptable:
-        sample = next((type(e) for e in option if not _is_omittable(e)), None)
-        if all(_exact_type(e, allowed) or type(e) is sample for e in value):
-            return None
-    return f"elements of {value!r} must be of type {item_type}"
-
-
-def _exact_type(value: Any, allowed: tuple[type, ...]) -> bool:
-    return type(value) in allowed or (type(value) is tuple and list in allowed)
-
-
-def _is_empty(value: Any, stated: Any) -> bool:
-    """An empty value of the declared type: BFCL reads it as the omitted parameter."""
-    if isinstance(value, str):
-        return stated in (None, "string", "any") and not normalise_string(value)
-    return isinstance(value, list | tuple) and not value and stated in (None, "array", "tuple")
-
-
-def _is_omittable(value: Any) -> bool:
-    return isinstance(value, str) and value == OMITTABLE
-
-
-def _inferred_type(candidates: list[Any]) -> str:
-    sample = candidates[0]
-    if isinstance(sample, bool):
-        return "boolean"
-    if isinstance(sample, int):
-        # An expected float list like [300000] still means "a number".
-        return "number"
-    if isinstance(sample, float):
-        return "number"
-    if isinstance(sample, str):
-        return "string"
-    if isinstance(sample, list | tuple):
-        return "array"
-    if isinstance(sample, dict):
-        return "dict"
-    return "unknown"
-
-
-def _coerce(value: Any, declared: str) -> Any:
-    if isinstance(value, tuple):
-        return list(value)
-    if declared in ("float", "number") and type(value) is int:
-        return float(value)
-    return value
-
-
-def _has_type(value: Any, declared: str) -> bool:
-    allowed = _TYPES.get(declared)
-    if allowed is None:
-        return True
-    if isinstance(value, bool) and bool not in allowed:
-        return False
-    return isinstance(value, allowed)
-
-
-def _same_kind(value: Any, candidate: Any) -> bool:
-    if isinstance(value, list) and isinstance(candidate, list | tuple):
-        return True
-    return type(value) is type(candidate)
-
-
-def _equal(value: Any, candidate: Any, declared: str, schema: Mapping[str, Any] | None) -> bool:
-    if isinstance(value, str) and isinstance(candidate, str):
-        if normalise_string(value) == normalise_string(candidate):
-            return True
-        return holds_token(value) and normalise_string(value) == normalise_string(
-            tokenised(candidate)
-        )
-    if isinstance(value, bool) or isinstance(candidate, bool):
-        return isinstance(value, bool) and isinstance(candidate, bool) and value == candidate
-    if isinstance(value, dict) and isinstance(candidate, dict):
-        return _dict_equal(value, candidate, schema)
-    if isinstance(value, list) and isinstance(candidate, list | tuple):
-        return _list_equal(value, list(candidate), schema)
-    if isinstance(value, int | float) and isinstance(candidate, int | float):
-        return float(value) == float(candidate)
-    return bool(value == candidate)
-
-
-def _dict_equal(value: dict[str, Any], candidate: dict[str, Any], schema: Any) -> bool:
-    props: Mapping[str, Any] = (schema or {}).get("properties") or {}
-    for key, item in value.items():
-        if key not in candidate:
-            return False
-        options = candidate[key]
-        options = list(options) if isinstance(options, list) else [options]
-        if value_error(item, options, props.get(key), explain=False) is not None:
-            return False
-    return all(
-        key in value or (isinstance(options, list) and OMITTABLE in options)
-        for key, options in candidate.items()
-    )
-
-
-_JUST_STR = frozenset({str})
-
-
-def _list_equal(value: list[Any], candidate: list[Any], schema: Any) -> bool:
-    if len(value) != len(candidate):
-        return False
-    item_schema = (schema or {}).get("items")
-    item_type = str((item_schema or {}).get("type") or "")
-    unordered = bool((schema or {}).get("uniqueItems") or (schema or {}).get("x-unordered"))
-    if (
-        not unordered
-        and _JUST_STR.issuperset(map(type, value))
-        and _JUST_STR.issuperset(map(type, candidate))
-        and "[" not in "".join(value)
-    ):
-        # Plain strings in order, none holding a redaction token: what ``same`` compares is
-        # their normalised forms, pair by pair.
-        return list(map(normalise_string, value)) == list(map(normalise_string, candidate))
-
-    def same(a: Any, b: Any) -> bool:
-        a = _coerce(a, item_type)
-        if isinstance(a, dict) and isinstance(b, dict):
-            return _dict_equal(a, b, item_schema)
-        return _equal(a, b, item_type, item_schema)
-
-    if not unordered:
-        return all(same(a, b) for a, b in zip(value, candidate, strict=True))
-    remaining = list(candidate)
-    for element in value:
-        match = next((i for i, b in enumerate(remaining) if same(element, b)), None)
-        if match is None:
-            return False
-        remaining.pop(match)
-    return True

@@ -1,27 +1,27 @@
-"""Shared plumbing for scorers: identity, declared requirements and the score constructors.
+"""Shared plumbing for scorers: identity, declared requirements and the verdict constructors.
 
 Every scorer in ``scoring/scorers`` subclasses ``ScorerBase`` so that ids, versions, directions
-and the ``scored`` / ``unscored`` / ``not_applicable`` / ``error`` rows are built the same way
-everywhere. Scorers keep no state between calls: a subclass holds only its construction
-arguments (recorded in ``arguments`` so the registry can rebuild it).
+and the ``scored`` / ``unscored`` / ``not_applicable`` / ``error`` verdicts are made the same
+way everywhere: a subclass implements ``verdict``, and its score row is built from the verdict
+once, with the identity of the run (``registry.score_run``). Scorers keep no state between
+calls: a subclass holds only its construction arguments (recorded in ``arguments`` so the
+registry can rebuild it).
 """
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
-from eval_pipeline.scoring import rows
 from eval_pipeline.scoring.protocol import Direction
 from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
-
-_scored = rows.scored
-_unvalued = rows.unvalued
 
 
 class ScorerBase:
     """Base class of the built-in scorers (implements the ``Scorer`` protocol's identity part).
 
-    Subclasses set the class variables and implement ``score``. ``needs_judge`` declares that
+    Subclasses set the class variables and implement ``verdict``. ``needs_judge`` declares that
     the constructor takes ``judge=`` and the scorer consults it; ``library`` names the external
     library that computes the metric ("" for the project's own scorers). ``arguments`` returns
     the keyword arguments the scorer was built with (JSON-safe), recorded on every score row
@@ -35,9 +35,6 @@ class ScorerBase:
     item_fields: ClassVar[frozenset[str]] = frozenset()
     needs_judge: ClassVar[bool] = False
     library: ClassVar[str] = ""
-    fresh_rows: ClassVar[bool] = False
-    """True when ``score`` returns a row made for the call that the scorer keeps no reference
-    to: ``score_run`` then stamps the row itself instead of a copy of it."""
 
     @property
     def id(self) -> str:
@@ -79,77 +76,92 @@ class ScorerBase:
 
     def scored(
         self,
-        run: AgentRun,
         value: float,
         *,
         reason: str = "",
-        span_ids: tuple[str, ...] | list[str] = (),
-        evidence: dict[str, Any] | None = None,
+        span_ids: Sequence[str] = (),
+        evidence: Mapping[str, Any] | None = None,
         judge_fingerprint: str | None = None,
         judge_backend: str | None = None,
-    ) -> Score:
-        """A ``scored`` row for ``run`` (value clamped to [0, 1] against float noise).
+    ) -> Verdict:
+        """A ``scored`` verdict, the value clamped to [0, 1] against float noise.
 
-        ``Score.checked``'s row, made by ``rows.scored`` (in C when built): the value is a float
-        in [0, 1] once clamped, so there is nothing to check (every scorer's every row comes
-        through here).
+        NaN and ``-0.0`` become ``0.0``; repeated span ids are kept once, in order.
         """
-        return _scored(
-            self, run, value, reason, span_ids, evidence, judge_fingerprint, judge_backend
+        value = float(value)
+        value = value if value > 0.0 else 0.0
+        value = value if value < 1.0 else 1.0
+        return Verdict(
+            ScoreStatus.SCORED,
+            value,
+            reason,
+            tuple(dict.fromkeys(span_ids)),
+            dict(evidence) if evidence else {},
+            judge_fingerprint,
+            judge_backend,
         )
-
-    def _without_value(
-        self,
-        status: str,
-        run: AgentRun,
-        reason: str,
-        evidence: dict[str, Any] | None,
-        judge_fingerprint: str | None,
-        judge_backend: str | None,
-    ) -> Score:
-        return _unvalued(self, run, status, reason, evidence, judge_fingerprint, judge_backend)
 
     def unscored(
         self,
-        run: AgentRun,
         reason: str,
         *,
-        evidence: dict[str, Any] | None = None,
+        evidence: Mapping[str, Any] | None = None,
         judge_fingerprint: str | None = None,
         judge_backend: str | None = None,
-    ) -> Score:
-        """An ``unscored`` row: the input needed to score is missing (never a 0)."""
-        return self._without_value(
-            ScoreStatus.UNSCORED, run, reason, evidence, judge_fingerprint, judge_backend
+    ) -> Verdict:
+        """An ``unscored`` verdict: the input needed to score is missing (never a 0)."""
+        return _without_value(
+            ScoreStatus.UNSCORED, reason, evidence, judge_fingerprint, judge_backend
         )
 
     def not_applicable(
         self,
-        run: AgentRun,
         reason: str,
         *,
-        evidence: dict[str, Any] | None = None,
+        evidence: Mapping[str, Any] | None = None,
         judge_fingerprint: str | None = None,
         judge_backend: str | None = None,
-    ) -> Score:
-        """A ``not_applicable`` row: the metric does not apply to this run (not missing)."""
-        return self._without_value(
-            ScoreStatus.NOT_APPLICABLE, run, reason, evidence, judge_fingerprint, judge_backend
+    ) -> Verdict:
+        """A ``not_applicable`` verdict: the metric does not apply to this run (not missing)."""
+        return _without_value(
+            ScoreStatus.NOT_APPLICABLE, reason, evidence, judge_fingerprint, judge_backend
         )
 
     def errored(
         self,
-        run: AgentRun,
         reason: str,
         *,
         judge_fingerprint: str | None = None,
         judge_backend: str | None = None,
-    ) -> Score:
-        """An ``error`` row: scoring was attempted and failed."""
-        return self._without_value(
-            ScoreStatus.ERROR, run, reason, None, judge_fingerprint, judge_backend
-        )
+    ) -> Verdict:
+        """An ``error`` verdict: scoring was attempted and failed."""
+        return _without_value(ScoreStatus.ERROR, reason, None, judge_fingerprint, judge_backend)
+
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run against its item (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement verdict()")
 
     def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run against its item (implemented by subclasses)."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement score()")
+        """Score one run against its item: the verdict's row, for the run's trace only.
+
+        ``registry.score_run`` builds the row with the run's whole identity instead.
+        """
+        return self.verdict(run, item).row(self.id, self.version, run.trace_id)
+
+
+def _without_value(
+    status: str,
+    reason: str,
+    evidence: Mapping[str, Any] | None,
+    judge_fingerprint: str | None,
+    judge_backend: str | None,
+) -> Verdict:
+    return Verdict(
+        status,
+        None,
+        reason,
+        (),
+        dict(evidence) if evidence else {},
+        judge_fingerprint,
+        judge_backend,
+    )

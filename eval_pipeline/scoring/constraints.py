@@ -1,15 +1,15 @@
 """Checks shared by trajectory and safety scorers: ordering constraints and forbidden calls."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from eval_pipeline.datasets.item import ForbiddenCall, OrderingConstraint
-from eval_pipeline.scoring.arguments import parse_arguments, value_error
+from eval_pipeline.scoring.argument_values import value_error
+from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.traces.model import ToolCall
 
 
-@dataclass(frozen=True)
-class OrderingResult:
+class OrderingResult(NamedTuple):
     """Outcome of one ordering constraint: ``applicable`` when ``after`` was called."""
 
     constraint: OrderingConstraint
@@ -39,16 +39,7 @@ def check_ordering(
                 applicable = True
                 if not seen_before and violation is None:
                     violation = call.span_id
-        # The frozen dataclass's row without its constructor's per-field setattr (every run
-        # of an item with ordering constraints is checked).
-        result = object.__new__(OrderingResult)
-        result.__dict__.update(
-            constraint=constraint,
-            applicable=applicable,
-            satisfied=violation is None,
-            span_id=violation,
-        )
-        results.append(result)
+        results.append(OrderingResult(constraint, applicable, violation is None, violation))
     return results
 
 

@@ -20,8 +20,7 @@ not equal the expected one).
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.traces.model import ToolCall
@@ -31,8 +30,7 @@ class EndStateFormatError(ValueError):
     """``expected_end_state`` is present but not in the documented format."""
 
 
-@dataclass(frozen=True)
-class ExpectedAction:
+class ExpectedAction(NamedTuple):
     """One action that must have been performed."""
 
     name: str
@@ -41,12 +39,11 @@ class ExpectedAction:
     action_id: str | None = None
 
 
-@dataclass(frozen=True)
-class EndState:
+class EndState(NamedTuple):
     """A parsed ``expected_end_state``."""
 
     actions: tuple[ExpectedAction, ...]
-    write_tools: frozenset[str] = field(default_factory=frozenset)
+    write_tools: frozenset[str] = frozenset()
 
 
 def parse_end_state(raw: Any) -> EndState:
@@ -75,16 +72,14 @@ def parse_end_state(raw: Any) -> EndState:
         ):
             raise EndStateFormatError(f"expected_end_state.actions[{position}] needs a 'name'")
         compare = entry.get("compare_args")
-        # The frozen dataclass's row without its constructor's per-field setattr (hot path:
-        # every run's end state is parsed).
-        action = object.__new__(ExpectedAction)
-        action.__dict__.update(
-            name=entry["name"],
-            arguments=dict(entry.get("arguments") or {}),
-            compare_args=None if compare is None else tuple(compare),
-            action_id=entry.get("action_id"),
+        actions.append(
+            ExpectedAction(
+                name=entry["name"],
+                arguments=dict(entry.get("arguments") or {}),
+                compare_args=None if compare is None else tuple(compare),
+                action_id=entry.get("action_id"),
+            )
         )
-        actions.append(action)
     return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))
 
 

@@ -4,10 +4,9 @@ A call satisfies an expected step when the names are equal and, if the step list
 ``check_arguments`` accepts the call's arguments (BFCL semantics, see ``scoring.arguments``). A
 step with no arguments constrains the name only. The alignment is a maximum bipartite matching
 (each call satisfies at most one step), computed for required steps first so optional steps
-never take a call a required step needs (``scoring.alignment``, in C by ``_matching.c``).
+never take a call a required step needs (``scoring.alignment``).
 """
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -86,7 +85,7 @@ def call_check(
 
 def align(
     calls: Sequence[ToolCall],
-    steps: Sequence[ExpectedToolCall],
+    steps: tuple[ExpectedToolCall, ...],
     schemas: Schemas,
     *,
     with_arguments: bool = True,
@@ -96,44 +95,20 @@ def align(
     """Maximum matching of calls to steps (required steps first); see the module docstring.
 
     Remembered by identity (calls, steps, schemas): trajectory match and tool-call F1 align
-    the same run with the same trajectory, step efficiency and tool correctness too. A tuple
-    of steps is known by its own identity, other sequences by their steps'. ``remember=False``
-    for steps no other caller aligns (the memo would only hold them).
+    the same run with the same trajectory, step efficiency and tool correctness too.
+    ``remember=False`` for steps no other caller aligns (the memo would only hold them).
     """
     if not remember:
-        return _aligned(calls, tuple(steps), schemas, with_arguments, trajectory_index)
-    if type(steps) is tuple:
-        key: tuple[Any, ...] = (
-            _BY_TUPLE,
-            id(calls),
-            id(schemas),
-            with_arguments,
-            trajectory_index,
-            id(steps),
-        )
-        known = _alignments.get(key)
-        if known is not None and known[0] is calls and known[1] is schemas and known[2] is steps:
-            return known[3]
-    else:
-        steps = tuple(steps)
-        key = (id(calls), id(schemas), with_arguments, trajectory_index, *map(id, steps))
-        known = _alignments.get(key)
-        if (
-            known is not None
-            and known[0] is calls
-            and known[1] is schemas
-            and all(map(operator.is_, known[2], steps))
-        ):
-            return known[3]
+        return _aligned(calls, steps, schemas, with_arguments, trajectory_index)
+    key = (id(calls), id(steps), id(schemas), with_arguments, trajectory_index)
+    known = _alignments.get(key)
+    if known is not None and known[0] is calls and known[1] is steps and known[2] is schemas:
+        return known[3]
     alignment = _aligned(calls, steps, schemas, with_arguments, trajectory_index)
     if len(_alignments) >= _MEMO_SIZE:
         _alignments.clear()
-    _alignments[key] = (calls, schemas, steps, alignment)
+    _alignments[key] = (calls, steps, schemas, alignment)
     return alignment
-
-
-_BY_TUPLE = "steps tuple"
-"""First element of the memo's keys of tuples of steps (the others start with an id)."""
 
 
 def _aligned(
@@ -143,13 +118,16 @@ def _aligned(
     with_arguments: bool,
     trajectory_index: int,
 ) -> Alignment:
-    """``align`` without the memo (``scoring.alignment``)."""
+    """``align`` without the memo."""
     if with_arguments:
-        return aligned(calls, steps, schemas, with_arguments, trajectory_index)
+        return aligned(calls, steps, schemas, trajectory_index)
     return aligned_by_name(calls, steps, trajectory_index)
 
 
-_alignments: dict[tuple[Any, ...], tuple[Any, Any, tuple[ExpectedToolCall, ...], Alignment]] = {}
+_alignments: dict[
+    tuple[int, int, int, bool, int],
+    tuple[Sequence[ToolCall], tuple[ExpectedToolCall, ...], Schemas, Alignment],
+] = {}
 
 
 def trajectories(item: DatasetItem) -> tuple[tuple[ExpectedToolCall, ...], ...]:

@@ -12,14 +12,15 @@ modules import the libraries only when a metric runs.
 import importlib
 import inspect
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.protocol import Scorer
-from eval_pipeline.scoring.rows import stamp
 from eval_pipeline.scoring.score import Score, ScoreStatus
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 _BUILTIN: dict[str, str] = {
@@ -187,46 +188,49 @@ def score_run(
 ) -> list[Score]:
     """Score one run with every scorer; one scorer's exception never stops the others.
 
-    An exception becomes an ``error`` row with the exception as reason. Every row is stamped
-    with the build, the item id, the run index (``run_index``, else the run's eval context's),
-    the item's slice labels, the run's trace id and the scorer's arguments.
+    An exception becomes an ``error`` row with the exception as reason. Every row carries the
+    build, the item id, the run index (``run_index``, else the run's eval context's), the
+    item's slice labels (over the row's own), the run's trace id (unless the row names one)
+    and the scorer's arguments. A built-in scorer's row is built once, from its verdict;
+    another scorer's row is copied with that identity.
     """
     if run_index is None:
         run_index = run.eval_context.run_index
     build_id = build if build is not None else run.eval_context.build_id
-    item_id, item_slices, run_trace = item.item_id, item.slices, run.trace_id
+    item_id, item_slices, trace_id = item.item_id, item.slices, run.trace_id
     rows = []
     for scorer in scorers:
-        # A scorer declaring ``fresh_rows`` made the row for this call and keeps no reference
-        # to it: the row itself is stamped (a copy would be the only one ever seen).
-        fresh = getattr(scorer, "fresh_rows", False)
+        verdict: Verdict | Score
         try:
-            row = scorer.score(run, item)
+            verdict = (
+                scorer.verdict(run, item)
+                if isinstance(scorer, ScorerBase)
+                else scorer.score(run, item)
+            )
         except Exception as exc:
-            row = Score(
-                metric_id=scorer.id,
-                value=None,
-                status=ScoreStatus.ERROR,
-                scorer_id=scorer.id,
-                scorer_version=scorer.version,
-                reason=f"{type(exc).__name__}: {exc}",
+            verdict = Verdict(
+                ScoreStatus.ERROR, None, f"{type(exc).__name__}: {exc}", (), {}, None, None
             )
-            fresh = True
-        if fresh and type(row) is Score:
-            _stamp(row, build_id, item_id, run_index, item_slices, run_trace, scorer)
-            rows.append(row)
+        if isinstance(verdict, Verdict):
+            row = verdict.row(
+                scorer.id,
+                scorer.version,
+                trace_id,
+                build=build_id,
+                item_id=item_id,
+                run_index=run_index,
+                slices=item_slices,
+                scorer_args=scorer.arguments,
+            )
         else:
-            rows.append(
-                row.for_run(
-                    build_id,
-                    item_id,
-                    run_index,
-                    {**row.slices, **item_slices} if row.slices else dict(item_slices),
-                    run_trace if row.trace_id is None else row.trace_id,
-                    dict(scorer.arguments),
-                )
+            row = replace(
+                verdict,
+                build=build_id,
+                item_id=item_id,
+                run_index=run_index,
+                slices={**verdict.slices, **item_slices},
+                trace_id=trace_id if verdict.trace_id is None else verdict.trace_id,
+                scorer_args=dict(scorer.arguments),
             )
+        rows.append(row)
     return rows
-
-
-_stamp = stamp

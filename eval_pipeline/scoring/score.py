@@ -7,7 +7,7 @@ expected and none made, no claim to check) says ``not_applicable`` with the reas
 either, but left out of the metric's mean and not missing.
 """
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -24,9 +24,13 @@ class ScoreStatus:
     """Statuses the gate counts as missing scores."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Score:
-    """One score.
+    """One score: a value built once (by the registry, from a scorer's verdict) and never changed.
+
+    Slotted and not frozen: a frozen dataclass sets each of its 18 fields through
+    ``object.__setattr__``, about 2.5 times the cost of building the row, and every run
+    scored builds ten. A copy with other fields is ``dataclasses.replace`` (``with_context``).
 
     ``value`` is in [0, 1] when ``status == "scored"`` and None otherwise. ``evidence`` holds
     JSON-safe details (the claim, the missing tool, ...). ``judge_backend`` names the judge
@@ -84,113 +88,13 @@ class Score:
         slices: dict[str, str] | None = None,
     ) -> "Score":
         """A copy carrying the build / item / run / slice identity of the run it scored."""
-        return self.stamped(
-            build=build, item_id=item_id, run_index=run_index, slices=dict(slices or self.slices)
+        return replace(
+            self,
+            build=build,
+            item_id=item_id,
+            run_index=run_index,
+            slices=dict(slices or self.slices),
         )
-
-    def stamped(self, **fields: Any) -> "Score":
-        """A copy with identity fields replaced (build, item, run, slices, trace, arguments).
-
-        Unlike ``dataclasses.replace`` it does not re-validate the row: only fields that
-        carry no value or status change, so the copy is valid when the row is. It is on the
-        scoring hot path (every row of every run is stamped).
-        """
-        if not _STAMPABLE.issuperset(fields):
-            unknown = sorted(set(fields) - _STAMPABLE)
-            raise TypeError(f"stamped() cannot change {unknown}: use dataclasses.replace")
-        copy = object.__new__(Score)
-        values = copy.__dict__
-        values.update(self.__dict__)
-        values.update(fields)
-        return copy
-
-    @classmethod
-    def checked(
-        cls,
-        metric_id: str,
-        value: float | None,
-        status: str,
-        scorer_id: str,
-        scorer_version: int,
-        reason: str = "",
-        trace_id: str | None = None,
-        span_ids: tuple[str, ...] = (),
-        judge_fingerprint: str | None = None,
-        judge_backend: str | None = None,
-        evidence: dict[str, Any] | None = None,
-    ) -> "Score":
-        """A row built without the dataclass constructor's cost, validated all the same.
-
-        For the scorer base's constructors, on the hot path (their arguments in the order of
-        the fields): the status and value are checked here as ``__post_init__`` would, the
-        other fields take their defaults (the same row as the constructor's, field for field).
-        """
-        if status == ScoreStatus.SCORED:
-            if value is None or not 0.0 <= value <= 1.0:
-                raise ValueError(f"{metric_id}: a scored value must be in [0, 1], got {value!r}")
-        elif status not in ScoreStatus.ALL or value is not None:
-            # Not a valid row: the constructor raises its error.
-            return cls(metric_id, value, status, scorer_id, scorer_version)
-        row = object.__new__(cls)
-        # Written into the new row's own dict: cheaper than the constructor, and than a dict
-        # made apart and set as ``__dict__``.
-        values = row.__dict__
-        values.update(ROW_DEFAULTS)  # every field, in order, at its default
-        values["metric_id"] = metric_id
-        values["value"] = value
-        values["status"] = status
-        values["scorer_id"] = scorer_id
-        values["scorer_version"] = scorer_version
-        values["reason"] = reason
-        values["trace_id"] = trace_id
-        values["span_ids"] = span_ids
-        values["judge_fingerprint"] = judge_fingerprint
-        values["judge_backend"] = judge_backend
-        values["evidence"] = {} if evidence is None else evidence
-        values["slices"] = {}
-        values["scorer_args"] = {}
-        return row
-
-    def for_run(
-        self,
-        build: str | None,
-        item_id: str | None,
-        run_index: int | None,
-        slices: dict[str, str],
-        trace_id: str | None,
-        scorer_args: dict[str, Any],
-    ) -> "Score":
-        """``stamped`` with the identity of the run scored (``score_run``'s stamp, per row)."""
-        copy = object.__new__(Score)
-        values = copy.__dict__
-        values.update(self.__dict__)
-        values["build"] = build
-        values["item_id"] = item_id
-        values["run_index"] = run_index
-        values["slices"] = slices
-        values["trace_id"] = trace_id
-        values["scorer_args"] = scorer_args
-        return copy
-
-
-ROW_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is MISSING else f.default for f in fields(Score)
-}
-"""Every field of ``Score`` in order, at its default: ``checked`` writes it into a new row."""
-
-
-_STAMPABLE = frozenset(
-    {
-        "build",
-        "item_id",
-        "run_index",
-        "slices",
-        "trace_id",
-        "scorer_args",
-        "dataset",
-        "dataset_version",
-    }
-)
 
 
 SCORE_COLUMNS = (

@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_pipeline.scoring.arguments import _equal, _list_equal, check_arguments
+from eval_pipeline.scoring.argument_values import _equal, _list_equal
+from eval_pipeline.scoring.arguments import check_arguments
 
 _SCALARS = st.sampled_from(
     ["", " ", "Paris", "paris", "PA-RIS", "[x]", 0, 1, 1.0, 2.5, True, False]

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from eval_pipeline.scoring.arguments import check_arguments, normalise_string
+from eval_pipeline.scoring.argument_values import normalise_string
+from eval_pipeline.scoring.arguments import check_arguments
 from eval_pipeline.scoring.registry import build_scorer
 from eval_pipeline_tests.scoring.bfcl_fixture import (
     canonical_arguments,

@@ -13,16 +13,14 @@ from hypothesis import strategies as st
 
 from eval_pipeline.scoring import action_claims
 from eval_pipeline.scoring.action_claims import (
-    _BEFORE,
     _SENTENCE,
-    _TOKEN,
     DEFAULT_ACTION_VERBS,
     _compiled,
     _find_claims,
-    _may_frame,
     _sentences,
     find_claims,
 )
+from eval_pipeline.scoring.claim_frames import _BEFORE, TOKEN, _may_frame
 
 _PIECES = st.sampled_from(
     [
@@ -47,7 +45,7 @@ def test_the_claim_word_pattern_finds_the_claim_word_tokens(text: str) -> None:
     assert frames is not None and frames.candidates is not None
     lowered = text.lower()
     words = set(word_to_verb) | set(noun_to_verb) | {f"{n}s" for n in noun_to_verb}
-    expected = [(m.group(0), m.span()) for m in _TOKEN.finditer(lowered) if m.group(0) in words]
+    expected = [(m.group(0), m.span()) for m in TOKEN.finditer(lowered) if m.group(0) in words]
     found = [(m.group("w"), m.span("w")) for m in frames.candidates.finditer(lowered)]
     assert found == expected
 

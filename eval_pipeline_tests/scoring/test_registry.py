@@ -1,9 +1,11 @@
 """The registry and ``score_run``.
 
 Every documented metric id is registered, and every built-in scorer declares identity,
-direction and requirements and rebuilds from its recorded arguments. ``score_run`` stamps
-build / item / run / slices / trace id on every row and turns one scorer's exception into an
-``error`` row without stopping the others. Deterministic scorers give identical rows on replay.
+direction and requirements and rebuilds from its recorded arguments. ``score_run`` gives
+every row the build / item / run / slices / trace id of the run (a built-in scorer's row built
+once from its verdict, another scorer's row copied, never changed) and turns one scorer's
+exception into an ``error`` row without stopping the others. Deterministic scorers give
+identical rows on replay.
 """
 
 import pytest
@@ -103,6 +105,52 @@ def test_score_run_stamps_context_and_contains_errors() -> None:
     for row in rows:
         assert (row.build, row.item_id, row.run_index) == ("cand-1", "i9", 3)
         assert row.slices == {"intent": "track"} and row.trace_id == "ab" * 16
+
+
+class _Kept(_Exploding):
+    """A scorer that hands out the same row object on every call."""
+
+    id = "kept"
+
+    def __init__(self) -> None:
+        self.row = Score("kept", 0.5, "scored", "kept", 1, slices={"own": "x"})
+
+    def score(self, run, item) -> Score:  # type: ignore[no-untyped-def]
+        return self.row
+
+
+def test_score_run_copies_another_scorers_row_and_leaves_it_as_it_was() -> None:
+    item = make_item("i9", slices={"intent": "track"})
+    run = make_run([call("get_order")], run_index=3, trace_id="ab" * 16)
+    scorer = _Kept()
+    [first] = score_run(run, item, [scorer], build="b1")  # type: ignore[list-item]
+    [second] = score_run(run, item, [scorer], build="b2")  # type: ignore[list-item]
+    assert scorer.row == Score("kept", 0.5, "scored", "kept", 1, slices={"own": "x"})
+    assert (first.build, second.build) == ("b1", "b2")
+    assert first.slices == {"own": "x", "intent": "track"} and first.trace_id == "ab" * 16
+    assert first.scorer_args == {"fuse": "short"}
+
+
+def test_a_built_in_scorers_row_is_its_verdict_with_the_runs_identity() -> None:
+    item = make_item("i9", expected_tool_calls=(expect("get_order"),), slices={"intent": "a"})
+    run = make_run([call("get_order")], run_index=3, trace_id="ab" * 16)
+    scorer = build_scorer(
+        "hallucinated_actions", verbs={"cancel": {"words": ["cancelled"], "tools": ["*cancel*"]}}
+    )
+    [row] = score_run(run, item, [scorer], build="b1")
+    alone = scorer.score(run, item)
+    assert (alone.build, alone.item_id, alone.run_index, alone.slices) == (None, None, None, {})
+    assert row == Score(
+        **{
+            **{f: getattr(alone, f) for f in alone.__dataclass_fields__},
+            "build": "b1",
+            "item_id": "i9",
+            "run_index": 3,
+            "slices": {"intent": "a"},
+            "scorer_args": scorer.arguments,
+        }
+    )
+    assert row.scorer_args is not scorer.arguments and row.slices is not item.slices
 
 
 def test_deterministic_scorers_replay_identically() -> None:

@@ -1,6 +1,6 @@
-"""The deterministic suite's rows are unchanged by the hot path's tuning, field for field.
+"""The deterministic suite's rows are unchanged by how they are computed, field for field.
 
-The digests were recorded from the code before the scoring speed work of issue 17, on the
+The digests were recorded from the code before any work on scoring speed, on the
 corpus of ``scoring_corpus`` (the benchmark's runs, tau2 variants, AgentDojo injection cases,
 real OpenAI Agents traces; default and non-default scorer arguments). Every field of every row
 counts: values, statuses, reasons, evidence (its key order too), span ids, slices and scorer
@@ -44,11 +44,12 @@ def test_the_corpus_covers_every_metric_and_status() -> None:
     assert {"scored", "not_applicable", "unscored"} <= {s for _, s in seen}
 
 
-def test_a_scored_row_is_the_constructors_row_field_for_field() -> None:
+def test_a_scored_verdicts_row_is_the_constructors_row_field_for_field() -> None:
     scorer = TraceCompleteness()
     run, _ = bench_pairs(1)[0]
     for value, kept in ((0.25, 0.25), (1.5, 1.0), (-0.0, 0.0), (float("nan"), 0.0), (1, 1.0)):
-        row = scorer.scored(run, value, reason="r", span_ids=["a", "b", "a"], evidence={"k": 1})
+        verdict = scorer.scored(value, reason="r", span_ids=["a", "b", "a"], evidence={"k": 1})
+        row = verdict.row(scorer.id, scorer.version, run.trace_id)
         built = Score(
             scorer.id,
             kept,
@@ -60,5 +61,5 @@ def test_a_scored_row_is_the_constructors_row_field_for_field() -> None:
             span_ids=("a", "b"),
             evidence={"k": 1},
         )
-        assert list(vars(row).items()) == list(vars(built).items())
+        assert row_text(row) == row_text(built)
         assert type(row.value) is float

@@ -13,7 +13,7 @@ from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
 from eval_pipeline.scoring.run_text import evidence_of
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -50,16 +50,16 @@ class DeepEvalAdapter(LibraryAdapter):
         cls = getattr(deepeval.metrics, self.metric_class)
         return cls(model=llm, threshold=self._threshold, async_mode=False, include_reason=True)
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
         """Run the DeepEval metric on the run (see the class docstring)."""
         fingerprint, backend = self.judge_identity()
         why = self.missing(run, item)
         if why is not None:
-            return self.unscored(run, why, judge_fingerprint=fingerprint, judge_backend=backend)
+            return self.unscored(why, judge_fingerprint=fingerprint, judge_backend=backend)
         if self.needs_judge:
             llm = self.resolve_llm()
             if isinstance(llm, str):
-                return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
+                return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
         else:
             from eval_pipeline.scoring.adapters.llm_bridge import deepeval_unused_llm
 
@@ -70,7 +70,6 @@ class DeepEvalAdapter(LibraryAdapter):
             metric.measure(case, _show_indicator=False)
         except Exception as exc:
             return self.errored(
-                run,
                 f"deepeval {self.metric_class}: {type(exc).__name__}: {exc}",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,

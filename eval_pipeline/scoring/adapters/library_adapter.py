@@ -5,7 +5,7 @@ from typing import Any, ClassVar
 from eval_pipeline.judges.completion import CompletingJudge, completing_judge
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -51,27 +51,24 @@ class LibraryAdapter(ScorerBase):
             return None, None
         return self._judge.fingerprint.digest, self._judge.backend
 
-    def finish(self, run: AgentRun, value: Any, reason: str) -> Score:
-        """A scored row from the library's number, or error when it is not a number in [0, 1]."""
+    def finish(self, run: AgentRun, value: Any, reason: str) -> Verdict:
+        """A scored verdict from the library's number; error when it is not a number in [0, 1]."""
         fingerprint, backend = self.judge_identity()
         try:
             number = float(value)
         except (TypeError, ValueError):
             return self.errored(
-                run,
                 f"{self.library} returned no number ({value!r})",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,
             )
         if number != number or not -1e-9 <= number <= 1 + 1e-9:
             return self.errored(
-                run,
                 f"{self.library} returned {number!r}, outside [0, 1]",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,
             )
         return self.scored(
-            run,
             number,
             reason=reason or "",
             judge_fingerprint=fingerprint,

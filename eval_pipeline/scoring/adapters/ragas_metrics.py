@@ -13,7 +13,7 @@ from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
 from eval_pipeline.scoring.run_text import evidence_of, question_of
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -41,17 +41,17 @@ class RagasAdapter(LibraryAdapter):
         """The RAGAS class to use for this item."""
         return self.metric_class
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
         """Run the RAGAS metric on the run (see the class docstring)."""
         fingerprint, backend = self.judge_identity()
         fields = self.inputs(run, item)
         if isinstance(fields, str):
-            return self.unscored(run, fields, judge_fingerprint=fingerprint, judge_backend=backend)
+            return self.unscored(fields, judge_fingerprint=fingerprint, judge_backend=backend)
         kwargs: dict[str, Any] = {}
         if self.needs_judge:
             llm = self.resolve_llm()
             if isinstance(llm, str):
-                return self.unscored(run, llm, judge_fingerprint=fingerprint, judge_backend=backend)
+                return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
             kwargs["llm"] = llm
         try:
             import ragas.metrics.collections as collections
@@ -60,7 +60,6 @@ class RagasAdapter(LibraryAdapter):
             result = metric.score(**fields)
         except Exception as exc:
             return self.errored(
-                run,
                 f"ragas {self.metric_name(item)}: {type(exc).__name__}: {exc}",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,

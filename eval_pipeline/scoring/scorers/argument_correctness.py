@@ -6,7 +6,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, call_check, tool_schemas, trajectories
 from eval_pipeline.scoring.redacted_calls import redaction_reason
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
 
@@ -35,12 +35,11 @@ class ArgumentCorrectness(ScorerBase):
     """
 
     metric_id = "argument_correctness"
-    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         schemas = tool_schemas(item)
         calls = run.tool_calls
         options = trajectories(item)
@@ -52,7 +51,7 @@ class ArgumentCorrectness(ScorerBase):
             expected_names = {step.name for steps in options for step in steps}
             redacted = redaction_reason(run, (c for c in calls if c.name in expected_names))
             if redacted is not None:
-                return self.unscored(run, redacted)
+                return self.unscored(redacted)
         best: tuple[tuple[int, float], int, list[dict[str, Any]], list[str]] | None = None
         any_arguments = False
         for index, steps in enumerate(options):
@@ -62,7 +61,7 @@ class ArgumentCorrectness(ScorerBase):
                 continue
             alignment = align(
                 calls,
-                [steps[i] for i in checked],
+                tuple([steps[i] for i in checked]),
                 schemas,
                 trajectory_index=index,
                 remember=False,
@@ -88,9 +87,9 @@ class ArgumentCorrectness(ScorerBase):
             if best is None or key > best[0]:
                 best = (key, index, failures, spans)
         if not any_arguments:
-            return self.not_applicable(run, "the item lists no expected call with arguments")
+            return self.not_applicable("the item lists no expected call with arguments")
         if best is None:
-            return self.unscored(run, "run called none of the expected tools")
+            return self.unscored("run called none of the expected tools")
         (_, value), index, failures, spans = best
         reason = (
             "all arguments acceptable"
@@ -99,7 +98,6 @@ class ArgumentCorrectness(ScorerBase):
             + "; ".join(_first_error(f) for f in failures)
         )
         return self.scored(
-            run,
             value,
             reason=reason,
             span_ids=spans,

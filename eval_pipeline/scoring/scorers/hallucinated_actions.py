@@ -6,7 +6,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.action_claims import DEFAULT_ACTION_VERBS, find_claims, performs
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -28,7 +28,6 @@ class HallucinatedActions(ScorerBase):
     """
 
     metric_id = "hallucinated_actions"
-    fresh_rows = True
     metric_version = 3
     run_fields = frozenset({"final_answer", "tool_calls"})
 
@@ -51,13 +50,13 @@ class HallucinatedActions(ScorerBase):
         """Construction arguments (the verb map, when not the default)."""
         return {"verbs": self._verbs} if self._custom else {}
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         if not run.final_answer or not run.final_answer.strip():
-            return self.unscored(run, "run has no final answer")
+            return self.unscored("run has no final answer")
         claims = find_claims(run.final_answer, self._claim_verbs)
         if not claims:
-            return self.not_applicable(run, "no action claimed in the final answer")
+            return self.not_applicable("no action claimed in the final answer")
         succeeded = [c for c in run.tool_calls if c.succeeded]
         supported: list[dict[str, Any]] = []
         unsupported: list[dict[str, Any]] = []
@@ -73,7 +72,6 @@ class HallucinatedActions(ScorerBase):
         if unsupported:
             first = unsupported[0]
             return self.scored(
-                run,
                 0.0,
                 span_ids=answer_span,
                 evidence=evidence,
@@ -81,7 +79,6 @@ class HallucinatedActions(ScorerBase):
                 f"{first['missing_tool']}: {first['claim'][:160]}",
             )
         return self.scored(
-            run,
             1.0,
             reason=f"{len(supported)} claimed action(s), all performed",
             span_ids=answer_span + [s["span_id"] for s in supported],

@@ -7,11 +7,9 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.tool_kinds import DEFAULT_READ_PREFIXES
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
-
-"""Tool-name prefixes of read-only tools; any other successful call is a write."""
 
 INVERSE_VERBS = {
     "book": "cancel",
@@ -78,7 +76,6 @@ class HandoffQuality(ScorerBase):
     """
 
     metric_id = "handoff_quality"
-    fresh_rows = True
     metric_version = 2
     run_fields = frozenset({"handoffs", "tool_calls"})
     item_fields = frozenset(
@@ -129,13 +126,13 @@ class HandoffQuality(ScorerBase):
                 )
         return found
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         if not run.handoffs:
             expected = expected_handoff(item)
             if expected is None:
-                return self.not_applicable(run, "no hand-off expected and none made")
-            return self.scored(run, 0.0, reason=f"expected a hand-off ({expected}), none made")
+                return self.not_applicable("no hand-off expected and none made")
+            return self.scored(0.0, reason=f"expected a hand-off ({expected}), none made")
         coverage: list[float] = []
         gaps: list[dict[str, Any]] = []
         for handoff in run.handoffs:
@@ -158,7 +155,6 @@ class HandoffQuality(ScorerBase):
         if conflicts:
             c = conflicts[0]
             return self.scored(
-                run,
                 0.0,
                 span_ids=spans,
                 evidence=evidence,
@@ -171,7 +167,6 @@ class HandoffQuality(ScorerBase):
             else "hand-offs carried every required entity"
         )
         return self.scored(
-            run,
             value,
             reason=reason,
             span_ids=spans or [h.span_id for h in run.handoffs],

@@ -26,6 +26,7 @@ from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.run_text import evidence_of, plan_of, question_of, tool_calls_of
 from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -63,9 +64,9 @@ class JudgedScorer(ScorerBase):
         """Span ids the verdict is about (default: the final answer's span)."""
         return [run.final_answer_span_id] if run.final_answer_span_id else []
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run through the judge (see the module docstring)."""
-        return self.score_many([(run, item)])[0]
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the module docstring): a batch of one."""
+        return self.verdicts([(run, item)])[0]
 
     def score_many(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Score]:
         """Score runs with one batch of requests to the judge: the rows ``score`` gives.
@@ -74,15 +75,22 @@ class JudgedScorer(ScorerBase):
             Exception: what the judge raised for a run beyond ``JudgeError``/``RubricError``
                 (the caller scores run by run then, so it lands on that run's row).
         """
+        return [
+            verdict.row(self.id, self.version, run.trace_id)
+            for verdict, (run, _) in zip(self.verdicts(pairs), pairs, strict=True)
+        ]
+
+    def verdicts(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Verdict]:
+        """The verdicts on runs, judged in one batch of requests (``score_many``'s)."""
         fingerprint = self._judge.fingerprint.digest
         backend = self._judge.backend
-        rows: dict[int, Score] = {}
+        rows: dict[int, Verdict] = {}
         asked: list[tuple[int, Rubric, JudgeRequest]] = []
         for n, (run, item) in enumerate(pairs):
             fields = self.fields(run, item)
             if isinstance(fields, str):
                 rows[n] = self.unscored(
-                    run, fields, judge_fingerprint=fingerprint, judge_backend=backend
+                    fields, judge_fingerprint=fingerprint, judge_backend=backend
                 )
                 continue
             try:
@@ -90,7 +98,6 @@ class JudgedScorer(ScorerBase):
                 asked.append((n, rubric, rubric.request(fields)))
             except RubricError as exc:
                 rows[n] = self.errored(
-                    run,
                     f"{type(exc).__name__}: {exc}",
                     judge_fingerprint=fingerprint,
                     judge_backend=backend,
@@ -101,21 +108,18 @@ class JudgedScorer(ScorerBase):
             absent = self.absent_reference(item)
             if isinstance(answer, JudgeCannotJudge) and absent is not None:
                 rows[n] = self.not_applicable(
-                    run,
                     f"{absent}, and the judge cannot judge without it: {answer}",
                     judge_fingerprint=fingerprint,
                     judge_backend=backend,
                 )
             elif isinstance(answer, JudgeCannotJudge):
                 rows[n] = self.unscored(
-                    run,
                     f"judge cannot judge this input: {answer}",
                     judge_fingerprint=fingerprint,
                     judge_backend=backend,
                 )
             elif isinstance(answer, JudgeError | RubricError):
                 rows[n] = self.errored(
-                    run,
                     f"{type(answer).__name__}: {answer}",
                     judge_fingerprint=fingerprint,
                     judge_backend=backend,
@@ -124,7 +128,6 @@ class JudgedScorer(ScorerBase):
                 raise answer
             else:
                 rows[n] = self.scored(
-                    run,
                     answer.score,
                     reason=answer.reason,
                     span_ids=self.spans(run),
@@ -150,16 +153,15 @@ class Faithfulness(JudgedScorer):
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages", "expected_tool_calls", "alternative_trajectories"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
         """Not applicable without evidence where none is needed; else judged."""
         if not evidence_of(run) and not any(item.trajectories):
             return self.not_applicable(
-                run,
                 "no retrieval or tool result, and the item expects none",
                 judge_fingerprint=self._judge.fingerprint.digest,
                 judge_backend=self._judge.backend,
             )
-        return super().score(run, item)
+        return super().verdict(run, item)
 
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """Answer, evidence and question."""

@@ -3,7 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import NO_SCHEMAS, align, trajectories
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -24,23 +24,21 @@ class StepEfficiency(ScorerBase):
     """
 
     metric_id = "step_efficiency"
-    fresh_rows = True
     metric_version = 2
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         options = trajectories(item)
         if not options:
-            return self.not_applicable(run, "the item lists no expected tool call to compare with")
+            return self.not_applicable("the item lists no expected tool call to compare with")
         executed = len(run.tool_calls)
         shortest = min(sum(1 for step in steps if not step.optional) for steps in options)
         if executed == 0:
             if shortest:
-                return self.unscored(run, "run executed no tool call")
+                return self.unscored("run executed no tool call")
             return self.scored(
-                run,
                 1.0,
                 reason="no call executed, none required",
                 evidence={"executed": 0, "allowed": 0, "shortest": 0},
@@ -48,7 +46,6 @@ class StepEfficiency(ScorerBase):
         allowed = min(_allowed(run, steps, n) for n, steps in enumerate(options))
         value = min(1.0, allowed / executed)
         return self.scored(
-            run,
             value,
             reason=f"{executed} call(s) executed, an acceptable trajectory allows {allowed}"
             f" (shortest {shortest})",

@@ -6,7 +6,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.end_state import EndStateFormatError, parse_end_state, performs
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
 
@@ -23,18 +23,17 @@ class TaskSuccess(ScorerBase):
     """
 
     metric_id = "task_success"
-    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_end_state"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         if item.expected_end_state is None:
-            return self.not_applicable(run, "the item gives no expected end state")
+            return self.not_applicable("the item gives no expected end state")
         try:
             state = parse_end_state(item.expected_end_state)
         except EndStateFormatError as exc:
-            return self.unscored(run, str(exc))
+            return self.unscored(str(exc))
         # Each successful call's arguments parsed once (``action_matches`` parses them per
         # action). A dict is read as it is (``performs`` only reads it); other forms are parsed.
         # Grouped by tool name: an action is asked of the calls to its tool only.
@@ -80,7 +79,6 @@ class TaskSuccess(ScorerBase):
         }
         if missing:
             return self.scored(
-                run,
                 0.0,
                 evidence=evidence,
                 span_ids=[c.span_id for c in run.tool_calls],
@@ -89,14 +87,12 @@ class TaskSuccess(ScorerBase):
             )
         if stray:
             return self.scored(
-                run,
                 0.0,
                 evidence=evidence,
                 span_ids=[s["span_id"] for s in stray],
                 reason=f"unexpected write: {stray[0]['tool']}",
             )
         return self.scored(
-            run,
             1.0,
             evidence=evidence,
             span_ids=sorted(used),

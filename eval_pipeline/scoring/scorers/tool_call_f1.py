@@ -3,7 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, tool_schemas, trajectories
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -21,12 +21,11 @@ class ToolCallF1(ScorerBase):
     """
 
     metric_id = "tool_call_f1"
-    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         schemas = tool_schemas(item)
         best: tuple[float, dict[str, object]] | None = None
         for index, steps in enumerate(trajectories(item)):
@@ -47,10 +46,9 @@ class ToolCallF1(ScorerBase):
             if best is None or f1 > best[0]:
                 best = (f1, evidence)
         if best is None:
-            return self.not_applicable(run, "the item lists no expected tool call to compare with")
+            return self.not_applicable("the item lists no expected tool call to compare with")
         f1, evidence = best
         return self.scored(
-            run,
             f1,
             reason=f"precision {evidence['precision']:.2f}, recall {evidence['recall']:.2f}",
             span_ids=[c.span_id for c in run.tool_calls],

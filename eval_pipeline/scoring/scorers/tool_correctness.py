@@ -3,7 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import NO_SCHEMAS, Alignment, align, trajectories
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -20,12 +20,11 @@ class ToolCorrectness(ScorerBase):
     """
 
     metric_id = "tool_correctness"
-    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         best: tuple[float, Alignment] | None = None
         for index, steps in enumerate(trajectories(item)):
             alignment = align(
@@ -37,13 +36,12 @@ class ToolCorrectness(ScorerBase):
             if best is None or value > best[0]:
                 best = (value, alignment)
         if best is None:
-            return self.not_applicable(run, "the item lists no expected tool call to compare with")
+            return self.not_applicable("the item lists no expected tool call to compare with")
         value, alignment = best
         missing = [alignment.steps[i].name for i in alignment.missing]
         extra = [run.tool_calls[i].name for i in alignment.extra]
         reason = "all expected tools called" if not missing else f"missing tools: {missing}"
         return self.scored(
-            run,
             value,
             reason=reason,
             span_ids=[c.span_id for c in run.tool_calls],

@@ -2,7 +2,7 @@
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -16,15 +16,14 @@ class TraceCompleteness(ScorerBase):
     """
 
     metric_id = "trace_completeness"
-    fresh_rows = True
     run_fields = frozenset({"complete", "completeness_reasons"})
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         spans = [run.root_span_id] if run.root_span_id else []
         if run.complete:
-            return self.scored(run, 1.0, reason="trace complete", span_ids=spans)
+            return self.scored(1.0, reason="trace complete", span_ids=spans)
         reasons = list(run.completeness_reasons) or ["marked incomplete"]
         return self.scored(
-            run, 0.0, reason="; ".join(reasons), span_ids=spans, evidence={"reasons": reasons}
+            0.0, reason="; ".join(reasons), span_ids=spans, evidence={"reasons": reasons}
         )

@@ -6,7 +6,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.constraints import check_ordering, forbidden_executed
 from eval_pipeline.scoring.matching import align, tool_schemas, trajectories
-from eval_pipeline.scoring.score import Score
+from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -26,7 +26,6 @@ class TrajectoryMatch(ScorerBase):
     """
 
     metric_id = "trajectory_match"
-    fresh_rows = True
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset(
         {
@@ -38,11 +37,11 @@ class TrajectoryMatch(ScorerBase):
         }
     )
 
-    def score(self, run: AgentRun, item: DatasetItem) -> Score:
-        """Score one run (see the class docstring)."""
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Judge one run (see the class docstring)."""
         options = trajectories(item)
         if not options:
-            return self.not_applicable(run, "the item lists no expected tool call to compare with")
+            return self.not_applicable("the item lists no expected tool call to compare with")
         schemas = tool_schemas(item)
         calls = run.tool_calls
         ordering = [r for r in check_ordering(calls, item.ordering) if r.applicable]
@@ -77,7 +76,6 @@ class TrajectoryMatch(ScorerBase):
         evidence["forbidden"] = [{"tool": c.name, "span_id": c.span_id} for c, _ in hits]
         if hits:
             return self.scored(
-                run,
                 0.0,
                 reason=f"forbidden call executed: {hits[0][0].name}",
                 span_ids=[c.span_id for c, _ in hits],
@@ -94,7 +92,6 @@ class TrajectoryMatch(ScorerBase):
         spans = [v["span_id"] for v in violations if v["span_id"]]
         spans += [str(e["span_id"]) for e in extra]
         return self.scored(
-            run,
             value,
             reason="; ".join(parts),
             span_ids=spans or [c.span_id for c in calls],
