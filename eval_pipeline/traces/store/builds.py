@@ -31,7 +31,7 @@ def build_of_roots(rows: Sequence[Row]) -> dict[str, str]:
     """Trace id -> the build its root (else its least deep span) names, for traces naming one."""
     builds: dict[str, tuple[int, str]] = {}
     named = list(map(_BUILD_ATTRIBUTE, map(_ATTRIBUTES, rows)))
-    if named.count(None) == len(named):  # no span names a build (one C-level pass)
+    if named.count(None) == len(named):  # no span names a build (one pass over the column)
         return {}
     for row, build in zip(rows, named, strict=True):
         if build is None:

@@ -83,7 +83,7 @@ class Ledger:
             [{"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}],
         )
         if connection.dialect.name == "sqlite":
-            # One statement over the keys as one JSON document: SQLite unpacks it in C, which
+            # One statement over the keys as one JSON document: SQLite unpacks it itself, which
             # costs about half of the driver's executemany binding five values per row (and a
             # tenth of Core's dict rows), on the hot path. PostgreSQL keeps Core, which
             # batches rows into multi-row VALUES.

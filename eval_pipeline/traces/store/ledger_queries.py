@@ -33,8 +33,8 @@ def trace_filters(
 ) -> Iterator[ColumnElement[bool]]:
     """``trace_id IN (...)`` conditions covering ``trace_ids``, one query each.
 
-    SQLite takes the ids as one JSON array unpacked in C (``json_each``), a fifth of the cost
-    of binding and planning chunks of parameters; other databases get chunked ``IN`` lists.
+    SQLite takes the ids as one JSON array it unpacks itself (``json_each``), a fifth of the
+    cost of binding and planning chunks of parameters; other databases get chunked ``IN`` lists.
     """
     wanted = set(trace_ids)
     if not wanted:

@@ -51,7 +51,7 @@ SCHEMA = pa.schema(
         ("scope_name", pa.string()),
         ("dialect", pa.string()),
         ("convention_version", pa.string()),
-        # Added for issue 15 (``ADDED_COLUMNS``): OTLP links as JSON text
+        # Added after the first layout (``ADDED_COLUMNS``): OTLP links as JSON text
         # ``[[trace_id, span_id, trace_state, attributes], ...]``, the span's W3C trace state,
         # and the scope's and the resource's schema URLs.
         ("links", pa.string()),
@@ -145,7 +145,6 @@ def _shared_texts(values: Sequence[Any], encode: Callable[[Any], str]) -> list[s
 
 def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> pa.Table:
     """Spans (with the build of each) -> one Arrow table in ``SCHEMA``."""
-    # One C-level pass reads every field of every span.
     return rows_table(list(map(span_row, spans)), builds, day)
 
 
@@ -175,7 +174,7 @@ def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> p
 
 def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
     """The row columns' arrays, each value encoded to its stored text."""
-    # ``zip`` turns the rows into columns in one C-level pass.
+    # ``zip`` turns the rows into columns in one pass.
     columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
     arrays: list[pa.Array] = []
     for name in ROW_FIELDS:

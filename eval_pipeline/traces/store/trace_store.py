@@ -204,7 +204,7 @@ class TraceStore:
             len(set(map(_SPAN_ID, rows))) == len(rows)
             or len(set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))) == len(rows)
         ):
-            return rows  # the usual case, decided in C-level passes: new traces, no repeats
+            return rows  # the usual case, decided by whole-column sets: new traces, no repeats
         fresh: list[Row] = []
         for row in rows:
             key = (row[TRACE_ID], row[SPAN_ID])
