@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from eval_pipeline.traces.decode.otlp import PROTOBUF, decode_otlp
 from eval_pipeline.traces.model import Span
-from eval_pipeline.traces.normalise.normaliser import normalise_batch
+from eval_pipeline.traces.normalise.normaliser import normalise_spans
 
 
 def encode_readable(spans: Sequence[ReadableSpan]) -> bytes:
@@ -33,5 +33,4 @@ def decode_request(body: bytes, *, source: str = "runner") -> list[Span]:
     result = decode_otlp(body, content_type=PROTOBUF, source=source)
     if result.errors:
         raise ValueError(f"{source}: OTLP decode rejected spans: {result.errors[:3]}")
-    # The decoded spans belong to this call alone: normalised in place.
-    return normalise_batch(list(result.spans))
+    return normalise_spans(result.spans)

@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from benchmarks.cli import bench
@@ -18,12 +17,13 @@ def test_bench_ingest_reports_a_ratio():
     report = json.loads(result.output)
     assert report["spans"] == 200 and report["ratio"] > 0
     assert set(report["pipeline_us_per_span_by_stage"]) == {
-        "decode_normalise_redact",
+        "decode",
+        "normalise_redact",
+        "scrub_other_fields",
         "completeness",
         "store",
     }
-    general = report["general_path_us_per_span_by_stage"]
-    assert general["total"] == pytest.approx(sum(v for k, v in general.items() if k != "total"))
+    assert report["goal_ratio"] == 0.5
     assert "(default policy)" in report["pipeline"]
 
 

@@ -23,11 +23,9 @@ from eval_pipeline.traces.normalise.messages import (
     tool_call_from_repr,
 )
 from eval_pipeline.traces.normalise.normaliser import (
-    normalise_batch,
     normalise_span,
     normalise_spans,
 )
-from eval_pipeline.traces.redact.redactor import Redactor, load_policy
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
 from eval_pipeline.traces.store.span_table import to_table
 from eval_pipeline.traces.store.trace_store import TraceStore
@@ -205,17 +203,3 @@ def test_write_spans_with_precomputed_targets_stores_the_same(tmp_path):
         assert sorted(given.read_spans(build), key=lambda s: s.span_id) == sorted(
             plain.read_spans(build), key=lambda s: s.span_id
         )
-
-
-def test_in_place_batches_equal_the_copying_functions():
-    paths = [*sorted(AGENTS.glob("*.json")), *sorted(SYNTHETIC.glob("*.json"))]
-    for policy in ("default", "keep-tools"):
-        redactor = Redactor(load_policy(policy))
-        for path in paths:
-            payload = path.read_bytes()
-            raw = decode_otlp(payload, content_type=JSON, source="t").spans
-            expected = [redactor.redact(s) for s in normalise_spans(raw)]
-            fresh = decode_otlp(payload, content_type=JSON, source="t").spans
-            batch = Redactor(load_policy(policy)).redact_batch(normalise_batch(fresh))
-            assert batch == expected, path.name
-            assert [s.attributes for s in batch] == [s.attributes for s in expected]

@@ -155,7 +155,6 @@ def test_protobuf_and_json_encodings_decode_to_the_same_runs():
 
 
 def test_sdk_protobuf_through_ingestion_stores_the_same_runs(tmp_path):
-    # ingest takes protobuf through the fast path (traces.ingest.fast_path).
     from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
     from eval_pipeline.traces.redact.redactor import Redactor, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore

@@ -1,8 +1,7 @@
 """OTLP requests parsed with each span's attributes left as their wire bytes, read once each.
 
 Reading an attribute through the generated classes builds three Python objects (the
-``KeyValue``, its ``AnyValue``, the string) at about a microsecond each time, and a span has
-five to ten of them: more than half of what a plain protobuf-to-Parquet walk costs per span.
+``KeyValue``, its ``AnyValue``, the string) each time, and a span has five to ten of them.
 Most attributes repeat byte for byte across the spans of a request (operation and model names,
 providers, token counts, the history every inference span of a run carries), so here the
 request is parsed (by the same upb parser) with a copy of the OTLP descriptors in which
@@ -63,7 +62,7 @@ _key_value = common_pb2.KeyValue.FromString
 class AttributeReader:
     """Span attributes from their wire bytes, each distinct one decoded once (one request).
 
-    ``value`` is the decoders' conversion of an ``AnyValue`` (``otlp_protobuf``), raising
+    ``value`` is the decoders' conversion of an ``AnyValue`` (``protobuf_values``), raising
     ``FieldError`` for a value it rejects. Only scalar values are remembered: a list or a map
     is built afresh for each span, as every span owns its attribute values.
     """
@@ -85,29 +84,23 @@ class AttributeReader:
             self._pairs[item] = pair
         return pair
 
-    def split(
-        self, items: Iterable[bytes], apart: frozenset[str]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The attributes as a dict, with the keys in ``apart`` put in a second dict.
+    def read(self, items: Iterable[bytes]) -> dict[str, Any]:
+        """The attributes as a dict (same values and order as ``protobuf_values.attributes``).
 
-        Same values and order as ``otlp_protobuf.split_attributes`` on the parsed
-        ``KeyValue`` list.
         A value the decoders reject raises its ``FieldError`` only once every attribute of
         the span is known to be undamaged (damage decides first, as in the generated parse).
         """
         out: dict[str, Any] = {}
-        set_apart: dict[str, Any] = {}
         get = self._pairs.get
         try:
             for item in items:
-                pair = get(item) or self.pair(item)
-                key = pair[0]
-                (set_apart if key in apart else out)[key] = pair[1]
+                key, value = get(item) or self.pair(item)
+                out[key] = value
         except FieldError:
             for item in items:
                 _parsed(item)
             raise
-        return out, set_apart
+        return out
 
 
 def _parsed(item: bytes) -> Any:

@@ -15,14 +15,12 @@ nested agent) might answer, is assembled from its rows. The two ways are held eq
 ``eval_pipeline_tests/traces/ingest/test_completeness.py``.
 """
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from eval_pipeline.traces.ingest.output_messages import ToolCalls
-from eval_pipeline.traces.model import Operation, StatusCode
+from eval_pipeline.traces.model import Message, Operation, StatusCode
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.completeness import (
     NO_ROOT,
@@ -82,25 +80,13 @@ _EXECUTE_TOOL = Operation.EXECUTE_TOOL
 _HANDOFF = Operation.HANDOFF
 _WORKFLOW = Operation.INVOKE_WORKFLOW
 _ERROR = StatusCode.ERROR
-_TOOL_CALL_TEXT = '"tool_call"'  # a tool-call part in stored message text (fast-path outputs)
-# The decoder's scanner without ``json.loads``' wrapping (which costs more than the scan of a
-# short text); the stored text is ours, so valid JSON with no surrounding space.
-_DECODER: Any = json.JSONDecoder()
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once
 
 
-def incomplete_traces(
-    rows: Sequence[Row], tool_calls: ToolCalls | None = None
-) -> dict[str, tuple[str, ...]]:
-    """Trace id -> why it is incomplete, for each incomplete trace among ``rows``.
-
-    ``tool_calls``: the fast path's tool calls of the output texts it wrote
-    (``fast_path.RowBatch``), so those texts are not parsed again.
-    """
-    known = tool_calls or {}
+def incomplete_traces(rows: Sequence[Row]) -> dict[str, tuple[str, ...]]:
+    """Trace id -> why it is incomplete, for each incomplete trace among ``rows``."""
     incomplete: dict[str, tuple[str, ...]] = {}
     for trace_id, members in _grouped(rows).items():
-        reasons = _plain_reasons(members, known)
+        reasons = _plain_reasons(members)
         if reasons is None:
             reasons = assemble_run(trace_id, map(row_span, members)).completeness_reasons
         if reasons:
@@ -121,7 +107,7 @@ def _grouped(rows: Sequence[Row]) -> dict[str, list[Row]]:
     return by_trace
 
 
-def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | None:
+def _plain_reasons(members: list[Row]) -> tuple[str, ...] | None:
     """``completeness_reasons`` of a trace of plain shape; None for any other shape."""
     ids = set(map(_SPAN, members))
     if len(ids) != len(members):
@@ -172,7 +158,7 @@ def _plain_reasons(members: list[Row], known: ToolCalls) -> tuple[str, ...] | No
     if inference:
         if len(inference) > 1:
             inference.sort(key=_ORDER)
-        requests = _requests(inference, known)
+        requests = _requests(inference)
         if requests:
             if len(tools) > 1:
                 tools.sort(key=_ORDER)
@@ -220,13 +206,13 @@ def _has_cycle(members: list[Row]) -> bool:
     return reached != len(members)
 
 
-def _requests(inference: list[Row], known: ToolCalls) -> list[Request]:
+def _requests(inference: list[Row]) -> list[Request]:
     """``views.request`` of every ``tool_call`` part of the rows' outputs, in order."""
     requests = []
     for row in inference:
         span_id = row[SPAN_ID]
         start = row[_START]
-        for part in _tool_call_parts(row[_OUTPUTS], known):
+        for part in _tool_call_parts(row[_OUTPUTS]):
             call_id = part.get("id")
             name = part.get("name")
             if type(call_id) is str and call_id and type(name) is str:
@@ -237,21 +223,11 @@ def _requests(inference: list[Row], known: ToolCalls) -> list[Request]:
     return requests
 
 
-def _tool_call_parts(outputs: Any, known: ToolCalls) -> list[dict[str, Any]]:
-    """The ``tool_call`` parts of a row's output messages (JSON text on the fast path)."""
-    if type(outputs) is not str:
-        # ``Message.tool_calls`` of each message, without a tuple built per message.
-        return [
-            part for message in outputs for part in message.parts if part.get("type") == "tool_call"
-        ]
-    parts = known.get(outputs)
-    if parts is not None:
-        return parts
-    if _TOOL_CALL_TEXT not in outputs:
-        return []
+def _tool_call_parts(outputs: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """The ``tool_call`` parts of a row's output messages, in order.
+
+    ``Message.tool_calls`` of each message, without a tuple built per message.
+    """
     return [
-        part
-        for message in _SCAN(outputs, 0)[0]
-        for part in message["parts"]
-        if part.get("type") == "tool_call"
+        part for message in outputs for part in message.parts if part.get("type") == "tool_call"
     ]

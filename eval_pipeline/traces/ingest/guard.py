@@ -1,6 +1,6 @@
 """What the store can hold: checks that turn a row it cannot hold into that span's error.
 
-Hostile or broken input must never crash ingest nor lose the good spans beside it (issue 14).
+Hostile or broken input must never crash ingest nor lose the good spans beside it.
 The decoders name most bad fields themselves; this module catches what only shows at the store:
 integers beyond int64 (times, token counts), strings that are not UTF-8 (lone surrogates),
 values of the wrong type (a numeric scope name), eval-context values the store's readers rely
@@ -71,8 +71,8 @@ _EVAL_CONTEXT_KEYS = (eval_context.RUN_INDEX, eval_context.BUILD_ID)
 def all_storable(rows: Sequence[Row]) -> bool:
     """True when ``cheap_problem`` finds nothing in any of ``rows`` (False: look row by row).
 
-    The same checks column by column, in C-level passes: each integer column holds only
-    ints (or None) within int64, and no row carries an eval-context value to check.
+    The same checks column by column: each integer column holds only ints (or None) within
+    int64, and no row carries an eval-context value to check.
     """
     for column in _INT_COLUMNS:
         values = list(map(column, rows))

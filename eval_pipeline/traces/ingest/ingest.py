@@ -6,11 +6,10 @@ it spans they decoded or built themselves (``DecodeResult``, with any errors the
 kinds go through the same normalisation (a no-op on spans already normalised), the same
 redaction policy, the same completeness judgement and the same store.
 
-A protobuf or JSON request takes the fast path (``fast_path``: one pass per span from the
-wire to its redacted store row, equal to the general path's result); a request it declines as
-a whole goes to the general decoder, which salvages and reports it. Format detection for
-files (OTLP, tau2-bench, tau-bench, flat span lists, BFCL) lives above ``traces``, in
-``importers.files``.
+A request is decoded to ``RawSpan`` records (``decode.otlp.decode_raw``), each of which
+``rows.record_row`` lifts, redacts and turns into its store row; spans handed in take
+``rows.span_row_redacted``. Format detection for files (OTLP, tau2-bench, tau-bench, flat span
+lists, BFCL) lives above ``traces``, in ``importers.files``.
 """
 
 from collections.abc import Iterable, Sequence
@@ -18,11 +17,11 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Protocol
 
-from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeError, DecodeResult
-from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF_MEDIA_TYPES, decode_otlp
+from eval_pipeline.traces.decode.errors import DecodeError, DecodeResult
+from eval_pipeline.traces.decode.otlp import decode_raw
+from eval_pipeline.traces.decode.otlp_json import TOO_DEEP
 from eval_pipeline.traces.eval_context import BUILD_ID
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
-from eval_pipeline.traces.ingest.fast_path import ToolCalls, decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest.guard import (
     BAD_INPUT,
     STORE_FAILURES,
@@ -33,10 +32,10 @@ from eval_pipeline.traces.ingest.guard import (
     row_problem,
 )
 from eval_pipeline.traces.ingest.report import IngestReport
-from eval_pipeline.traces.normalise.normaliser import normalise_batch, normalise_span
+from eval_pipeline.traces.ingest.rows import record_row, span_row_redacted
 from eval_pipeline.traces.redact.fields import RowScrubber
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
-from eval_pipeline.traces.store.span_table import TRACE_ID, Row, span_row
+from eval_pipeline.traces.store.span_table import TRACE_ID, Row
 from eval_pipeline.traces.store.trace_store import UNASSIGNED
 
 
@@ -103,11 +102,10 @@ def ingest(
     scrub_rows = RowScrubber(redactor).scrub_rows
     for batch in batches:
         report.batches += 1
-        rows, calls = _guarded_rows(batch, redactor, report)
-        rows = scrub_rows(rows)
+        rows = scrub_rows(_guarded_rows(batch, redactor, report))
         rows = _storable(rows, _source(batch), report)
         if rows:
-            report.incomplete.update(incomplete_traces(rows, calls))
+            report.incomplete.update(incomplete_traces(rows))
             _store(rows, store, build, day, default_build, report, _source(batch))
     return report
 
@@ -120,9 +118,7 @@ def _source(batch: Batch) -> str:
     return "spans"
 
 
-def _guarded_rows(
-    batch: Batch, redactor: Redactor, report: IngestReport
-) -> tuple[list[Row], ToolCalls]:
+def _guarded_rows(batch: Batch, redactor: Redactor, report: IngestReport) -> list[Row]:
     """``_rows``, with anything a payload makes the decoders raise turned into its error.
 
     The decoders reject bad spans one by one; bad input that escapes them (a document nested
@@ -135,7 +131,7 @@ def _guarded_rows(
         report.errors.append(
             DecodeError(_source(batch), "$", f"cannot be read: {type(exc).__name__}: {exc!s:.200}")
         )
-        return [], {}
+        return []
 
 
 def _storable(rows: list[Row], source: str, report: IngestReport) -> list[Row]:
@@ -153,36 +149,27 @@ def _storable(rows: list[Row], source: str, report: IngestReport) -> list[Row]:
     return kept
 
 
-def _rows(batch: Batch, redactor: Redactor, report: IngestReport) -> tuple[list[Row], ToolCalls]:
-    """The redacted store rows of one batch, and the fast path's tool calls of them.
-
-    The batch's errors go to ``report``.
-    """
-    if isinstance(batch, OtlpRequest):
-        media = batch.content_type.split(";", 1)[0].strip().lower()
-        fast = (
-            decode_rows
-            if media in PROTOBUF_MEDIA_TYPES
-            else decode_json_rows
-            if media == JSON or media.endswith("+json")
-            else None
-        )
-        rows = None
-        if fast is not None:
-            rows = fast(batch.payload, batch.source, MAX_ATTRIBUTE_BYTES, redactor)
-        if rows is not None:
-            report.errors.extend(rows.errors)
-            report.spans_rejected += len(rows.errors)  # each one a span the fast path rejected
-            return rows.rows, rows.tool_calls
-        # Not for the fast path: the general decoder salvages what it can and names the rest
-        # (an unsupported media type included). Its spans belong to this call alone.
-        decoded = decode_otlp(batch.payload, content_type=batch.content_type, source=batch.source)
-        _rejected(report, decoded.errors)
-        spans = redactor.redact_batch(normalise_batch(list(decoded.spans)))
-        return list(map(span_row, spans)), {}
-    _rejected(report, batch.errors)
-    # Spans handed in may be shared with the caller (a runner keeps them): never changed here.
-    return [span_row(redactor.redact(normalise_span(span))) for span in batch.spans], {}
+def _rows(batch: Batch, redactor: Redactor, report: IngestReport) -> list[Row]:
+    """The redacted store rows of one batch; the batch's errors go to ``report``."""
+    if not isinstance(batch, OtlpRequest):
+        _rejected(report, batch.errors)
+        # Spans handed in may be shared with the caller (a runner keeps them): never changed.
+        return [span_row_redacted(span, redactor) for span in batch.spans]
+    decoded = decode_raw(batch.payload, content_type=batch.content_type, source=batch.source)
+    report.errors.extend(decoded.errors)
+    report.spans_rejected += decoded.rejected
+    rows = []
+    for raw in decoded.spans:
+        try:
+            rows.append(record_row(raw, redactor))
+        except RecursionError:  # a value nested too deep: bad input, this span only
+            report.errors.append(
+                DecodeError(
+                    batch.source, TOO_DEEP.field_name, TOO_DEEP.message, raw.span_id, raw.trace_id
+                )
+            )
+            report.spans_rejected += 1
+    return rows
 
 
 def _rejected(report: IngestReport, errors: Sequence[DecodeError]) -> None:

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from eval_pipeline.traces import semconv as sc
-from eval_pipeline.traces.model import Message, Operation, Span, SpanEvent
+from eval_pipeline.traces.decode.raw_span import SpanSource
+from eval_pipeline.traces.model import Message, Operation, SpanEvent
 from eval_pipeline.traces.normalise.messages import (
     json_or_text,
     message,
@@ -151,7 +152,7 @@ LIFTED = frozenset(
 """Attributes lifted into ``Span`` fields (removed from ``attributes``)."""
 
 
-def lift(span: Span) -> dict[str, Any]:
+def lift(span: SpanSource) -> dict[str, Any]:
     """The ``Span`` fields for an OTel GenAI span (``attributes`` is what was not lifted)."""
     source, events = with_operation_details(span.attributes, span.events)
     version = CURRENT
@@ -223,25 +224,16 @@ ScalarFields = tuple[
 """operation, agent, tool, call id, model, provider, input and output tokens, conversation."""
 
 
-def scalar_fields(
-    get: Callable[[str], Any],
-    span_name: str,
-    provider: Any,
-    model_get: Callable[[str], Any] | None = None,
-) -> ScalarFields:
+def scalar_fields(get: Callable[[str], Any], span_name: str, provider: Any) -> ScalarFields:
     """The scalar ``Span`` fields of a GenAI span, from its (renamed) attributes' ``get``.
 
     ``provider`` is the raw provider value (``gen_ai.provider.name``, or the renamed
-    ``gen_ai.system``). The model is read with ``model_get`` when given (the request and
-    response model stay in ``attributes``, so a caller holding the lifted attributes apart
-    passes the others' ``get``). Shared by ``lift`` and the ingestion fast path.
+    ``gen_ai.system``).
     """
-    if model_get is None:
-        model_get = get
     agent = get(sc.AGENT_NAME)
     tool = get(sc.TOOL_NAME)
     call_id = get(sc.TOOL_CALL_ID)
-    model = model_get(sc.RESPONSE_MODEL) or model_get(sc.REQUEST_MODEL)
+    model = get(sc.RESPONSE_MODEL) or get(sc.REQUEST_MODEL)
     input_tokens = get(sc.USAGE_INPUT_TOKENS)
     output_tokens = get(sc.USAGE_OUTPUT_TOKENS)
     conversation = get(sc.CONVERSATION_ID)

@@ -168,7 +168,7 @@ def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
             parts.extend(_openai_tool_call(c) for c in calls if isinstance(c, Mapping))
     name = raw.get("name")
     finish = raw.get("finish_reason")
-    return new_message(
+    return Message(
         role,
         tuple(parts),
         str(name) if name is not None and role != "tool" else None,
@@ -182,14 +182,8 @@ def new_message(
     name: str | None = None,
     finish_reason: str | None = None,
 ) -> Message:
-    """``Message(role, parts, name, finish_reason)`` without the slow frozen ``__init__``.
-
-    ``Message`` has no ``__post_init__`` and no slots, so filling the instance dictionary
-    gives an identical, equal object (as ``span_factory`` does for spans).
-    """
-    msg = object.__new__(Message)
-    msg.__dict__.update(role=role, parts=parts, name=name, finish_reason=finish_reason)
-    return msg
+    """``Message(role, parts, name, finish_reason)``, by position (the redactor's spelling)."""
+    return Message(role, parts, name, finish_reason)
 
 
 _CACHE: dict[tuple[str, str], tuple[Message, ...]] = {}

@@ -11,7 +11,8 @@ from collections import defaultdict
 from typing import Any
 
 from eval_pipeline.traces import semconv as sc
-from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
+from eval_pipeline.traces.decode.raw_span import SpanSource
+from eval_pipeline.traces.model import JsonValue, Message, Operation
 from eval_pipeline.traces.normalise.genai import as_int
 from eval_pipeline.traces.normalise.messages import json_or_text, message
 
@@ -88,7 +89,7 @@ def _documents(attrs: dict[str, Any]) -> list[dict[str, JsonValue]]:
     ]
 
 
-def lift(span: Span) -> dict[str, Any]:
+def lift(span: SpanSource) -> dict[str, Any]:
     """The ``Span`` fields for an OpenInference span."""
     attrs = dict(span.attributes)
     pop = attrs.pop

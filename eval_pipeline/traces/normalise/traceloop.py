@@ -17,6 +17,7 @@ from collections import defaultdict
 from typing import Any
 
 from eval_pipeline.traces import semconv as sc
+from eval_pipeline.traces.decode.raw_span import SpanSource
 from eval_pipeline.traces.model import JsonValue, Message, Operation, Span
 from eval_pipeline.traces.normalise.genai import lift as lift_genai
 from eval_pipeline.traces.normalise.messages import json_or_text, message
@@ -96,7 +97,7 @@ def _flattened(attrs: dict[str, Any], prefix: str, default_role: str) -> tuple[M
     return tuple(out)
 
 
-def _operation(span: Span, attrs: dict[str, Any]) -> str:
+def _operation(span: SpanSource, attrs: dict[str, Any]) -> str:
     explicit = attrs.get(sc.OPERATION_NAME)
     if isinstance(explicit, str) and explicit:
         return explicit
@@ -120,7 +121,7 @@ def _entity_arguments(value: Any) -> JsonValue:
     return parsed
 
 
-def lift(span: Span) -> dict[str, Any]:
+def lift(span: SpanSource) -> dict[str, Any]:
     """The ``Span`` fields for an OpenLLMetry span (GenAI names inside are mapped too)."""
     attrs = dict(span.attributes)
     operation = _operation(span, attrs)

@@ -38,7 +38,7 @@ def dumps(value: Any) -> str:
 
 
 def dumps_many(values: Sequence[Any]) -> list[str]:
-    """``[dumps(v) for v in values]``, in C-level passes when orjson takes every value."""
+    """``[dumps(v) for v in values]``, one pass per step when orjson takes every value."""
     try:
         texts = list(map(_fast, values))
     except (TypeError, orjson.JSONEncodeError):

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from eval_pipeline.traces.store.parts import write_part
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 SMALL_PART_ROWS = 50_000
@@ -66,7 +67,7 @@ def _compact_day(store: TraceStore, build: str, day: str, parts: list[str]) -> b
     table = pa.concat_tables([pq.read_table(p) for p in paths], promote_options="default")
     folder = paths[0].parent
     with store.write_lock(build):
-        name = store._write(folder, table)
+        name = write_part(folder, table)
         new = str((folder / name).relative_to(store.spans_dir))
         with store.ledger.engine.begin() as connection:
             swapped = store.ledger.replace_parts(

@@ -6,7 +6,7 @@ holds after a write and a read).
 
 Columns added after the first layout (``ADDED_COLUMNS``: links, trace state, schema URLs) sit
 after ``convention_version``; a part written before them reads them as empty (``from_table``).
-A new row producer (a decoder, the fast path) fills them in ``ROW_FIELDS`` order like the rest.
+A row producer (``ingest.rows``) fills them in ``ROW_FIELDS`` order like the rest.
 """
 
 import json
@@ -19,7 +19,6 @@ import pyarrow as pa
 
 from eval_pipeline.traces.model import Message, Span, SpanEvent, SpanLink
 from eval_pipeline.traces.normalise.messages import messages_from_json
-from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.json_text import dumps, dumps_many
 
 SCHEMA = pa.schema(
@@ -52,7 +51,7 @@ SCHEMA = pa.schema(
         ("scope_name", pa.string()),
         ("dialect", pa.string()),
         ("convention_version", pa.string()),
-        # Added for issue 15 (``ADDED_COLUMNS``): OTLP links as JSON text
+        # Added after the first layout (``ADDED_COLUMNS``): OTLP links as JSON text
         # ``[[trace_id, span_id, trace_state, attributes], ...]``, the span's W3C trace state,
         # and the scope's and the resource's schema URLs.
         ("links", pa.string()),
@@ -79,37 +78,19 @@ ADDED_COLUMNS: dict[str, Any] = {
 """Columns newer than the first layout -> the ``Span`` value of a part written without them."""
 
 Row = tuple[Any, ...]
-"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text).
+"""A span's fields in ``ROW_FIELDS`` order, values as on the ``Span`` (not yet JSON text)."""
 
-One exception: ``output_messages`` may already be the column's JSON text (the ingestion fast
-path writes it directly).
-"""
-
-_ROW_OF_STATE = operator.itemgetter(*ROW_FIELDS)
 _ROW_OF_SPAN = operator.attrgetter(*ROW_FIELDS)
 
 
 def span_row(span: Span) -> Row:
-    """The store row of a span.
-
-    Read from the instance dictionary, where every field of a ``Span`` lives (a frozen
-    dataclass without slots, or ``span_factory.span_from_state``): half the cost of reading
-    each attribute. A span missing a field there (no such span is built) is read attribute by
-    attribute.
-    """
-    try:
-        return _ROW_OF_STATE(span.__dict__)  # type: ignore[no-any-return]
-    except (KeyError, AttributeError):
-        return _ROW_OF_SPAN(span)  # type: ignore[no-any-return]
+    """The store row of a span."""
+    return _ROW_OF_SPAN(span)  # type: ignore[no-any-return]
 
 
 def row_span(row: Row) -> Span:
-    """The span a store row holds: the inverse of ``span_row`` (output text is parsed back)."""
-    state = dict(zip(ROW_FIELDS, row, strict=True))
-    outputs = state["output_messages"]
-    if type(outputs) is str:
-        state["output_messages"] = messages_from_json(json.loads(outputs))
-    return span_from_state(state)
+    """The span a store row holds: the inverse of ``span_row``."""
+    return Span(**dict(zip(ROW_FIELDS, row, strict=True)))
 
 
 def _json(value: Any) -> str | None:
@@ -164,13 +145,7 @@ def _shared_texts(values: Sequence[Any], encode: Callable[[Any], str]) -> list[s
 
 def to_table(spans: Sequence[Span], builds: Sequence[str], day: str | None) -> pa.Table:
     """Spans (with the build of each) -> one Arrow table in ``SCHEMA``."""
-    # One C-level pass reads every field of every span.
     return rows_table(list(map(span_row, spans)), builds, day)
-
-
-def _output_text(value: Any) -> str:
-    # The ingestion fast path stores outputs as their JSON text already.
-    return value if type(value) is str else _messages_text(value) if value else "[]"
 
 
 def _events_text(value: tuple[SpanEvent, ...]) -> str:
@@ -199,7 +174,7 @@ def rows_table(rows: Sequence[Row], builds: Sequence[str], day: str | None) -> p
 
 def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
     """The row columns' arrays, each value encoded to its stored text."""
-    # ``zip`` turns the rows into columns in one C-level pass.
+    # ``zip`` turns the rows into columns in one pass.
     columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
     arrays: list[pa.Array] = []
     for name in ROW_FIELDS:
@@ -209,7 +184,7 @@ def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
         elif name == "input_messages":
             values = _shared_texts(values, _history_text)
         elif name == "output_messages":
-            values = list(map(_output_text, values))
+            values = list(map(_history_text, values))
         elif name == "attributes":
             values = dumps_many(values)
         elif name == "events":

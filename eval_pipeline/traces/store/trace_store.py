@@ -20,11 +20,10 @@ default build) are read with the root's build (``read_spans``), which holds its 
 
 import fcntl
 import os
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
-from operator import is_, itemgetter, methodcaller
+from operator import is_, itemgetter
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -33,14 +32,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlalchemy.exc import IntegrityError
 
-from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import AgentRun, Span
 from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.builds import build_of_roots, by_target, rootless_builds
 from eval_pipeline.traces.store.ledger import Ledger, ledger_engine
+from eval_pipeline.traces.store.parts import read_parts, store_id, write_part
 from eval_pipeline.traces.store.span_table import (
-    ATTRIBUTES,
     PARENT_SPAN_ID,
-    SCHEMA,
     SPAN_ID,
     TRACE_ID,
     Row,
@@ -53,94 +51,10 @@ UNASSIGNED = "unassigned"
 PRODUCTION = "production"
 """The build the OTLP receiver files live traffic under (traces whose root names no build)."""
 ALL_DAYS = "all"
-STORE_ID = ".store-id"
-"""In the store root: the store's id in the ledger (so one database can serve many stores)."""
 STATE_URL_ENV = "EVAL_PIPELINE_STATE_URL"
-_MOSTLY_UNIQUE = frozenset(
-    {
-        "span_id",
-        "start_time_unix_nano",
-        "end_time_unix_nano",
-        "tool_call_id",
-        "tool_arguments",
-        "tool_result",
-        "output_messages",
-    }
-)
-_DICTIONARY = [name for name in SCHEMA.names if name not in _MOSTLY_UNIQUE]
-"""Columns written dictionary-encoded: those whose values repeat across spans. A column of
-(nearly) distinct values gains nothing from a dictionary and costs a hash of every value
-(a fifth of the write), and its part is larger."""
-_STATISTICS = [
-    "trace_id",
-    "span_id",
-    "parent_span_id",
-    "start_time_unix_nano",
-    "end_time_unix_nano",
-]
-"""Columns with min/max statistics: the ids (reads filter by trace id) and the times. Those of
-the other columns (JSON text above all) would be scanned on every write and never used."""
 _TRACE_ID = itemgetter(TRACE_ID)
 _SPAN_ID = itemgetter(SPAN_ID)
 _PARENT_SPAN_ID = itemgetter(PARENT_SPAN_ID)
-_ATTRIBUTES = itemgetter(ATTRIBUTES)
-_BUILD_ATTRIBUTE = methodcaller("get", eval_context.BUILD_ID)
-
-
-def _by_target(rows: Sequence[Row], targets: Sequence[str]) -> dict[str, list[Row]]:
-    """Rows grouped by the build each goes to, in order."""
-    first = targets[0] if targets else ""
-    if targets.count(first) == len(targets):
-        return {first: list(rows)} if rows else {}
-    grouped: dict[str, list[Row]] = {}
-    for row, target in zip(rows, targets, strict=True):
-        grouped.setdefault(target, []).append(row)
-    return grouped
-
-
-def _build_of_roots(rows: Sequence[Row]) -> dict[str, str]:
-    builds: dict[str, tuple[int, str]] = {}
-    named = list(map(_BUILD_ATTRIBUTE, map(_ATTRIBUTES, rows)))
-    if named.count(None) == len(named):  # no span names a build (one C-level pass)
-        return {}
-    for row, build in zip(rows, named, strict=True):
-        if build is None:
-            continue
-        rank = 0 if row[PARENT_SPAN_ID] is None else 1
-        trace_id = row[TRACE_ID]
-        seen = builds.get(trace_id)
-        if seen is None or rank < seen[0]:
-            builds[trace_id] = (rank, str(build))
-    return {trace_id: build for trace_id, (_, build) in builds.items()}
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _store_id(root: Path) -> tuple[str, bool]:
-    """The store's id, and whether this call created it.
-
-    Created once; ``os.link`` makes concurrent first openings agree on one id.
-    """
-    path = root / STORE_ID
-    created = False
-    if not path.exists():
-        root.mkdir(parents=True, exist_ok=True)
-        temporary = root / f".{STORE_ID}.{uuid.uuid4().hex}.tmp"
-        temporary.write_text(uuid.uuid4().hex)
-        try:
-            os.link(temporary, path)
-            created = True
-        except FileExistsError:
-            pass  # another process created it first: its id is the store's
-        finally:
-            temporary.unlink()
-    return path.read_text().strip(), created
 
 
 class TraceStore:
@@ -150,8 +64,8 @@ class TraceStore:
         self.root = Path(root)
         self.spans_dir = self.root / "spans"
         url = state_url or os.environ.get(STATE_URL_ENV) or f"sqlite:///{self.root / 'ledger.db'}"
-        store_id, created = _store_id(self.root)
-        self.ledger = Ledger(ledger_engine(url), store_id)
+        identity, created = store_id(self.root)
+        self.ledger = Ledger(ledger_engine(url), identity)
         if created:
             self._adopt_legacy_parts()
 
@@ -202,7 +116,7 @@ class TraceStore:
         """``builds_for`` of the spans these store rows hold (``span_table.span_row``)."""
         if build is not None:
             return [build] * len(rows)
-        roots = _build_of_roots(rows)
+        roots = build_of_roots(rows)
         missing = set(map(_TRACE_ID, rows)).difference(roots)
         if missing:
             roots.update(self.ledger.roots(missing))
@@ -237,7 +151,7 @@ class TraceStore:
             targets = self.builds_for_rows(rows, build)
         return sum(
             self._write_build(target, members, day or ALL_DAYS)
-            for target, members in _by_target(rows, targets).items()
+            for target, members in by_target(rows, targets).items()
         )
 
     def _write_build(self, build: str, rows: list[Row], day: str) -> int:
@@ -249,7 +163,7 @@ class TraceStore:
             if not fresh:
                 return 0
             with self.write_lock(build):
-                name = self._write(folder, rows_table(fresh, [build] * len(fresh), day))
+                name = write_part(folder, rows_table(fresh, [build] * len(fresh), day))
                 relative = str((folder / name).relative_to(self.spans_dir))
                 roots = list(map(is_, map(_PARENT_SPAN_ID, fresh), repeat(None)))
                 keys = list(zip(map(_TRACE_ID, fresh), map(_SPAN_ID, fresh), roots, strict=True))
@@ -290,7 +204,7 @@ class TraceStore:
             len(set(map(_SPAN_ID, rows))) == len(rows)
             or len(set(zip(map(_TRACE_ID, rows), map(_SPAN_ID, rows), strict=True))) == len(rows)
         ):
-            return rows  # the usual case, decided in C-level passes: new traces, no repeats
+            return rows  # the usual case, decided by whole-column sets: new traces, no repeats
         fresh: list[Row] = []
         for row in rows:
             key = (row[TRACE_ID], row[SPAN_ID])
@@ -299,35 +213,13 @@ class TraceStore:
                 fresh.append(row)
         return fresh
 
-    @staticmethod
-    def _write(folder: Path, table: pa.Table) -> str:
-        """Write one part durably (temporary name, fsync, rename, fsync the folder).
-
-        Dictionaries and statistics only where they pay (``_DICTIONARY``, ``_STATISTICS``): the
-        values read back are the same either way.
-        """
-        name = f"part-{uuid.uuid4().hex}.parquet"
-        temporary = folder / f".{name}.tmp"
-        with open(temporary, "wb") as handle:
-            pq.write_table(table, handle, use_dictionary=_DICTIONARY, write_statistics=_STATISTICS)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, folder / name)
-        _fsync(folder)
-        return name
-
-    def _read(self, paths: Sequence[Path], trace_ids: set[str] | None = None) -> pa.Table | None:
-        filters = None if trace_ids is None else [("trace_id", "in", sorted(trace_ids))]
-        tables = [pq.read_table(path, filters=filters) for path in paths]
-        return pa.concat_tables(tables, promote_options="default") if tables else None
-
     def _read_listed(
         self, build: str, day: str | None = None, trace_ids: set[str] | None = None
     ) -> pa.Table | None:
         """The build's recorded parts, read; listed again when a compaction removed one."""
         for attempt in range(5):
             try:
-                return self._read(self._files(build, day), trace_ids)
+                return read_parts(self._files(build, day), trace_ids)
             except FileNotFoundError:
                 if attempt == 4:
                     raise
@@ -355,24 +247,13 @@ class TraceStore:
             tables = [own.filter(pc.is_in(own.column("trace_id"), value_set=keep))]
         spans = from_table(tables[0])
         seen = {(s.trace_id, s.span_id) for s in spans}
-        for other, wanted in sorted(self._rootless_builds(homes, build).items()):
+        for other, wanted in sorted(rootless_builds(homes, build).items()):
             extra = self._read_listed(other, None, wanted)
             for span in from_table(extra) if extra is not None else ():
                 if (span.trace_id, span.span_id) not in seen:  # a copy here wins
                     seen.add((span.trace_id, span.span_id))
                     spans.append(span)
         return spans
-
-    @staticmethod
-    def _rootless_builds(homes: dict[str, dict[str, bool]], build: str) -> dict[str, set[str]]:
-        """Other builds holding spans, not roots, of the traces rooted in ``build``."""
-        found: dict[str, set[str]] = {}
-        for trace_id, builds in homes.items():
-            if builds.get(build):
-                for other, has_root in builds.items():
-                    if other != build and not has_root:
-                        found.setdefault(other, set()).add(trace_id)
-        return found
 
     def runs(self, build: str) -> list[AgentRun]:
         """The agent runs of a build, assembled from its traces' spans (``read_spans``)."""

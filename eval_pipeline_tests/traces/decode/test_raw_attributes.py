@@ -1,6 +1,6 @@
 """Attributes read from their wire bytes decode exactly as the generated classes read them.
 
-``decode_protobuf`` and the fast path parse requests as ``raw_attributes.RawRequest`` (span
+``decode_protobuf`` parses requests as ``raw_attributes.RawRequest`` (span
 attributes left as bytes, each distinct one decoded once). The reference here is the decoder
 as it was: the generated ``ExportTraceServiceRequest`` parse, each ``KeyValue`` read through
 its classes, and the salvage path for a request that does not parse. Hypothesis draws
@@ -18,33 +18,39 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
-from eval_pipeline.traces.decode import otlp_protobuf
-from eval_pipeline.traces.decode.errors import DecodeResult
-from eval_pipeline.traces.decode.otlp_protobuf import decode_protobuf, pb_span, rejected
+from eval_pipeline.traces.decode.errors import FieldError
+from eval_pipeline.traces.decode.otlp import PROTOBUF, decode_raw
+from eval_pipeline.traces.decode.otlp_protobuf import (
+    decode_protobuf,
+    pb_span,
+    rejected,
+    schema_urls,
+)
+from eval_pipeline.traces.decode.protobuf_salvage import salvage
+from eval_pipeline.traces.decode.protobuf_values import attributes
 from eval_pipeline.traces.decode.raw_attributes import RawRequest
-from eval_pipeline.traces.ingest.fast_path import decode_rows
-from eval_pipeline.traces.redact.redactor import Redactor, load_policy
+from eval_pipeline.traces.decode.raw_span import RawBatch
 
 LIMIT = 64
 
 
-def _generated_decode(payload: bytes) -> DecodeResult:
+def _generated_decode(payload: bytes) -> RawBatch:
     """``decode_protobuf`` before ``raw_attributes``: the generated classes all the way."""
     try:
         request = ExportTraceServiceRequest.FromString(payload)
     except ProtobufDecodeError:
-        return otlp_protobuf._salvage(payload, "r", LIMIT)
-    result = DecodeResult()
+        return salvage(payload, "r", LIMIT)
+    result = RawBatch()
     for resource_spans in request.resource_spans:
-        resource = otlp_protobuf.attributes(resource_spans.resource.attributes, LIMIT)
+        resource = attributes(resource_spans.resource.attributes, LIMIT)
         for scope_spans in resource_spans.scope_spans:
-            urls = otlp_protobuf.schema_urls(resource_spans, scope_spans)
+            urls = schema_urls(resource_spans, scope_spans)
             for span in scope_spans.spans:
                 try:
                     result.spans.append(
                         pb_span(span, resource, scope_spans.scope.name or None, LIMIT, urls)
                     )
-                except otlp_protobuf.FieldError as exc:
+                except FieldError as exc:
                     result.errors.append(rejected(span, exc, "r"))
     return result
 
@@ -127,8 +133,13 @@ def _request(spans: list[bytes]) -> bytes:
     return b"\x0a" + _varint(len(resource_spans)) + resource_spans
 
 
-def _spans_and_errors(result: DecodeResult) -> tuple[list[Any], list[Any]]:
+def _spans_and_errors(result: RawBatch) -> tuple[list[Any], list[Any]]:
     return list(result.spans), list(result.errors)
+
+
+def _decoded(payload: bytes) -> RawBatch:
+    """What the decoder makes of a protobuf request (the salvage path included)."""
+    return decode_raw(payload, content_type=PROTOBUF, source="r", max_attribute_bytes=LIMIT)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,9 +154,7 @@ def test_raw_attributes_decode_as_the_generated_classes(spans: list[tuple[list[b
     payload = _request(
         [_span_bytes(i, attributes, bad_id) for i, (attributes, bad_id) in enumerate(spans)]
     )
-    assert _spans_and_errors(decode_protobuf(payload, "r", LIMIT)) == _spans_and_errors(
-        _generated_decode(payload)
-    )
+    assert _spans_and_errors(_decoded(payload)) == _spans_and_errors(_generated_decode(payload))
 
 
 def test_a_damaged_attribute_sends_the_request_to_the_salvage_path():
@@ -154,11 +163,9 @@ def test_a_damaged_attribute_sends_the_request_to_the_salvage_path():
     with_generated = _generated_decode(payload)
     assert [s.name for s in with_generated.spans] == ["span-0"]
     assert [e.span_id for e in with_generated.errors] == ["0000000000000002"]
-    assert _spans_and_errors(decode_protobuf(payload, "r", LIMIT)) == _spans_and_errors(
-        with_generated
-    )
+    assert _spans_and_errors(_decoded(payload)) == _spans_and_errors(with_generated)
     RawRequest.FromString(payload)  # the raw parse alone takes it: the attribute decides
-    assert decode_rows(payload, "r", LIMIT, Redactor(load_policy())) is None
+    assert decode_protobuf(payload, "r", LIMIT) is None  # left to the salvage path
 
 
 def test_attributes_nested_past_the_request_limit_are_salvaged_as_before():
@@ -174,6 +181,6 @@ def test_attributes_nested_past_the_request_limit_are_salvaged_as_before():
     ):
         kv = KeyValue(key="deep", value=_nested(depth, as_map)).SerializeToString()
         payload = _request([_span_bytes(0, [kv], False)])
-        assert _spans_and_errors(decode_protobuf(payload, "r", LIMIT)) == _spans_and_errors(
+        assert _spans_and_errors(_decoded(payload)) == _spans_and_errors(
             _generated_decode(payload)
         ), (depth, as_map)

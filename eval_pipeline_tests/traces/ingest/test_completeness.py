@@ -16,15 +16,15 @@ import pytest
 
 from benchmarks.ingest import make_json_payload, make_payload
 from eval_pipeline.importers.benchmarks import tau2, taubench
-from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES, DecodeResult
-from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF
+from eval_pipeline.traces.decode.errors import DecodeResult
+from eval_pipeline.traces.decode.otlp import JSON, PROTOBUF, decode_raw
 from eval_pipeline.traces.ingest.completeness import incomplete_traces
-from eval_pipeline.traces.ingest.fast_path import decode_json_rows, decode_rows
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, ingest
+from eval_pipeline.traces.ingest.rows import record_row
 from eval_pipeline.traces.model import Operation, Span, StatusCode
 from eval_pipeline.traces.redact.redactor import Redactor, load_policy
 from eval_pipeline.traces.runs.assemble import assemble_runs
-from eval_pipeline.traces.store.span_table import span_row
+from eval_pipeline.traces.store.span_table import Row, span_row
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.traces.builders import OTEL, TAU, assistant, make_span, otlp_protobuf
 from eval_pipeline_tests.traces.builders import tool_call as call
@@ -66,20 +66,19 @@ def test_the_data_has_incomplete_and_complete_traces_to_judge(tmp_path: Path):
 def test_the_benchmark_payload_is_judged_without_assembling_it(policy: str, tmp_path: Path):
     payload = make_payload(400)
     _judged(payload, PROTOBUF, policy, tmp_path)
-    batch = decode_rows(payload, "b", MAX_ATTRIBUTE_BYTES, Redactor(load_policy(policy)))
-    assert batch is not None and batch.tool_calls  # the fast path handed its tool calls on
-    reasons = incomplete_traces(batch.rows, batch.tool_calls)
+    redactor = Redactor(load_policy(policy))
+    reasons = incomplete_traces(_rows(payload, PROTOBUF, redactor))
     # Each synthetic trace's last model call asks for a tool that never runs.
     assert len(reasons) == 50
     assert all(len(r) == 1 and "has no execute_tool span" in r[0] for r in reasons.values())
-    assert reasons == incomplete_traces(batch.rows)  # the same without them (text parsed)
     json_payload = make_json_payload(400)
     _judged(json_payload, JSON, policy, tmp_path)
-    json_batch = decode_json_rows(
-        json_payload, "b", MAX_ATTRIBUTE_BYTES, Redactor(load_policy(policy))
-    )
-    assert json_batch is not None
-    assert incomplete_traces(json_batch.rows, json_batch.tool_calls) == reasons
+    assert incomplete_traces(_rows(json_payload, JSON, redactor)) == reasons
+
+
+def _rows(payload: bytes, media: str, redactor: Redactor) -> list[Row]:
+    decoded = decode_raw(payload, content_type=media, source="b")
+    return [record_row(raw, redactor) for raw in decoded.spans]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The ledger records exactly the keys it is given, and finds them, on SQLite and PostgreSQL.
 
-SQLite takes the keys as one JSON document grouped by trace (``ledger._keys_document``);
+SQLite takes the keys as one JSON document grouped by trace (``ledger_queries.keys_document``);
 PostgreSQL as rows. Either way
 every (trace id, span id, is root) key is one ledger row, and a key given twice, or already
 stored, fails the part's commit.
