@@ -23,8 +23,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from eval_pipeline.traces.redact.pii import Tokeniser, luhn_ok
+from eval_pipeline.traces.redact.pii import Tokeniser
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
+from eval_pipeline.traces.redact.validators import luhn_ok
 
 _TOKEN = re.compile(r"\[[A-Z]+:[0-9a-f]{24}\]")
 
