@@ -1,7 +1,8 @@
 """The recognizer catalogue: ``recognizers.yaml`` loaded, checked and compiled once.
 
-A recognizer is data: its kind, the locales whose format it knows, its exact pattern, a
-candidate pattern for the one-pass search (``gate``), the name of its validator
+A recognizer is data: its kind, the locales whose format it knows, its exact pattern (and,
+optionally, the same pattern in RE2's syntax, for ``engines``), a candidate pattern for the
+one-pass search (``gate``), the name of its validator
 (``validators``) and the cheap test a text must pass before it is searched. The catalogue
 lists them in priority order (where matches of two overlap, the earlier recognizer's is
 kept); a redaction policy turns them on by detector name (``RECOGNIZERS``).
@@ -15,12 +16,14 @@ from typing import Any
 
 import yaml
 
+from eval_pipeline.traces.redact.engines import compile_re2
 from eval_pipeline.traces.redact.validators import VALIDATORS, Validator
 
 CATALOGUE_PATH = Path(__file__).with_name("recognizers.yaml")
 NEEDS = ("at_sign", "digit_run")
 """The cheap tests a recognizer may need a text to pass (``Tokeniser`` computes each once)."""
 _FIELDS = {"name", "detector", "kind", "locales", "needs", "pattern", "candidate", "validator"}
+_OPTIONAL = {"re2", "unchecked"}
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class Recognizer:
     locales: tuple[str, ...]
     needs: str
     pattern: re.Pattern[str]
+    re2: str | None
+    """``pattern`` in RE2's syntax, matching exactly what it matches on ASCII text (``engines``)."""
     candidate: str
     validate: Validator
     unchecked: Validator | None = None
@@ -47,7 +52,7 @@ def _recognizer(entry: Any, where: str) -> Recognizer:
     if not isinstance(entry, dict):
         raise CatalogueError(f"{where}: must be a mapping")
     missing = sorted(_FIELDS - set(entry))
-    unknown = sorted(set(entry) - _FIELDS - {"unchecked"})
+    unknown = sorted(set(entry) - _FIELDS - _OPTIONAL)
     if missing or unknown:
         raise CatalogueError(f"{where}: missing {missing}, unknown {unknown}")
     if entry["needs"] not in NEEDS:
@@ -58,6 +63,11 @@ def _recognizer(entry: Any, where: str) -> Recognizer:
             raise CatalogueError(
                 f"{where}: unknown validator {name!r} (known: {sorted(VALIDATORS)})"
             )
+    if "re2" in entry:
+        try:
+            compile_re2(str(entry["re2"]))
+        except ValueError as error:
+            raise CatalogueError(f"{where}.re2: {error}") from None
     return Recognizer(
         name=str(entry["name"]),
         detector=str(entry["detector"]),
@@ -65,6 +75,7 @@ def _recognizer(entry: Any, where: str) -> Recognizer:
         locales=tuple(map(str, entry["locales"])),
         needs=str(entry["needs"]),
         pattern=re.compile(entry["pattern"]),
+        re2=str(entry["re2"]) if "re2" in entry else None,
         candidate=str(entry["candidate"]),
         validate=VALIDATORS[entry["validator"]],
         unchecked=VALIDATORS[entry["unchecked"]] if "unchecked" in entry else None,

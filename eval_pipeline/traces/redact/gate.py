@@ -1,8 +1,9 @@
 r"""The one pass over a long text for all recognizers: which parts each must scan.
 
-The exact patterns (``recognizers.yaml``) need lookarounds, so they run on Python's
-backtracking engine, which tries every start position: 15-60 ms per pattern on 1 MB, even
-where nothing matches, and on a 1 MB run of digits or ``%`` far more. This gate runs the
+The exact patterns (``recognizers.yaml``) need lookarounds, so where their matches are dense
+or the text is not ASCII they run on Python's backtracking engine (``engines``), which tries
+every start position: 15-60 ms per pattern on 1 MB, even where nothing matches, and on a 1 MB
+run of digits or ``%`` far more. This gate runs the
 recognizers' *candidate* patterns together on RE2 (``google-re2``: a finite-automaton engine,
 linear in its input; ``re2.Set`` runs them in one pass and says which matched) over fixed
 chunks of the text. Each candidate pattern is a superset of its recognizer's exact pattern
@@ -24,24 +25,18 @@ Python's ``\d`` matches) is scanned whole (``holds_other_digits``).
 """
 
 import re
-from collections.abc import Iterator
 from functools import lru_cache
 
 import re2
 
 from eval_pipeline.traces.redact.catalogue import Recognizer
+from eval_pipeline.traces.redact.engines import Spans
 
 MARGIN = 1024
 """Characters of context around a chunk: more than the longest exact match (665, an email)."""
 
 CHUNK = 8192
 """Characters per gated chunk (texts this short or shorter are scanned whole)."""
-
-Spans = list[tuple[int, int, int]]
-"""``(start, keep_end, scan_end)`` runs of hot chunks (see ``Gate.hot_spans``)."""
-
-Found = tuple[int, int, str]
-"""A match: start, end and the matched text."""
 
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")
 
@@ -96,19 +91,3 @@ class Gate:
                 else:
                     spans.append((start, end, min(end + margin, size)))
         return hot
-
-
-def matches(pattern: re.Pattern[str], text: str, spans: Spans | None) -> Iterator[Found]:
-    """The matches of ``pattern`` in ``text`` as ``finditer`` finds them over the whole text.
-
-    ``spans``: the only runs to scan (``Gate.hot_spans``); None: all of ``text``.
-    """
-    if spans is None:
-        for found in pattern.finditer(text):
-            yield found.start(), found.end(), found.group()
-        return
-    for start, keep_end, scan_end in spans:
-        for found in pattern.finditer(text, start, scan_end):
-            if found.start() >= keep_end:
-                break
-            yield found.start(), found.end(), found.group()

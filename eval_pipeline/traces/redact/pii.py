@@ -2,8 +2,9 @@
 
 The recognizers (``catalogue``: emails, payment cards, IBANs, US SSNs, phone numbers) are
 searched in the text as written and, when that holds nothing, in its decoded forms
-(``encodings``). Each recognizer's matches are those of its exact pattern over the text; the
-one pass of ``gate`` says where each needs to look in a long text. A match its validator
+(``encodings``). Each recognizer's matches are those of its exact pattern over the text, found
+by the cheaper engine for their density (``engines``); the one pass of ``gate`` says where
+each needs to look in a long text. A match its validator
 accepts, and that overlaps no match of a recognizer earlier in the catalogue, is replaced.
 
 A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of
@@ -14,13 +15,13 @@ key. Token format version 2 (version 1: 10 hex digits under a public default key
 version-1 tokens do not match version-2 ones).
 """
 
-import hmac
+import hashlib
 import re
-from collections.abc import Iterable
 
 from eval_pipeline.traces.redact import encodings, phones
 from eval_pipeline.traces.redact.catalogue import Recognizer
-from eval_pipeline.traces.redact.gate import Found, Gate, holds_other_digits, matches
+from eval_pipeline.traces.redact.engines import ExactPattern, Span, ascii_bytes, compile_re2, occurs
+from eval_pipeline.traces.redact.gate import Gate, holds_other_digits
 
 Taken = tuple[int, int, str, str]
 """A replaced match: start, end, its token and the token's kind."""
@@ -32,6 +33,7 @@ TOKEN_HEX = 24
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 """7 digits close together: what every recognizer that ``needs: digit_run`` matches."""
+_DIGIT_RUN_RE2 = compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
 _CACHE_LIMIT = 65536
 """Entries a cache holds before it is emptied (they only save work: results stay the same)."""
 _UNSEEN = object()
@@ -51,14 +53,31 @@ def opaque(text: str) -> str:
     return _TOKEN.sub(r"\1", text) if "[" in text else text
 
 
-def _may_hold(text: str) -> bool:
+def _digit_run(text: str, data: bytes | None) -> bool:
+    """True when ``text`` holds 7 digits close together (``data``: as ``ascii_bytes`` gives)."""
+    if data is None:
+        return _DIGIT_RUN.search(text) is not None
+    return occurs(_DIGIT_RUN_RE2, data)
+
+
+def _may_hold(text: str, data: bytes | None) -> bool:
     """False when no recognizer can match ``text`` nor its decoded forms (decided cheaply)."""
-    return (
-        "@" in text
-        or "%" in text
-        or encodings.has_backslash_u(text)
-        or _DIGIT_RUN.search(text) is not None
-    )
+    return "@" in text or "%" in text or encodings.has_backslash_u(text) or _digit_run(text, data)
+
+
+def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
+    """SHA-256 states after HMAC's inner and outer key pads (RFC 2104), copied per token.
+
+    ``HMAC(key, m) = H(outer_pad || H(inner_pad || m))``: hashing the two 64-byte pads once
+    and copying the states gives the same digest as ``hmac.digest(key, m, "sha256")`` at a
+    third of its cost (``hmac.digest`` sets the key up again on every call).
+    """
+    if len(key) > 64:  # a key longer than SHA-256's block is hashed first (RFC 2104)
+        key = hashlib.sha256(key).digest()
+    padded = key.ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+    return inner, outer
 
 
 class Tokeniser:
@@ -68,8 +87,9 @@ class Tokeniser:
         self, recognizers: tuple[Recognizer, ...], key: bytes, gate: Gate | None = None
     ) -> None:
         self._recognizers = recognizers
+        self._exact = tuple(ExactPattern(r.pattern, r.re2) for r in recognizers)
         self._gate = gate or Gate(recognizers)
-        self._key = key
+        self._inner, self._outer = _hmac_pads(key)
         self._tokens: dict[str, str] = {}  # "KIND:value" -> token
         self._memo: dict[str, dict[str, str | None]] = {r.name: {} for r in recognizers}
         """Per recognizer: matched text -> token (None: rejected); validators are pure."""
@@ -85,8 +105,11 @@ class Tokeniser:
         if token is None:
             if len(self._tokens) >= _CACHE_LIMIT:
                 self._tokens.clear()
-            digest = hmac.digest(self._key, message.encode(), "sha256")
-            token = self._tokens[message] = f"[{kind}:{digest.hex()[:TOKEN_HEX]}]"
+            inner = self._inner.copy()
+            inner.update(message.encode())
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            token = self._tokens[message] = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
         return token
 
     def redact(self, text: str) -> Redacted:
@@ -98,7 +121,8 @@ class Tokeniser:
         """
         if text in self.clean:
             return text, ()
-        may_hold = _may_hold(text)
+        data = ascii_bytes(text)
+        may_hold = _may_hold(text, data)
         if not may_hold and not encodings.base64_form(text):
             if len(text) <= 200:
                 if len(self.clean) >= _CACHE_LIMIT:
@@ -109,96 +133,108 @@ class Tokeniser:
         if cached is None:
             if len(self._texts) >= 8192:
                 self._texts.clear()
-            cached = self._texts[text] = self._decoded(text, may_hold)
+            cached = self._texts[text] = self._decoded(text, data, may_hold)
         return cached
 
-    def _decoded(self, text: str, may_hold: bool) -> Redacted:
-        """``_scan`` of ``text``, or of its decoded form when only that holds personal data."""
-        found = self._scan(text) if may_hold else (text, ())
+    def _decoded(self, text: str, data: bytes | None, may_hold: bool) -> Redacted:
+        """``_scan`` of ``text``, or of its decoded form when only that holds personal data.
+
+        ``data``: ``text`` as ``engines.ascii_bytes`` gives it; ``may_hold``: ``_may_hold``'s
+        answer, known to the caller.
+        """
+        found = self._scan(text, data) if may_hold else (text, ())
         if found[1]:
             return found
         if encodings.holds_escape(text):
             decoded = encodings.unescaped(text)
             if decoded != text:
-                from_decoded = self._scan(decoded)
+                from_decoded = self._scan(decoded, ascii_bytes(decoded))
                 if from_decoded[1]:
                     return from_decoded
         if encodings.base64_form(text):
             plain = encodings.base64_text(text)
-            if plain is not None and _may_hold(plain):
-                from_bytes = self._decoded(plain, True)
+            plain_data = None if plain is None else ascii_bytes(plain)
+            if plain is not None and _may_hold(plain, plain_data):
+                from_bytes = self._decoded(plain, plain_data, True)
                 if from_bytes[1]:
                     return from_bytes
         return found
 
-    def _scan(self, text: str) -> Redacted:
-        """``text`` with the accepted matches of every recognizer replaced (priority order)."""
+    def _scan(self, text: str, data: bytes | None) -> Redacted:
+        """``text`` with the accepted matches of every recognizer replaced (priority order).
+
+        ``data``: ``text`` as ``engines.ascii_bytes`` gives it.
+        """
         hot = None  # None: every recognizer scans the whole text
         if len(text) > self._gate.chunk and not holds_other_digits(text):
             hot = self._gate.hot_spans(text)
             if not hot:
                 return text, ()
-        passes = {"at_sign": "@" in text, "digit_run": _DIGIT_RUN.search(text) is not None}
+        passes = {"at_sign": "@" in text, "digit_run": _digit_run(text, data)}
         self._lookups_left = phones.LOOKUPS_PER_TEXT
         taken: list[Taken] = []  # sorted, non-overlapping
-        for recognizer in self._recognizers:
+        for recognizer, exact in zip(self._recognizers, self._exact, strict=True):
             spans = None if hot is None else hot.get(recognizer.name)
             if passes[recognizer.needs] and (hot is None or spans is not None):
-                found = matches(recognizer.pattern, text, spans)
-                taken = self._claimed(taken, recognizer, found)
+                found = exact.spans(text, data, spans)
+                if found:
+                    taken = self._claimed(taken, recognizer, text, found)
         if not taken:
             return text, ()
         pieces: list[str] = []
+        append = pieces.append
         last = 0
         for start, end, token, _ in taken:
-            pieces += (text[last:start], token)
+            append(text[last:start])
+            append(token)
             last = end
-        pieces.append(text[last:])
-        return "".join(pieces), tuple(kind for _, _, _, kind in taken)
+        append(text[last:])
+        return "".join(pieces), tuple([kind for _, _, _, kind in taken])
 
     def _claimed(
-        self, taken: list[Taken], recognizer: Recognizer, found: Iterable[Found]
+        self, taken: list[Taken], recognizer: Recognizer, text: str, found: list[Span]
     ) -> list[Taken]:
         """``taken`` plus the matches that overlap none of it and pass their check, in order.
 
         One pass over both (sorted): a match an earlier recognizer (higher priority) took is
-        not checked again, nor looked up.
+        not checked again, nor looked up. Results are kept per recognizer and matched text
+        (dense texts repeat values; the validators are pure), the cache emptied once full.
         """
+        memo = self._memo[recognizer.name]
+        if len(memo) >= _CACHE_LIMIT:
+            memo.clear()
+        recall = memo.get
+        check = self._check
+        kind = recognizer.kind
         out: list[Taken] = []
-        token_of = self._token_of_match
+        append = out.append
         index, count = 0, len(taken)
-        for start, end, match in found:
+        for start, end in found:
             while index < count and taken[index][1] <= start:
-                out.append(taken[index])
+                append(taken[index])
                 index += 1
             if index < count and taken[index][0] < end:
                 continue  # overlaps a match of a recognizer earlier in priority
-            token = token_of(recognizer, match)
+            match = text[start:end]
+            token = recall(match, _UNSEEN)
+            if token is _UNSEEN:
+                token = check(recognizer, memo, match)
             if token is not None:
-                out.append((start, end, token, recognizer.kind))
+                append((start, end, token, kind))  # type: ignore[arg-type]
         out.extend(taken[index:])
         return out
 
-    def _token_of_match(self, recognizer: Recognizer, match: str) -> str | None:
-        """The token for a matched text, None when its validator rejects it.
+    def _check(self, recognizer: Recognizer, memo: dict[str, str | None], match: str) -> str | None:
+        """The token for a matched text not seen before, None when its validator rejects it.
 
-        Results are kept per recognizer and match (dense texts repeat values). A costly
-        validator (``unchecked`` set: ``phones``) runs at most ``LOOKUPS_PER_TEXT`` times per
-        text on values not seen before; past that, a value is tokenised unchecked and that
-        result is not kept.
+        A costly validator (``unchecked`` set: ``phones``) runs at most ``LOOKUPS_PER_TEXT``
+        times per text; past that, a value is tokenised unchecked and that result is not kept.
         """
-        memo = self._memo[recognizer.name]
-        token = memo.get(match, _UNSEEN)
-        if token is not _UNSEEN:
-            return token  # type: ignore[return-value]
-        check = recognizer.validate
         if recognizer.unchecked is not None:
             if self._lookups_left <= 0:
                 value = recognizer.unchecked(match)
                 return None if value is None else self.token(recognizer.kind, value)
             self._lookups_left -= 1
-        if len(memo) >= _CACHE_LIMIT:
-            memo.clear()
-        value = check(match)
+        value = recognizer.validate(match)
         token = memo[match] = None if value is None else self.token(recognizer.kind, value)
         return token
