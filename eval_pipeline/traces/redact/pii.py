@@ -90,7 +90,6 @@ class Tokeniser:
         self._exact = tuple(ExactPattern(r.pattern, r.re2) for r in recognizers)
         self._gate = gate or Gate(recognizers)
         self._inner, self._outer = _hmac_pads(key)
-        self._tokens: dict[str, str] = {}  # "KIND:value" -> token
         self._memo: dict[str, dict[str, str | None]] = {r.name: {} for r in recognizers}
         """Per recognizer: matched text -> token (None: rejected); validators are pure."""
         self._lookups_left = phones.LOOKUPS_PER_TEXT  # costly checks left for this text
@@ -99,18 +98,16 @@ class Tokeniser:
         """Short texts known to hold nothing (names, keys and ids repeat on every span)."""
 
     def token(self, kind: str, value: str) -> str:
-        """The token for one normalised value (same value and key -> same token)."""
-        message = f"{kind}:{value}"  # what is hashed, and the cache key (kinds hold no ":")
-        token = self._tokens.get(message)
-        if token is None:
-            if len(self._tokens) >= _CACHE_LIMIT:
-                self._tokens.clear()
-            inner = self._inner.copy()
-            inner.update(message.encode())
-            outer = self._outer.copy()
-            outer.update(inner.digest())
-            token = self._tokens[message] = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
-        return token
+        """The token for one normalised value (same value and key -> same token).
+
+        Not cached: the scan keeps tokens per matched text (``_claimed``), and a keyed hash
+        from the copied pads costs about what a second cache's look-up and upkeep would.
+        """
+        inner = self._inner.copy()
+        inner.update(f"{kind}:{value}".encode())  # kinds hold no ":"
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
 
     def redact(self, text: str) -> Redacted:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
@@ -204,8 +201,10 @@ class Tokeniser:
         if len(memo) >= _CACHE_LIMIT:
             memo.clear()
         recall = memo.get
-        check = self._check
         kind = recognizer.kind
+        validate = recognizer.validate
+        token_of = self.token
+        costly = recognizer.unchecked is not None
         out: list[Taken] = []
         append = out.append
         index, count = 0, len(taken)
@@ -218,23 +217,29 @@ class Tokeniser:
             match = text[start:end]
             token = recall(match, _UNSEEN)
             if token is _UNSEEN:
-                token = check(recognizer, memo, match)
+                if costly:
+                    token = self._costly(recognizer, memo, match)
+                else:
+                    value = validate(match)
+                    token = memo[match] = None if value is None else token_of(kind, value)
             if token is not None:
                 append((start, end, token, kind))  # type: ignore[arg-type]
         out.extend(taken[index:])
         return out
 
-    def _check(self, recognizer: Recognizer, memo: dict[str, str | None], match: str) -> str | None:
-        """The token for a matched text not seen before, None when its validator rejects it.
+    def _costly(
+        self, recognizer: Recognizer, memo: dict[str, str | None], match: str
+    ) -> str | None:
+        """The token for a match a costly validator (``unchecked`` set: ``phones``) checks.
 
-        A costly validator (``unchecked`` set: ``phones``) runs at most ``LOOKUPS_PER_TEXT``
-        times per text; past that, a value is tokenised unchecked and that result is not kept.
+        The validator runs at most ``LOOKUPS_PER_TEXT`` times per text; past that, a value is
+        tokenised unchecked and that result is not kept.
         """
-        if recognizer.unchecked is not None:
-            if self._lookups_left <= 0:
-                value = recognizer.unchecked(match)
-                return None if value is None else self.token(recognizer.kind, value)
-            self._lookups_left -= 1
+        assert recognizer.unchecked is not None
+        if self._lookups_left <= 0:
+            value = recognizer.unchecked(match)
+            return None if value is None else self.token(recognizer.kind, value)
+        self._lookups_left -= 1
         value = recognizer.validate(match)
         token = memo[match] = None if value is None else self.token(recognizer.kind, value)
         return token

@@ -16,8 +16,8 @@ from eval_pipeline.traces.redact import phones
 Validator = Callable[[str], str | None]
 """Matched text -> normalised value, or None when the match is rejected."""
 
-_DOUBLED = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7, 9)))
-"""ASCII digit -> the digit sum of its double (Luhn's every second digit from the right)."""
+_DOUBLING_GAIN = bytes.maketrans(b"0123456789", bytes((10, 11, 12, 13, 14, 6, 7, 8, 9, 10)))
+"""ASCII digit d -> what doubling adds to it in Luhn's sum (d, or d - 9 once 2d > 9), plus 10."""
 _IBAN_DIGITS = str.maketrans(
     {c: str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"}
 )
@@ -29,9 +29,10 @@ _NON_DIGIT = re.compile(r"\D")
 def luhn_ok(digits: str) -> bool:
     """True when ``digits`` passes the Luhn checksum (decimal digits of any script)."""
     if digits.isascii() and digits.isdigit():  # the usual case: sums over the bytes
+        # Every digit once (a byte is 48 + d, and -48 = 2 mod 10), and what doubling adds to
+        # every second one from the right: two sums in C instead of a loop.
         data = digits.encode()
-        kept = data[-1::-2]
-        return (sum(kept) - 48 * len(kept) + sum(data[-2::-2].translate(_DOUBLED))) % 10 == 0
+        return (sum(data) + 2 * len(data) + sum(data[-2::-2].translate(_DOUBLING_GAIN))) % 10 == 0
     total = 0
     for index, char in enumerate(reversed(digits)):
         value = ord(char) - 48  # other scripts' digits: their code point, as the check always read

@@ -79,3 +79,11 @@ def test_tokens_are_found_and_read_as_bare_keys() -> None:
     assert text == f"mail {email}, card {card}"
     assert opaque(text) == f"mail {email[7:-1]}, card {card[6:-1]}"
     assert not holds_token("mail [EMAIL:not-a-key]") and opaque("no token") == "no token"
+
+
+def test_tokens_are_the_keyed_hmac_whatever_the_key_length() -> None:
+    # The key pads are hashed once per tokeniser (RFC 2104): a key longer than SHA-256's
+    # 64-byte block is hashed first, a shorter one padded with zeros.
+    for key in (b"", b"k", b"s" * 32, b"x" * 64, b"y" * 65, bytes(range(200))):
+        digest = hmac.new(key, b"EMAIL:ann@example.com", hashlib.sha256).hexdigest()
+        assert Tokeniser((), key).token("EMAIL", "ann@example.com") == f"[EMAIL:{digest[:24]}]"
