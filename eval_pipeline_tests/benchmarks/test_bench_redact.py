@@ -29,7 +29,9 @@ def _check(report: dict[str, Any], size: int) -> None:
     assert shapes_["json_payload"]["tokens"] > size // 1000
     assert shapes_["json_numbers"]["tokens"] > size // 1000
     assert all(shape["linearity"] > 0 for shape in shapes_.values())
-    assert report["budget_ms"] == 50.0 and "dense_pii_prose" in report["table"]
+    assert report["budget_ms"] == 150.0 and report["json_budget_ms"] == 30.0
+    assert shapes_["json_payload"]["budget_ms"] == 30.0 and shapes_["cards"]["budget_ms"] == 150.0
+    assert "dense_pii_prose" in report["table"]
 
 
 def test_every_shape_has_its_size() -> None:

@@ -200,7 +200,7 @@ class RowScrubber:
 
     def _keys(self, attributes: dict[str, Any]) -> dict[str, Any]:
         """``attributes`` with personal data in its keys tokenised (values: ``Redactor``)."""
-        if self._clean.issuperset(attributes):  # the usual case: keys seen before, one C call
+        if self._clean.issuperset(attributes):  # the usual case: keys seen before
             return attributes
         text = self._redactor.scrub_text
         if all(text(key) == key for key in attributes):

@@ -1,14 +1,14 @@
 """Phone numbers in national formats, validated by ``phonenumbers`` (Google's libphonenumber).
 
-The hand-written phone pattern (``pii``) covers the forms it can tell by shape alone: the
-international ``+`` form, NANP (``415 555 2671``) and national numbers with a trunk ``0``
-written in the UK style (``07700 900123``). Other national formats (``01 23 45 67 89``,
-``(11) 91234-5678``, ``03-1234-5678``, ``912 345 678``) look like any group of digits, so a
-cheap linear pattern (``GROUPED``) finds digits written in groups and ``phonenumbers`` decides,
+The catalogue's ``phone`` recognizer (``recognizers.yaml``) covers the forms it can tell by
+shape alone: the international ``+`` form, NANP (``415 555 2671``) and national numbers with a
+trunk ``0`` written in the UK style (``07700 900123``). Other national formats
+(``01 23 45 67 89``, ``(11) 91234-5678``, ``03-1234-5678``, ``912 345 678``) look like any
+group of digits, so the ``national_phone`` recognizer finds digits written in groups and
+``phonenumbers`` decides (``national_phone`` below),
 from each country's numbering plan, whether the digits are a valid number in one of
 ``REGIONS``. Measured on the labelled list in the tests (67 numbers of 20 countries, 29
-look-alikes): the hand pattern alone finds 45 of 67, with it 67 of 67 (see the closing note
-of issue 14 for the figures).
+look-alikes): the hand pattern alone finds 45 of 67, with it 67 of 67.
 
 A look-up costs 0.1-3 ms (one parse per region until one is valid), far more than a pattern,
 so a text gets at most ``LOOKUPS_PER_TEXT`` look-ups of values not seen before; past that, any
@@ -29,14 +29,6 @@ REGIONS = (
 
 LOOKUPS_PER_TEXT = 16
 """``phonenumbers`` look-ups of new values per scanned text (then: tokenised unchecked)."""
-
-GROUPED = re.compile(r"(?<![\w+.-])[+(]?\d{1,15}(?:[ ().-]{1,3}\d{1,15}){1,7}(?![\w])")
-"""Digits written in 2 to 8 groups (linear: groups are split by non-digits, lengths bounded)."""
-GROUPED_RE2 = (
-    r"(?:^|[^A-Za-z0-9_+.-])([+(]?[0-9]{1,15}(?:[ ().-]{1,3}[0-9]{1,15}){1,7})"
-    r"(?:$|[^A-Za-z0-9_])"
-)
-"""``GROUPED`` in the exact RE2 form ``scan.Pattern`` runs on ASCII text."""
 
 _NON_DIGIT = re.compile(r"\D")
 _DATE = re.compile(r"(?:19|20)\d\d[-./]\d\d?[-./]\d\d?|\d\d?[-./]\d\d?[-./](?:19|20)\d\d")

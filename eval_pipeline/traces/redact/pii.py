@@ -1,95 +1,42 @@
-"""Field-level detection of personal data, replaced by stable keyed tokens.
+"""Personal data in a text replaced by stable keyed tokens: the tokeniser.
 
-Detectors: email addresses, payment card numbers (Luhn-checked), IBANs (ISO 13616 mod-97
-checked, either case), US social security numbers and phone numbers (international ``+``
-form, NANP ``415 555 2671`` / ``415-555-2671`` / ``(415) 555-2671``, national numbers with a
-trunk ``0`` such as ``07700 900123``), in the text as written and in its percent-decoded and
-backslash-u-unescaped form. Hand-written patterns rather than ``phonenumbers``: its matcher costs
-milliseconds per text, far from the linear-time budget of a scanner run on every stored string.
+The recognizers (``catalogue``: emails, payment cards, IBANs, US SSNs, phone numbers) are
+searched in the text as written and, when that holds nothing, in its decoded forms
+(``encodings``). Each recognizer's matches are those of its exact pattern over the text, found
+by the cheaper engine for their density (``engines``); the one pass of ``gate`` says where
+each needs to look in a long text. A match its validator
+accepts, and that overlaps no match of a recognizer earlier in the catalogue, is replaced.
 
-A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of the
-normalised value under the home's secret key (``keys``): the same value always gives the same
-token under one key, so equality (argument correctness) still works on redacted data, while the
-value cannot be recovered, nor guessed by trying values, without the key. Token format version
-2 (version 1: 10 hex digits under a public default key; stored version-1 tokens do not match
-version-2 ones).
-
+A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of
+``KIND:value`` (the normalised value) under the home's secret key (``keys``): the same value
+always gives the same token under one key, so equality (argument correctness) still works on
+redacted data, while the value cannot be recovered, nor guessed by trying values, without the
+key. Token format version 2 (version 1: 10 hex digits under a public default key; stored
+version-1 tokens do not match version-2 ones).
 """
 
-import base64
 import hashlib
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from urllib.parse import unquote
 
-from eval_pipeline.traces.redact import phones, scan
-from eval_pipeline.traces.redact.gate import Gate
-from eval_pipeline.traces.redact.scan import Found, Spans
+from eval_pipeline.traces.redact import encodings, phones
+from eval_pipeline.traces.redact.catalogue import Recognizer
+from eval_pipeline.traces.redact.engines import ExactPattern, Span, ascii_bytes, compile_re2, occurs
+from eval_pipeline.traces.redact.gate import Gate, holds_other_digits
 
 Taken = tuple[int, int, str, str]
 """A replaced match: start, end, its token and the token's kind."""
-_UNSEEN = object()
+Redacted = tuple[str, tuple[str, ...]]
+"""A text with its personal data replaced, and the kinds replaced (one per match)."""
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
-
-# Every pattern is linear in its input: quantifiers are bounded or cannot overlap, so no start
-# position costs more than a fixed amount of work. A match can start only where a run of its
-# characters starts (the lookbehinds), so a long run is walked once, not once per position
-# (the email pattern once left ``%`` out of its lookbehind: quadratic on runs of ``%``).
-_EMAIL = re.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}"
-    r"\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
-)
-_CARD = re.compile(r"(?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w-])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])")
-_SSN = re.compile(r"(?<!\d)(?<!\d-)\d{3}-\d{2}-\d{4}(?!\d)(?!-\d)")
-_PHONE = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(?\d{1,4}\)?[ .-]?){1,4}\d{2,4}"
-    r"|(?:1[ .-])?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4}"
-    r"|0\d{2,4}[ .-]?\d{3,4}[ .-]?\d{3,6})(?![\w])"
-)
-_W = "A-Za-z0-9_"  # ``\\w`` on ASCII text, for the RE2 forms (``scan``)
-_EMAIL_RE2 = (
-    rf"(?:^|[^{_W}.%+-])([A-Za-z0-9._%+-]{{1,64}}@[A-Za-z0-9-]{{1,63}}"
-    r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24})(?:$|[^A-Za-z0-9-])"
-)
-_CARD_RE2 = rf"(?:^|[^{_W}-])([0-9](?:[ .-]?[0-9]){{12,18}})(?:$|[^{_W}-])"
-_IBAN_RE2 = r"(?:^|[^A-Za-z0-9])([A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]){11,30})(?:$|[^A-Za-z0-9])"
-_SSN_RE2 = r"(?:^|[^0-9-]|^-|[^0-9]-)([0-9]{3}-[0-9]{2}-[0-9]{4})(?:$|[^0-9-]|-$|-[^0-9])"
-_PHONE_RE2 = (
-    rf"(?:^|[^{_W}+])(\+[0-9]{{1,3}}[ .-]?(?:\(?[0-9]{{1,4}}\)?[ .-]?){{1,4}}[0-9]{{2,4}}"
-    r"|(?:1[ .-])?(?:\([0-9]{3}\)[ .-]?|[0-9]{3}[ .-])[0-9]{3}[ .-][0-9]{4}"
-    rf"|0[0-9]{{2,4}}[ .-]?[0-9]{{3,4}}[ .-]?[0-9]{{3,6}})(?:$|[^{_W}])"
-)
-_DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
-_DIGIT_RUN_RE2 = scan.compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
-_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_NON_DIGIT = re.compile(r"\D")
-
-
-def _escape_found_re(text: str) -> bool:
-    return _ESCAPED.search(text) is not None
-
-
-def _base64_form_re(text: str) -> bool:
-    return _BASE64.fullmatch(text) is not None
-
-
-_ESCAPE_FOUND = _escape_found_re
-_BASE64_FORM = _base64_form_re
-_OTHER_DIGIT = re.compile(r"[^\D0-9]")  # digits the gate's ASCII automaton does not see
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
-
-
-def unescaped(text: str) -> str:
-    """``text`` with percent-encoding and backslash-u escapes decoded (what a reader sees)."""
-    if _has_backslash_u(text):
-        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    return unquote(text, errors="replace") if "%" in text else text
+_DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
+"""7 digits close together: what every recognizer that ``needs: digit_run`` matches."""
+_DIGIT_RUN_RE2 = compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
+_CACHE_LIMIT = 65536
+"""Entries a cache holds before it is emptied (they only save work: results stay the same)."""
+_UNSEEN = object()
 
 
 def holds_token(text: str) -> bool:
@@ -106,120 +53,26 @@ def opaque(text: str) -> str:
     return _TOKEN.sub(r"\1", text) if "[" in text else text
 
 
-_DOUBLED = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7, 9)))
-"""ASCII digit -> the digit sum of its double (Luhn's every second digit from the right)."""
-_IBAN_DIGITS = str.maketrans(
-    {c: str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"}
-)
-"""IBAN letter -> its number (A=10 ... Z=35, either case), for the mod-97 check."""
-_SEPARATORS = str.maketrans("", "", " .-")
-
-
-def luhn_ok(digits: str) -> bool:
-    """True when ``digits`` passes the Luhn checksum."""
-    if digits.isascii() and digits.isdigit():  # in C: sums over bytes, doubling by table
-        data = digits.encode()
-        kept = data[-1::-2]
-        return (sum(kept) - 48 * len(kept) + sum(data[-2::-2].translate(_DOUBLED))) % 10 == 0
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = ord(char) - 48
-        if index % 2:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def iban_ok(candidate: str) -> bool:
-    """True when ``candidate`` (spaces allowed) passes the IBAN mod-97 check."""
-    compact = candidate.replace(" ", "")
-    if not 15 <= len(compact) <= 34:
-        return False
-    rearranged = compact[4:] + compact[:4]
-    return int(rearranged.translate(_IBAN_DIGITS)) % 97 == 1
-
-
-def _iban(match: str) -> str | None:
-    compact = match.replace(" ", "").upper()
-    return compact if iban_ok(compact) else None
-
-
-def _card(match: str) -> str | None:
-    digits = match.translate(_SEPARATORS)  # a card match is digits and these separators
-    return digits if 13 <= len(digits) <= 19 and luhn_ok(digits) else None
-
-
-def _phone(match: str) -> str | None:
-    digits = _NON_DIGIT.sub("", match)
-    if not 7 <= len(digits) <= 15 or digits.count(digits[0]) == len(digits):
-        return None  # too short or long, or one digit repeated (a placeholder, not a number)
-    return ("+" if match.startswith("+") else "") + digits
-
-
-@dataclass(frozen=True)
-class Detector:
-    """A named finder with a validator that also normalises the matched value."""
-
-    kind: str
-    gate: str
-    """The key of this detector's candidate pattern in ``gate.CANDIDATES`` (unique per detector)."""
-    pattern: scan.Pattern
-    check: Callable[[str], str | None]
-    unchecked: Callable[[str], str | None] | None = None
-    """For a costly ``check``: the value once a text's look-ups are spent (``phones``)."""
-    memo: bool = True
-    """Cache the check per matched text (False where the check costs less than a cache)."""
-
-
-DETECTORS: dict[str, tuple[Detector, ...]] = {
-    "credit_card": (Detector("CARD", "card", scan.Pattern(_CARD, _CARD_RE2), _card),),
-    "iban": (Detector("IBAN", "iban", scan.Pattern(_IBAN, _IBAN_RE2), _iban),),
-    "email": (Detector("EMAIL", "email", scan.Pattern(_EMAIL, _EMAIL_RE2), lambda m: m.lower()),),
-    "ssn": (Detector("SSN", "ssn", scan.Pattern(_SSN, _SSN_RE2), lambda m: m, memo=False),),
-    "phone": (
-        Detector("PHONE", "phone", scan.Pattern(_PHONE, _PHONE_RE2), _phone),
-        Detector(
-            "PHONE",
-            "grouped",
-            scan.Pattern(phones.GROUPED, phones.GROUPED_RE2),
-            phones.national_phone,
-            phones.unchecked_phone,
-        ),
-    ),
-}
-"""Detectors by policy name, in priority order (earlier wins on overlapping matches)."""
-
-
-def detectors_for(names: Iterable[str]) -> tuple[Detector, ...]:
-    """The detectors of the policy names ``names``, in priority order."""
-    chosen = set(names)
-    return tuple(d for name, group in DETECTORS.items() if name in chosen for d in group)
-
-
-def _may_hold(text: str) -> bool:
-    """False when no detector can match ``text`` (the usual case, decided cheaply)."""
-    return "@" in text or "%" in text or _has_backslash_u(text) or _digit_run(text)
-
-
-def _has_backslash_u(text: str) -> bool:
-    # A one-character search first: ``str``'s two-character search walks a text of digits
-    # at 2.4 ms per MB ("5" shares its filter bit with "u"), memchr at 0.01 ms.
-    return "\\" in text and "\\u" in text
-
-
-def _digit_run(text: str) -> bool:
-    """True when ``text`` holds 7 digits close together (every digit detector needs them)."""
-    data = scan.ascii_bytes(text)
+def _digit_run(text: str, data: bytes | None) -> bool:
+    """True when ``text`` holds 7 digits close together (``data``: as ``ascii_bytes`` gives)."""
     if data is None:
         return _DIGIT_RUN.search(text) is not None
-    return bool(_DIGIT_RUN_RE2.Match(scan.UNANCHORED, data, 0, len(data))[0][0] >= 0)
+    return occurs(_DIGIT_RUN_RE2, data)
+
+
+def _may_hold(text: str, data: bytes | None) -> bool:
+    """False when no recognizer can match ``text`` nor its decoded forms (decided cheaply)."""
+    return "@" in text or "%" in text or encodings.has_backslash_u(text) or _digit_run(text, data)
 
 
 def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
-    """SHA-256 states after the inner and outer HMAC key pads (RFC 2104), to copy per token."""
-    if len(key) > 64:
+    """SHA-256 states after HMAC's inner and outer key pads (RFC 2104), copied per token.
+
+    ``HMAC(key, m) = H(outer_pad || H(inner_pad || m))``: hashing the two 64-byte pads once
+    and copying the states gives the same digest as ``hmac.digest(key, m, "sha256")`` at a
+    third of its cost (``hmac.digest`` sets the key up again on every call).
+    """
+    if len(key) > 64:  # a key longer than SHA-256's block is hashed first (RFC 2104)
         key = hashlib.sha256(key).digest()
     padded = key.ljust(64, b"\0")
     inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
@@ -228,143 +81,101 @@ def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
 
 
 class Tokeniser:
-    """Replaces detected values in text by stable keyed tokens, counting what it replaced."""
+    """Replaces recognized values in text by stable keyed tokens, counting what it replaced."""
 
     def __init__(
-        self,
-        detectors: tuple[Detector, ...],
-        key: bytes,
-        gate: Gate | None = None,
+        self, recognizers: tuple[Recognizer, ...], key: bytes, gate: Gate | None = None
     ) -> None:
-        self._detectors = detectors
-        grouped = next((d for d in detectors if d.gate == "grouped"), None)
-        self._grouped = grouped
-        self._gate = gate or Gate()
+        self._recognizers = recognizers
+        self._exact = tuple(ExactPattern(r.pattern, r.re2) for r in recognizers)
+        self._gate = gate or Gate(recognizers)
         self._inner, self._outer = _hmac_pads(key)
-        self._checked: dict[tuple[str, str], str | None] = {}  # (detector gate, match) -> token
+        self._memo: dict[str, dict[str, str | None]] = {r.name: {} for r in recognizers}
+        """Per recognizer: matched text -> token (None: rejected); validators are pure."""
         self._lookups_left = phones.LOOKUPS_PER_TEXT  # costly checks left for this text
-        self._memo: dict[str, dict[str, str | None]] = {d.gate: {} for d in detectors}
-        """Per cheap detector: matched text -> token (None: check failed); checks are pure."""
-        self._cache: dict[str, str] = {}  # "KIND:value" -> token
-        self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._clean: set[str] = set()  # short texts known to hold nothing
-        self.clean = self._clean
-        """Short texts known to hold nothing (read by ``fields.RowScrubber`` as a fast check)."""
+        self._texts: dict[str, Redacted] = {}
+        self.clean: set[str] = set()
+        """Short texts known to hold nothing (names, keys and ids repeat on every span)."""
 
     def token(self, kind: str, value: str) -> str:
-        """The token for one normalised value (same value and key -> same token)."""
-        message = f"{kind}:{value}"  # what is hashed, and the cache key (kinds hold no ":")
-        cached = self._cache.get(message)
-        if cached is None:
-            inner = self._inner.copy()  # HMAC-SHA256 with the key pads hashed once, in __init__
-            inner.update(message.encode())
-            outer = self._outer.copy()
-            outer.update(inner.digest())
-            cached = self._cache[message] = f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
-        return cached
+        """The token for one normalised value (same value and key -> same token).
 
-    def _token_of_match(self, detector: "Detector", match: str) -> str | None:
-        """The token for a matched text, None when its check fails.
-
-        Costly checks (``Detector.unchecked`` set: ``phones``) are cached per match and
-        limited per text; the others per match in ``_memo`` (dense texts repeat values), unless
-        the check costs less than the cache (``Detector.memo``).
+        Not cached: the scan keeps tokens per matched text (``_claimed``), and a keyed hash
+        from the copied pads costs about what a second cache's look-up and upkeep would.
         """
-        if not detector.memo:
-            value = detector.check(match)
-            return None if value is None else self.token(detector.kind, value)
-        if detector.unchecked is None:
-            memo = self._memo[detector.gate]
-            token = memo.get(match, _UNSEEN)
-            if token is _UNSEEN:
-                value = detector.check(match)
-                token = memo[match] = None if value is None else self.token(detector.kind, value)
-            return token  # type: ignore[return-value]
-        key = (detector.gate, match)
-        if key in self._checked:
-            return self._checked[key]
-        if self._lookups_left <= 0:  # spent: tokenised unchecked, not cached as checked
-            value = detector.unchecked(match)
-            return None if value is None else self.token(detector.kind, value)
-        self._lookups_left -= 1
-        if len(self._checked) >= 65536:
-            self._checked.clear()
-        value = detector.check(match)
-        token = self._checked[key] = None if value is None else self.token(detector.kind, value)
-        return token
+        inner = self._inner.copy()
+        inner.update(f"{kind}:{value}".encode())  # kinds hold no ":"
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return f"[{kind}:{outer.hexdigest()[:TOKEN_HEX]}]"
 
-    def redact(self, text: str) -> tuple[str, tuple[str, ...]]:
+    def redact(self, text: str) -> Redacted:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
 
         A text holding percent-encoded or backslash-u-escaped personal data is stored decoded,
         with the data replaced: the escaped form is the same value to any reader. So is a
         base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
         """
-        if text in self._clean:
+        if text in self.clean:
             return text, ()
-        may_hold = _may_hold(text)
-        if not may_hold and (len(text) < 12 or len(text) % 4 or not _BASE64_FORM(text)):
-            if len(text) <= 200:  # names, keys and ids repeat on every span: decided once
-                if len(self._clean) >= 65536:
-                    self._clean.clear()
-                self._clean.add(text)
+        data = ascii_bytes(text)
+        may_hold = _may_hold(text, data)
+        if not may_hold and not encodings.base64_form(text):
+            if len(text) <= 200:
+                if len(self.clean) >= _CACHE_LIMIT:
+                    self.clean.clear()
+                self.clean.add(text)
             return text, ()
         cached = self._texts.get(text)
         if cached is None:
             if len(self._texts) >= 8192:
                 self._texts.clear()
-            cached = self._texts[text] = self._decoded(text, may_hold)
+            cached = self._texts[text] = self._decoded(text, data, may_hold)
         return cached
 
-    def _decoded(self, text: str, may_hold: bool) -> tuple[str, tuple[str, ...]]:
-        """``_redact`` of ``text``, or of its decoded form when only that holds data.
+    def _decoded(self, text: str, data: bytes | None, may_hold: bool) -> Redacted:
+        """``_scan`` of ``text``, or of its decoded form when only that holds personal data.
 
-        ``may_hold``: ``_may_hold(text)``, known to the caller (a second search cost as
-        much as the scan's own pass on dense texts).
+        ``data``: ``text`` as ``engines.ascii_bytes`` gives it; ``may_hold``: ``_may_hold``'s
+        answer, known to the caller.
         """
-        found = self._redact(text) if may_hold else (text, ())
+        found = self._scan(text, data) if may_hold else (text, ())
         if found[1]:
             return found
-        if _ESCAPE_FOUND(text):
-            decoded = unescaped(text)
+        if encodings.holds_escape(text):
+            decoded = encodings.unescaped(text)
             if decoded != text:
-                from_decoded = self._redact(decoded)
+                from_decoded = self._scan(decoded, ascii_bytes(decoded))
                 if from_decoded[1]:
                     return from_decoded
-        if len(text) >= 12 and len(text) % 4 == 0 and _BASE64_FORM(text):
-            try:
-                plain = base64.b64decode(text, validate=True).decode("utf-8")
-            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
-                return found
-            if _may_hold(plain):
-                from_bytes = self._decoded(plain, True)
+        if encodings.base64_form(text):
+            plain = encodings.base64_text(text)
+            plain_data = None if plain is None else ascii_bytes(plain)
+            if plain is not None and _may_hold(plain, plain_data):
+                from_bytes = self._decoded(plain, plain_data, True)
                 if from_bytes[1]:
                     return from_bytes
         return found
 
-    def _redact(self, text: str) -> tuple[str, tuple[str, ...]]:
-        data = scan.ascii_bytes(text)
-        hot: dict[str, Spans] | None = None  # None: every detector scans the whole text
-        if len(text) > self._gate.chunk and (
-            data is not None or text.isascii() or _OTHER_DIGIT.search(text) is None
-        ):  # long texts: each detector only where its candidate occurs (linear, see ``gate``)
+    def _scan(self, text: str, data: bytes | None) -> Redacted:
+        """``text`` with the accepted matches of every recognizer replaced (priority order).
+
+        ``data``: ``text`` as ``engines.ascii_bytes`` gives it.
+        """
+        hot = None  # None: every recognizer scans the whole text
+        if len(text) > self._gate.chunk and not holds_other_digits(text):
             hot = self._gate.hot_spans(text)
             if not hot:
                 return text, ()
-        taken: list[Taken] = []  # sorted, non-overlapping
-        digits = _digit_run(text)
+        passes = {"at_sign": "@" in text, "digit_run": _digit_run(text, data)}
         self._lookups_left = phones.LOOKUPS_PER_TEXT
-        has_at = "@" in text
-        for memo in self._memo.values():
-            if len(memo) >= 65536:
-                memo.clear()
-        for detector in self._detectors:
-            if not (has_at if detector.kind == "EMAIL" else digits):
-                continue
-            spans = None if hot is None else hot.get(detector.gate)
-            if hot is not None and spans is None:
-                continue
-            taken = self._claimed(taken, detector, detector.pattern.find(text, data, spans))
+        taken: list[Taken] = []  # sorted, non-overlapping
+        for recognizer, exact in zip(self._recognizers, self._exact, strict=True):
+            spans = None if hot is None else hot.get(recognizer.name)
+            if passes[recognizer.needs] and (hot is None or spans is not None):
+                found = exact.spans(text, data, spans)
+                if found:
+                    taken = self._claimed(taken, recognizer, text, found)
         if not taken:
             return text, ()
         pieces: list[str] = []
@@ -375,29 +186,60 @@ class Tokeniser:
             append(token)
             last = end
         append(text[last:])
-        return "".join(pieces), tuple(kind for _, _, _, kind in taken)
+        return "".join(pieces), tuple([kind for _, _, _, kind in taken])
 
     def _claimed(
-        self, taken: list[Taken], detector: Detector, matches: Iterable[Found]
+        self, taken: list[Taken], recognizer: Recognizer, text: str, found: list[Span]
     ) -> list[Taken]:
         """``taken`` plus the matches that overlap none of it and pass their check, in order.
 
-        One pass over both (sorted): a match an earlier detector (higher priority) took is
-        not checked again, nor looked up.
+        One pass over both (sorted): a match an earlier recognizer (higher priority) took is
+        not checked again, nor looked up. Results are kept per recognizer and matched text
+        (dense texts repeat values; the validators are pure), the cache emptied once full.
         """
+        memo = self._memo[recognizer.name]
+        if len(memo) >= _CACHE_LIMIT:
+            memo.clear()
+        recall = memo.get
+        kind = recognizer.kind
+        validate = recognizer.validate
+        token_of = self.token
+        costly = recognizer.unchecked is not None
         out: list[Taken] = []
         append = out.append
-        token_of = self._token_of_match
-        kind = detector.kind
         index, count = 0, len(taken)
-        for start, end, match in matches:
+        for start, end in found:
             while index < count and taken[index][1] <= start:
                 append(taken[index])
                 index += 1
             if index < count and taken[index][0] < end:
-                continue  # overlaps a match of a detector earlier in priority
-            token = token_of(detector, match)
+                continue  # overlaps a match of a recognizer earlier in priority
+            match = text[start:end]
+            token = recall(match, _UNSEEN)
+            if token is _UNSEEN:
+                if costly:
+                    token = self._costly(recognizer, memo, match)
+                else:
+                    value = validate(match)
+                    token = memo[match] = None if value is None else token_of(kind, value)
             if token is not None:
-                append((start, end, token, kind))
+                append((start, end, token, kind))  # type: ignore[arg-type]
         out.extend(taken[index:])
         return out
+
+    def _costly(
+        self, recognizer: Recognizer, memo: dict[str, str | None], match: str
+    ) -> str | None:
+        """The token for a match a costly validator (``unchecked`` set: ``phones``) checks.
+
+        The validator runs at most ``LOOKUPS_PER_TEXT`` times per text; past that, a value is
+        tokenised unchecked and that result is not kept.
+        """
+        assert recognizer.unchecked is not None
+        if self._lookups_left <= 0:
+            value = recognizer.unchecked(match)
+            return None if value is None else self.token(recognizer.kind, value)
+        self._lookups_left -= 1
+        value = recognizer.validate(match)
+        token = memo[match] = None if value is None else self.token(recognizer.kind, value)
+        return token

@@ -7,7 +7,7 @@ Policy (YAML; the default ships as ``redaction_policy.yaml`` beside this module)
       keep_arguments: []        # tool names (globs; "*" = every tool) whose arguments are kept
       keep_results: []          # ... whose results are kept; everything else is dropped
     pii:
-      detectors: [credit_card, iban, email, ssn, phone]
+      detectors: [credit_card, iban, email, ssn, phone]   # recognizers.yaml's detector names
       token_key_env: EVAL_PIPELINE_REDACTION_KEY   # overrides the home's key (``keys``)
 
 ``tools.keep: [...]`` opts tools in for both. ``RedactionPolicy.from_mapping`` validates every
@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
+from eval_pipeline.traces.redact.catalogue import RECOGNIZERS
 from eval_pipeline.traces.redact.keys import home_key
-from eval_pipeline.traces.redact.pii import DETECTORS
 
 DEFAULT_POLICY_PATH = Path(__file__).with_name("redaction_policy.yaml")
 KEEP_TOOLS_POLICY_PATH = Path(__file__).with_name("redaction_policy_keep_tools.yaml")
@@ -77,12 +77,12 @@ class RedactionPolicy:
         )
         both = _names(tools.get("keep"), f"{source}.tools.keep")
         pii = _check_keys(root.get("pii"), {"detectors", "token_key_env"}, f"{source}.pii")
-        detectors = _names(pii.get("detectors", list(DETECTORS)), f"{source}.pii.detectors")
+        detectors = _names(pii.get("detectors", list(RECOGNIZERS)), f"{source}.pii.detectors")
         for index, name in enumerate(detectors):
-            if name not in DETECTORS:
+            if name not in RECOGNIZERS:
                 raise PolicyError(
                     f"{source}.pii.detectors[{index}]: unknown detector {name!r} "
-                    f"(known: {sorted(DETECTORS)})"
+                    f"(known: {sorted(RECOGNIZERS)})"
                 )
         env = pii.get("token_key_env")
         if env is not None and not isinstance(env, str):

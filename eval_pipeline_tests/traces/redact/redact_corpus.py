@@ -13,14 +13,15 @@ import random
 from collections.abc import Iterator
 
 from benchmarks.redact import _iban, _luhn_completed, shapes
-from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser, detectors_for
+from eval_pipeline.traces.redact.catalogue import RECOGNIZERS, recognizers_for
+from eval_pipeline.traces.redact.pii import Tokeniser
 from eval_pipeline_tests.traces.redact.phone_formats import LOOKALIKES, PHONES
 
 KEY = b"corpus-key-" * 3
 SHAPE_SIZES = (20_000, 1_000_000)
 TEXTS = 3000
 _POLICIES = (
-    tuple(DETECTORS),
+    tuple(RECOGNIZERS),
     ("email", "phone"),
     ("credit_card", "ssn"),
     ("iban",),
@@ -142,12 +143,12 @@ def _digest_of(results: Iterator[tuple[str, tuple[str, ...]]]) -> str:
 def digests() -> dict[str, str]:
     """sha256 of the redacted corpus, by part: each bench shape per size, the seeded texts."""
     result = {}
-    every = detectors_for(DETECTORS)
+    every = recognizers_for(RECOGNIZERS)
     for size in SHAPE_SIZES:
         for name, shape in shapes(size).items():
             result[f"{name}/{size}"] = _digest_of(iter([Tokeniser(every, KEY).redact(shape)]))
     for index, names in enumerate(_POLICIES):
-        tokeniser = Tokeniser(detectors_for(names), KEY)  # shared: its caches are exercised
+        tokeniser = Tokeniser(recognizers_for(names), KEY)  # shared: its caches are exercised
         corpus = texts(14_000 + index, TEXTS)
         result[f"texts/{'+'.join(names)}"] = _digest_of(tokeniser.redact(t) for t in corpus)
     return result

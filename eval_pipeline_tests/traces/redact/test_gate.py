@@ -1,20 +1,18 @@
 """The linear-time gate: scanning only its hot spans finds exactly what a whole-text scan finds.
 
-Contract (``redact.gate``): the gate's candidate pattern is a superset of every precise
+Contract (``redact.gate``): each recognizer's candidate pattern is a superset of its exact
 pattern, so a text tokenised chunk by chunk equals the same text tokenised whole, for any
-text; hostile runs (``%``, digits, ``a@``, base64) have no hot span at all, so the
+text; hostile runs (``%``, digits, ``a@``) have no hot span at all, so the
 backtracking patterns never run on them, while personal data placed anywhere in such a run
 is still found.
 """
 
-import base64
-import random
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_pipeline.traces.redact.catalogue import CATALOGUE
 from eval_pipeline.traces.redact.gate import MARGIN, Gate
-from eval_pipeline.traces.redact.pii import DETECTORS, Tokeniser, detectors_for
+from eval_pipeline.traces.redact.pii import Tokeniser
 
 KEY = b"g" * 32
 _PIECES = (
@@ -47,11 +45,11 @@ _PIECES = (
 
 
 def _tokeniser(gate: Gate) -> Tokeniser:
-    return Tokeniser(detectors_for(DETECTORS), KEY, gate)
+    return Tokeniser(CATALOGUE, KEY, gate)
 
 
-WHOLE = _tokeniser(Gate(chunk=10**9))
-CHUNKED = _tokeniser(Gate(chunk=64))
+WHOLE = _tokeniser(Gate(CATALOGUE, chunk=10**9))
+CHUNKED = _tokeniser(Gate(CATALOGUE, chunk=64))
 
 
 @settings(
@@ -73,8 +71,7 @@ def test_chunked_scan_equals_whole_scan(pieces: list[str]) -> None:
 
 
 def test_hostile_runs_have_no_hot_span_and_data_in_them_is_found() -> None:
-    gate = Gate()
-    rng = random.Random(14)
+    gate = Gate(CATALOGUE)
     runs = {
         "percent": "%" * 1_000_000,
         "digits": "0123456789" * 100_000,
@@ -85,16 +82,14 @@ def test_hostile_runs_have_no_hot_span_and_data_in_them_is_found() -> None:
         assert gate.hot_spans(run) == {}, name
         planted = run[:500_000] + " ann@example.com, 4111 1111 1111 1111 " + run[500_000:]
         hot = gate.hot_spans(planted)
-        assert set(hot) <= {"email", "card", "phone", "grouped"}, name
+        assert set(hot) <= {"email", "card", "phone", "national_phone"}, name
         assert all(sum(e - s for s, e, _ in spans) <= 2 * gate.chunk for spans in hot.values())
         text, kinds = _tokeniser(gate).redact(planted)
         assert sorted(kinds) == ["CARD", "EMAIL"], name
         assert "ann@example.com" not in text and "4111 1111" not in text
-    random_base64 = base64.b64encode(rng.randbytes(300_000)).decode()
-    assert gate.may_match(random_base64) is (gate.hot_spans(random_base64) != {})
 
 
-def test_margin_exceeds_the_longest_precise_match() -> None:
+def test_margin_exceeds_the_longest_exact_match() -> None:
     longest_email = "a" * 64 + "@" + ".".join(["b" * 63] * 9) + "." + "c" * 24
     _, kinds = WHOLE.redact(f"x {longest_email} y")
     assert kinds == ("EMAIL",) and len(longest_email) < MARGIN
@@ -104,6 +99,6 @@ def test_an_international_number_without_separators_in_a_long_text_is_redacted()
     # The gate's phone candidate once needed a character other than ``+`` before the first
     # digit, so "+14155552671" in a text longer than one chunk was never scanned: stored raw.
     text = "x " * 5000 + "call +14155552671 now"
-    redacted, kinds = _tokeniser(Gate()).redact(text)
+    redacted, kinds = _tokeniser(Gate(CATALOGUE)).redact(text)
     assert "14155552671" not in redacted and kinds == ("PHONE",)
-    assert redacted == _tokeniser(Gate(chunk=len(text) + 1)).redact(text)[0]
+    assert redacted == _tokeniser(Gate(CATALOGUE, chunk=len(text) + 1)).redact(text)[0]
