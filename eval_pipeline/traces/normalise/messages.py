@@ -30,9 +30,7 @@ def json_or_text(value: Any) -> JsonValue:
         # Text that begins and ends with a bracket has nothing to strip (no copy made).
         first = value[:1]
         stripped = (
-            value
-            if (first == "{" or first == "[") and value[-1:] in ("}", "]")
-            else value.strip()
+            value if (first == "{" or first == "[") and value[-1:] in ("}", "]") else value.strip()
         )
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
