@@ -159,7 +159,13 @@ def _rows(batch: Batch, redactor: Redactor, report: IngestReport) -> list[Row]:
     report.errors.extend(decoded.errors)
     report.spans_rejected += decoded.rejected
     rows = []
-    for raw in decoded.spans:
+    # Each record is let go once its row is built (taken off the end of the reversed list),
+    # so a big request does not hold every record until its last row: less for the garbage
+    # collector to walk over and over.
+    pending = decoded.spans
+    pending.reverse()
+    while pending:
+        raw = pending.pop()
         try:
             rows.append(record_row(raw, redactor))
         except RecursionError:  # a value nested too deep: bad input, this span only

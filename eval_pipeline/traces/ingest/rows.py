@@ -49,9 +49,10 @@ def record_row(raw: RawSpan, redactor: Redactor) -> Row:
     operation = get("operation")
     tool = get("tool_name")
     dropped: set[str] = set()
-    arguments, result = redactor.drop_tool_payload(
-        dropped, tool, operation, get("tool_arguments"), get("tool_result")
-    )
+    arguments = get("tool_arguments")
+    result = get("tool_result")
+    if arguments is not None or result is not None:  # only tool spans carry them
+        arguments, result = redactor.drop_tool_payload(dropped, tool, operation, arguments, result)
     inputs = get("input_messages")
     outputs = get("output_messages")
     attributes = get("attributes")

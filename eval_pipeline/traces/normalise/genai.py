@@ -154,7 +154,10 @@ LIFTED = frozenset(
 
 def lift(span: SpanSource) -> dict[str, Any]:
     """The ``Span`` fields for an OTel GenAI span (``attributes`` is what was not lifted)."""
-    source, events = with_operation_details(span.attributes, span.events)
+    events = span.events
+    source = span.attributes
+    if events:  # most spans carry none
+        source, events = with_operation_details(source, events)
     version = CURRENT
     if not _RENAMED_KEYS.isdisjoint(source):
         source = dict(source)
@@ -183,7 +186,9 @@ def lift(span: SpanSource) -> dict[str, Any]:
             outputs = outputs + tuple(old_out)
             events = tuple(kept)
             version = "<1.37" if version == CURRENT else version
-    version = sc.schema_version(span.schema_url or span.resource_schema_url) or version
+    url = span.schema_url or span.resource_schema_url
+    if url:
+        version = sc.schema_version(url) or version
     arguments = get(sc.TOOL_CALL_ARGUMENTS)
     result = get(sc.TOOL_CALL_RESULT)
     operation, agent, tool, call_id, model, provider, input_tokens, output_tokens, conversation = (

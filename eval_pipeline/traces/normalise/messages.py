@@ -27,7 +27,11 @@ _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 def json_or_text(value: Any) -> JsonValue:
     """Parse a JSON object/array held in a string; any other value is returned unchanged."""
     if type(value) is str or isinstance(value, str):
-        stripped = value.strip()
+        # Text that begins and ends with a bracket has nothing to strip (no copy made).
+        first = value[:1]
+        stripped = (
+            value if (first == "{" or first == "[") and value[-1:] in ("}", "]") else value.strip()
+        )
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
                 parsed, end = _scan(stripped, 0)
@@ -62,9 +66,14 @@ def tool_call_from_repr(text: str, parse_arguments: bool = True) -> dict[str, Js
     ``parse_arguments=False`` leaves the arguments as their text (``parse_arguments`` of the
     part does the rest), for a caller that may drop them unread.
     """
-    stripped = text.strip()
-    if not stripped.startswith(_REPR_PREFIX) or not stripped.endswith(")"):
+    # Plain text (nearly every part) is told apart without copying it.
+    stripped = text if text.startswith(_REPR_PREFIX) else text.lstrip()
+    if not stripped.startswith(_REPR_PREFIX):
         return None
+    if not stripped.endswith(")"):
+        stripped = stripped.rstrip()
+        if not stripped.endswith(")"):
+            return None
     plain = _REPR_PLAIN.match(stripped)
     if plain is not None:
         arguments, call_id, name = plain.groups()
@@ -141,18 +150,21 @@ def _openai_tool_call(raw: Mapping[str, Any]) -> dict[str, JsonValue]:
 
 def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
     """One message from a GenAI-form or OpenAI-form mapping."""
-    role = str(raw.get("role") or default_role)
-    parts: list[dict[str, JsonValue]]
-    if isinstance(raw.get("parts"), list):
-        parts = [normalise_part(p) for p in raw["parts"]]
+    role = raw.get("role") or default_role
+    if type(role) is not str:
+        role = str(role)
+    parts: tuple[dict[str, JsonValue], ...]
+    given = raw.get("parts")
+    if isinstance(given, list):
+        parts = tuple(map(normalise_part, given))
     else:
-        parts = []
+        collected: list[dict[str, JsonValue]] = []
         content = raw.get("content")
         if isinstance(content, list):
-            parts.extend(normalise_part(p) for p in content)
+            collected.extend(normalise_part(p) for p in content)
         elif content not in (None, ""):
             if role == "tool":
-                parts.append(
+                collected.append(
                     {
                         "type": "tool_call_response",
                         "id": raw.get("tool_call_id") or raw.get("id"),
@@ -160,17 +172,18 @@ def message(raw: Mapping[str, Any], default_role: str = "user") -> Message:
                     }
                 )
             else:
-                parts.append(normalise_part({"type": "text", "content": str(content)}))
+                collected.append(normalise_part({"type": "text", "content": str(content)}))
         calls = raw.get("tool_calls")
         if isinstance(calls, str):
             calls = json_or_text(calls)
         if isinstance(calls, list):
-            parts.extend(_openai_tool_call(c) for c in calls if isinstance(c, Mapping))
+            collected.extend(_openai_tool_call(c) for c in calls if isinstance(c, Mapping))
+        parts = tuple(collected)
     name = raw.get("name")
     finish = raw.get("finish_reason")
     return Message(
         role,
-        tuple(parts),
+        parts,
         str(name) if name is not None and role != "tool" else None,
         str(finish) if finish is not None else None,
     )
@@ -229,7 +242,7 @@ def _parse(value: Any, default_role: str) -> tuple[Message, ...]:
         return (Message(role=default_role, parts=({"type": "text", "content": value},)),)
     if type(value) is list:
         return tuple(
-            message(m, default_role) for m in value if type(m) is dict or isinstance(m, Mapping)
+            [message(m, default_role) for m in value if type(m) is dict or isinstance(m, Mapping)]
         )
     if isinstance(value, Mapping):
         value = [value]
