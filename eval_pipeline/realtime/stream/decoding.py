@@ -1,9 +1,8 @@
 """Span stream payloads -> events: the ``Span`` the store reads, or a trace completion.
 
 The inverse of ``encoding``: an ``exact`` payload (or one orjson cannot parse: NaN, infinities)
-is read by the standard parser. Spans and messages are built the way ``span_from_state``
-builds spans, which keeps decoding off the frozen dataclasses' ``__init__``. A payload that is
-not such an event is a ``ValueError`` naming it.
+is read by the standard parser. Spans and messages are built by their constructors. A payload
+that is not such an event is a ``ValueError`` naming it.
 """
 
 import json
@@ -24,31 +23,18 @@ from eval_pipeline.traces.model import SpanEvent as RecordedEvent  # an OTel spa
 from eval_pipeline.traces.span_factory import span_from_state
 from eval_pipeline.traces.store.span_table import ROW_FIELDS
 
-_new = object.__new__
-_set = object.__setattr__
-
 
 def _messages(items: Any) -> tuple[Message, ...]:
-    """``messages_from_json`` for freshly parsed items: their part dicts are owned already.
-
-    Built the way ``span_from_state`` builds spans (one instance dictionary, no frozen
-    ``__init__``): decoding messages was a third of a span's decode.
-    """
-    messages = []
-    for item in items:
-        message = _new(Message)
-        _set(
-            message,
-            "__dict__",
-            {
-                "role": str(item["role"]),
-                "parts": tuple(item.get("parts", ())),
-                "name": item.get("name"),
-                "finish_reason": item.get("finish_reason"),
-            },
+    """``messages_from_json`` for freshly parsed items: their part dicts are owned already."""
+    return tuple(
+        Message(
+            role=str(item["role"]),
+            parts=tuple(item.get("parts", ())),
+            name=item.get("name"),
+            finish_reason=item.get("finish_reason"),
         )
-        messages.append(message)
-    return tuple(messages)
+        for item in items
+    )
 
 
 def _span(values: list[Any]) -> Span:

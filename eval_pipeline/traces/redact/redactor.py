@@ -9,6 +9,7 @@ A redacted span carries ``eval_pipeline.redaction.dropped`` (fields removed) and
 apart from "never sent".
 """
 
+import dataclasses
 import re
 from typing import Any
 
@@ -24,7 +25,6 @@ from eval_pipeline.traces.redact.policy import (
     RedactionPolicy,
     load_policy,
 )
-from eval_pipeline.traces.span_factory import span_from_state
 
 DROPPED = "eval_pipeline.redaction.dropped"
 REPLACED = "eval_pipeline.redaction.replaced"
@@ -92,22 +92,7 @@ class Redactor:
         changes = self._changes(span)
         if changes is None:
             return span
-        state = dict(span.__dict__)
-        state.update(changes)
-        return span_from_state(state)
-
-    def redact_batch(self, spans: list[Span]) -> list[Span]:
-        """``[redact(s) for s in spans]`` for a fresh batch that only the caller refers to.
-
-        The policy is applied to each span's own storage instead of a copy (see
-        ``normalise.normalise_batch``); the result is equal, span by span, to ``redact``'s.
-        """
-        changes_of = self._changes
-        for span in spans:
-            changes = changes_of(span)
-            if changes is not None:
-                span.__dict__.update(changes)
-        return spans
+        return dataclasses.replace(span, **changes)
 
     def _changes(self, span: Span) -> dict[str, Any] | None:
         """The fields the policy changes on ``span`` (None when it changes nothing)."""
