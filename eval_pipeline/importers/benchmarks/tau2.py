@@ -88,12 +88,7 @@ def task_item(task: dict[str, Any]) -> DatasetItem:
         required_entities=tau_actions.entities(actions),
         expected_end_state=tau_actions.end_state(actions),
         assertions=tuple(str(a) for a in criteria.get("nl_assertions") or ()),
-        slices={
-            "domain": domain,
-            "intent": tau_actions.intent(actions),
-            "language": "en",
-            "tool": tau_actions.primary_tool(actions),
-        },
+        slices=tau_actions.slices(domain, actions),
         provenance={
             "source": UPSTREAM,
             "task_id": task_id,

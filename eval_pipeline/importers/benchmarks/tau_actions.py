@@ -58,6 +58,16 @@ def primary_tool(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     return actions[-1][0] if actions else "none"
 
 
+def slices(domain: str, actions: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
+    """The slices of a tau-bench or tau2 task: its domain, intent, language and primary tool."""
+    return {
+        "domain": domain,
+        "intent": intent(actions),
+        "language": "en",
+        "tool": primary_tool(actions),
+    }
+
+
 def _values(arguments: Mapping[str, Any]) -> set[str]:
     found: set[str] = set()
     for value in arguments.values():

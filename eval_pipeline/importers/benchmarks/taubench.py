@@ -72,12 +72,7 @@ def task_item(task: dict[str, Any], *, split: str, domain: str, prefix: str) -> 
         required_outputs=tuple(str(o) for o in task.get("outputs") or ()),
         required_entities=tau_actions.entities(actions),
         expected_end_state=tau_actions.end_state(actions),
-        slices={
-            "domain": domain,
-            "intent": tau_actions.intent(actions),
-            "language": "en",
-            "tool": tau_actions.primary_tool(actions),
-        },
+        slices=tau_actions.slices(domain, actions),
         provenance={
             "source": UPSTREAM,
             "split": split,

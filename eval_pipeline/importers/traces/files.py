@@ -184,7 +184,7 @@ def _json_file(
                 raise FieldError("$", "a flat span file must be a JSON list")
             return decode_flat(document, source, MAX_ATTRIBUTE_BYTES), None
         if fmt is None and _is_otlp(document):
-            # Decoded again from the bytes: the fast path reads the request its own way.
+            # Decoded again from the bytes: ingest reads the request its own way.
             return OtlpRequest(payload, JSON, source), None
     except FieldError as exc:
         return _error(source, exc.field_name, exc.message), None

@@ -1,7 +1,7 @@
 """The OTLP/gRPC receiver (grpcio, port 4317): TraceService and LogsService.
 
 Same write path as OTLP/HTTP (``write_path``): a trace request's bytes go to the one ingest
-function unparsed (the fast path decodes them), are stored durably and published before the
+function unparsed (ingest decodes them), are stored durably and published before the
 call returns. gzip-compressed requests are inflated by grpcio, within
 ``max_message_bytes`` after decompression. Codes per the OTLP specification:
 ``UNAUTHENTICATED`` without a valid bearer token (``authorization`` metadata),
@@ -105,7 +105,7 @@ def make_grpc_server(
         {
             "Export": grpc.unary_unary_rpc_method_handler(
                 services.export_traces,
-                request_deserializer=None,  # raw bytes: the ingest fast path decodes them
+                request_deserializer=None,  # raw bytes: ingest decodes them
                 response_serializer=None,
             )
         },

@@ -72,7 +72,7 @@ def _nulls(row: Row) -> int:
     count = row.count(None)
     for field in (INPUT_MESSAGES, OUTPUT_MESSAGES):
         messages = row[field]
-        if type(messages) is not str:  # the fast path's output text counts as a string
+        if type(messages) is not str:  # a text already encoded counts as a string
             for message in messages:
                 count += (message.name is None) + (message.finish_reason is None)
     return count

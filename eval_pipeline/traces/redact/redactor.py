@@ -120,8 +120,8 @@ class Redactor:
     ) -> tuple[Any, Any]:
         """The tool arguments and result the policy keeps (None for dropped ones).
 
-        The decision depends only on the tool and on which values are present, so the
-        ingestion fast path asks it before parsing a payload it would then throw away.
+        The decision depends only on the tool and on which values are present, so ingest
+        asks it before parsing a payload it would then throw away.
         Dropped fields are added to ``dropped``.
         """
         if (arguments is not None or result is not None) and (

@@ -30,7 +30,7 @@ def luhn_ok(digits: str) -> bool:
     """True when ``digits`` passes the Luhn checksum (decimal digits of any script)."""
     if digits.isascii() and digits.isdigit():  # the usual case: sums over the bytes
         # Every digit once (a byte is 48 + d, and -48 = 2 mod 10), and what doubling adds to
-        # every second one from the right: two sums in C instead of a loop.
+        # every second one from the right: two builtin sums instead of a loop.
         data = digits.encode()
         return (sum(data) + 2 * len(data) + sum(data[-2::-2].translate(_DOUBLING_GAIN))) % 10 == 0
     total = 0

@@ -159,7 +159,7 @@ def test_an_unknown_operation_name_is_kept_verbatim_with_its_category_beside(tmp
     chat = normalise_span(span.__class__(**{**span.__dict__, "operation": Operation.CHAT}))
     assert chat.operation_category == Operation.CHAT
     store = TraceStore(tmp_path)
-    ingest([OtlpRequest(payload, JSON, "t")], store=store)  # the fast path agrees
+    ingest([OtlpRequest(payload, JSON, "t")], store=store)  # ingest agrees
     (stored,) = store.read_spans(UNASSIGNED)
     assert stored.operation == "rerank"
 
