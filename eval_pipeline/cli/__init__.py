@@ -18,6 +18,7 @@ from eval_pipeline.cli import (
     build_registry,
     builds,
     calibrate,
+    compare,
     datasets,
     demo,
     detect,
@@ -58,6 +59,7 @@ for module in (
     detect,
     alerts,
     report,
+    compare,
     feedback,
     review,
 ):
