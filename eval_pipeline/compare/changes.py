@@ -15,6 +15,8 @@ both builds stays attached to its item (run index, value, status, reason, trace 
 shows all runs, not just the worst one.
 """
 
+import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,7 +80,7 @@ class ItemChange:
 
     @property
     def missing(self) -> int:
-        """Candidate runs without a score: ``unscored``/``error``, or scored by the baseline only."""
+        """Runs the candidate lacks a score of (``unscored``/``error``, or a row)."""
         return len(_missing_runs(self.candidate_runs, self.baseline_runs))
 
     def trace_ids(self) -> list[tuple[str, str]]:
@@ -118,7 +120,7 @@ class MetricChanges:
 
 def _mean(runs: tuple[RunScore, ...]) -> float | None:
     values = [r.value for r in runs if r.status == _SCORED and r.value is not None]
-    return float(np.mean(values)) if values else None
+    return sum(values) / len(values) if values else None
 
 
 def _missing_runs(candidate: tuple[RunScore, ...], baseline: tuple[RunScore, ...]) -> set[int]:
@@ -142,7 +144,7 @@ def _direction(candidate: tuple[RunScore, ...], baseline: tuple[RunScore, ...]) 
 def _rank(direction: str, change: ItemChange) -> tuple[Any, ...]:
     delta = change.delta
     if direction == "regressed":
-        return (delta is not None, delta if delta is not None else 0.0, change.item_id)
+        return (change.missing == 0, delta if delta is not None else 0.0, change.item_id)
     if direction == "improved":
         return (-(delta or 0.0), change.item_id)
     return (change.item_id,)
@@ -160,26 +162,18 @@ def _runs_by_cell(frame: pd.DataFrame | None) -> dict[tuple[str, str], tuple[Run
     ordered = frame.sort_values(["metric_id", "item_id", "run_index"], kind="stable")
     values = ordered["value"].to_numpy(dtype=np.float64)
     records = zip(
-        ordered["metric_id"].astype(str),
-        ordered["item_id"].astype(str),
-        ordered["run_index"].astype(int),
-        values,
-        ordered["status"].astype(str),
-        ordered["reason"],
-        ordered["trace_id"],
+        ordered["metric_id"].astype(str).tolist(),
+        ordered["item_id"].astype(str).tolist(),
+        [int(r) for r in ordered["run_index"]],
+        [None if math.isnan(v) else v for v in values.tolist()],
+        ordered["status"].astype(str).tolist(),
+        ordered["reason"].astype(object).where(ordered["reason"].notna(), None).tolist(),
+        ordered["trace_id"].astype(object).where(ordered["trace_id"].notna(), None).tolist(),
         strict=True,
     )
     cells: dict[tuple[str, str], list[RunScore]] = {}
     for metric, item, run, value, status, reason, trace in records:
-        cells.setdefault((metric, item), []).append(
-            RunScore(
-                int(run),
-                None if np.isnan(value) else float(value),
-                status,
-                None if pd.isna(reason) else str(reason),
-                None if pd.isna(trace) else str(trace),
-            )
-        )
+        cells.setdefault((metric, item), []).append(RunScore(run, value, status, reason, trace))
     return {key: tuple(runs) for key, runs in cells.items()}
 
 
@@ -216,9 +210,10 @@ def item_changes(
     facts.update(_item_facts(candidate))
     out = []
     for metric_id in ids:
-        items = sorted({i for m, i in cand_cells if m == metric_id} | {
-            i for m, i in base_cells if m == metric_id
-        })
+        items = sorted(
+            {i for m, i in cand_cells if m == metric_id}
+            | {i for m, i in base_cells if m == metric_id}
+        )
         groups: dict[str, list[ItemChange]] = {d: [] for d in DIRECTIONS}
         for item in items:
             c, b = cand_cells.get((metric_id, item), ()), base_cells.get((metric_id, item), ())
@@ -228,6 +223,6 @@ def item_changes(
                 ItemChange(metric_id, item, direction, _mean(c), _mean(b), c, b, slices,
                            dataset, version)
             )  # fmt: skip
-        ranked = {d: tuple(sorted(g, key=lambda x, d=d: _rank(d, x))) for d, g in groups.items()}
+        ranked = {d: tuple(sorted(g, key=functools.partial(_rank, d))) for d, g in groups.items()}
         out.append(MetricChanges(metric_id, ranked))
     return tuple(out)

@@ -65,7 +65,7 @@ class Comparison:
     def top_regressions(self, k: int) -> list[ItemChange]:
         """The ``k`` regressed items with the largest drops across metrics (missing first)."""
         regressed = [i for m in self.metrics for i in m.groups.get("regressed", ())]
-        return sorted(regressed, key=lambda i: (i.delta is not None, i.delta or 0.0))[:k]
+        return sorted(regressed, key=lambda i: (i.missing == 0, i.delta or 0.0))[:k]
 
 
 def parse_slice(text: str | None) -> tuple[str, str] | None:

@@ -55,7 +55,11 @@ class RunDetail:
 
     def to_json(self) -> dict[str, Any]:
         """The run's detail as JSON."""
-        return {"input": self.user_input, "answer": self.answer, "tool_calls": list(self.tool_calls)}
+        return {
+            "input": self.user_input,
+            "answer": self.answer,
+            "tool_calls": list(self.tool_calls),
+        }
 
 
 def _detail(run: AgentRun) -> RunDetail:

@@ -129,7 +129,11 @@ def _md_item(comparison: Comparison, item: ItemChange, link: Link | None) -> lis
         lines.append(f"- input: {_cell(comparison.user_input(item))}")
         lines.append(f"- reference answer: {_cell(reference.answer)}")
         lines.append(f"- reference calls: {_cell(calls_text(reference.tool_calls))}")
-    lines += ["", "| build | run | score | reason | answer | tool calls | trace |", "|" + "---|" * 7]
+    lines += [
+        "",
+        "| build | run | score | reason | answer | tool calls | trace |",
+        "|" + "---|" * 7,
+    ]
     for side, build, run in _sides(comparison, item):
         detail = comparison.detail(side, run.trace_id)
         score = _num(run.value) if run.status == "scored" else run.status
@@ -152,7 +156,8 @@ def to_markdown(comparison: Comparison, link: Link | None = None) -> str:
     for m in comparison.metrics:
         for direction in DIRECTIONS:
             shown = m.groups.get(direction, ())
-            if not shown or direction == "unchanged" and m.count("regressed") + m.count("improved"):
+            moved = m.count("regressed") + m.count("improved")
+            if not shown or (direction == "unchanged" and moved):
                 continue  # unchanged items only when nothing moved: they are counted above
             more = m.count(direction) - len(shown)
             tail = f" (largest {len(shown)} of {m.count(direction)})" if more else ""
@@ -167,8 +172,8 @@ def to_text(comparison: Comparison, link: Link | None = None) -> str:
     against = comparison.baseline or "no baseline"
     out = [f"What changed: {comparison.candidate} against {against}"]
     for metric_id, counts in _counts(comparison):
-        out.append(f"  {metric_id}: " + ", ".join(f"{c} {d}" for d, c in
-                                                  zip(DIRECTIONS, counts, strict=True)))  # fmt: skip
+        moved = ", ".join(f"{c} {d}" for d, c in zip(DIRECTIONS, counts, strict=True))
+        out.append(f"  {metric_id}: {moved}")
     for m in comparison.metrics:
         for item in m.items():
             out.append("")
@@ -183,7 +188,9 @@ def to_text(comparison: Comparison, link: Link | None = None) -> str:
             for side, build, run in _sides(comparison, item):
                 detail = comparison.detail(side, run.trace_id)
                 score = _num(run.value) if run.status == "scored" else run.status
-                trace = (link(run.trace_id, build) if link else run.trace_id) or "-"
+                trace = run.trace_id or "-"
+                if link is not None and run.trace_id:
+                    trace = link(run.trace_id, build)
                 out.append(f"  {side} {build} run {run.run_index}: {score}  trace {trace}")
                 if run.reason:
                     out.append(f"    reason: {_short(run.reason)}")
