@@ -62,6 +62,15 @@ class Comparison:
         """Every item shown, metric by metric."""
         return [item for m in self.metrics for item in m.items()]
 
+    def traces(self) -> list[tuple[str, str]]:
+        """``(build, trace id)`` of every run shown, each once, in display order."""
+        seen: dict[tuple[str, str], None] = {}
+        for item in self.items():
+            for side, trace_id in item.trace_ids():
+                build = self.candidate if side == "candidate" else str(self.baseline)
+                seen[(build, trace_id)] = None
+        return list(seen)
+
     def top_regressions(self, k: int) -> list[ItemChange]:
         """The ``k`` regressed items with the largest drops across metrics (missing first)."""
         regressed = [i for m in self.metrics for i in m.groups.get("regressed", ())]
@@ -145,7 +154,7 @@ def compare_builds(
     candidate: str,
     baseline: str | None,
     *,
-    with_details: bool = True,
+    details: bool = True,
     **filters: Any,
 ) -> Comparison:
     """Compare ``candidate`` with ``baseline`` in ``home`` (filters: see ``compare_frames``).
@@ -161,21 +170,25 @@ def compare_builds(
     comparison = compare_frames(
         store.read_frame(candidate), base, names=(candidate, baseline), **filters
     )
-    if not with_details:
-        return comparison
+    return with_details(home, comparison) if details else comparison
+
+
+def with_details(home: Home, comparison: Comparison) -> Comparison:
+    """``comparison`` with the references and stored runs of the items it shows."""
+    candidate, baseline = comparison.candidate, comparison.baseline
     shown = comparison.items()
     wanted = {(i.item_id, i.dataset, i.dataset_version) for i in shown}
-    details: dict[tuple[str, str], RunDetail] = {}
+    runs: dict[tuple[str, str], RunDetail] = {}
     for side, build in (("candidate", candidate), ("baseline", baseline)):
         if build is None:
             continue
         ids = {t for i in shown for s, t in i.trace_ids() if s == side}
-        details.update(((build, t), d) for t, d in run_details(home, build, ids).items())
+        runs.update(((build, t), d) for t, d in run_details(home, build, ids).items())
     return Comparison(
-        comparison.candidate,
-        comparison.baseline,
+        candidate,
+        baseline,
         comparison.metrics,
         references=references(home, sorted(wanted, key=str)),
-        details=details,
+        details=runs,
         filters=comparison.filters,
     )

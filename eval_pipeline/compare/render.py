@@ -200,3 +200,25 @@ def to_text(comparison: Comparison, link: Link | None = None) -> str:
                 out.append(f"    answer: {_short(detail.answer or '-')}")
                 out.append(f"    calls: {calls_text(detail.tool_calls)}")
     return "\n".join(out) + "\n"
+
+
+def regressions_table(comparison: Comparison, k: int, link: Link | None = None) -> str:
+    """The ``k`` largest regressions across metrics as one Markdown table (gate metadata)."""
+    top = comparison.top_regressions(k)
+    if not top:
+        return f"No item regressed against `{comparison.baseline}`."
+    lines = [
+        f"Largest regressions against `{comparison.baseline}` ({len(top)} shown):",
+        "",
+        "| metric | item | baseline | candidate | delta | missing | candidate traces |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for item in top:
+        traces = " ".join(
+            _md_trace(r.trace_id, comparison.candidate, link) for r in item.candidate_runs
+        )
+        lines.append(
+            f"| `{item.metric_id}` | `{item.item_id}` | {_num(item.baseline_mean)} | "
+            f"{_num(item.candidate_mean)} | {_num(item.delta, True)} | {item.missing} | {traces} |"
+        )
+    return "\n".join(lines)

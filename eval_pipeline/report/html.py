@@ -3,12 +3,16 @@
 What a release manager opens from a CI artefact: the verdict and whether it blocks, the build
 and its baseline, the forest plot, the score distributions (candidate against baseline) and the
 judge's calibration (PNGs inlined as data URIs), one table of metrics, one of every slice
-(passing ones too), the budgets, the worst items linking to their trace pages (the span tree
-with the scores on its spans, ``trace_view``), and the NIST AI RMF section (``nist``). No
+(passing ones too), the budgets, what changed against the baseline item by item
+(``changes_section``; the worst items where there is no baseline to compare with), each run
+linking to its trace page (the span tree with the scores on its spans, ``trace_view``), and the
+NIST AI RMF section (``nist``). No
 script, no stylesheet or font from the network: the page renders offline and from ``file://``;
 the only links out are to a tracing UI, when a trace URL template is set (``trace_links``).
 """
 
+from eval_pipeline.report.changes_section import STYLE as CHANGES_STYLE
+from eval_pipeline.report.changes_section import changes_section
 from eval_pipeline.report.figures import png_data_uri
 from eval_pipeline.report.gate_plots import gate_plot_pngs
 from eval_pipeline.report.html_parts import (
@@ -105,7 +109,8 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Release gate: {e(build)}</title><style>{_STYLE}{TRACE_STYLE}</style></head><body>",
+        f"<title>Release gate: {e(build)}</title>",
+        f"<style>{_STYLE}{TRACE_STYLE}{CHANGES_STYLE}</style></head><body>",
         f"<h1>Release gate: <code>{e(build)}</code></h1>",
         _banner(report),
         '<dl id="facts">' + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts) + "</dl>",
@@ -120,7 +125,9 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
             "Budgets", "budgets", BUDGET_HEADER, [budget_row(b) for b in report.get("budgets", [])]
         ),
         *_plots(inputs),
-        table("Evidence (worst items)", "evidence", EVIDENCE_HEADER, evidence),
+        changes_section(inputs.comparison, links)
+        if inputs.comparison is not None
+        else table("Evidence (worst items)", "evidence", EVIDENCE_HEADER, evidence),
     ]
     if report.get("warnings"):
         parts.append("<h2>Warnings</h2><ul>")
