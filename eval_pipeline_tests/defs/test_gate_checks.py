@@ -132,7 +132,7 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(
     assert "judge_calibration_plot" not in meta
     # What changed: the largest regressions, each item's candidate traces linked out.
     changed = str(meta["what_changed"].value).splitlines()
-    assert changed[0] == "Largest regressions against `base` (%d shown):" % (len(changed) - 4)
+    assert changed[0] == f"Largest regressions against `base` ({len(changed) - 4} shown):"
     assert any(row.startswith("| `hallucinated_actions` |") for row in changed[4:])
     assert all(JAEGER.split("{")[0] in row for row in changed[4:])
 
