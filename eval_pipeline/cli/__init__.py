@@ -25,6 +25,7 @@ from eval_pipeline.cli import (
     export,
     feedback,
     gate,
+    history,
     import_cmd,
     ingest,
     report,
@@ -60,6 +61,7 @@ for module in (
     alerts,
     report,
     compare,
+    history,
     feedback,
     review,
 ):

@@ -87,12 +87,16 @@ def stage_report_inputs(stage: Stage, *, with_traces: bool = True) -> ReportInpu
         if stored is not None:
             tier = stage.suite.risk_tier
             calibration = {**stored, "ceiling": tier_ceiling(tier), "ceiling_tier": tier}
+    from eval_pipeline.report.suite_history import suite_history
+
+    history = suite_history(stage.home, stage.suite.suite, stage.suite.metric_ids)
     return gather_inputs(
         stage.home,
         stage.build,
         calibration=calibration,
         judged_metrics=judged_metrics(stage.suite),
         with_traces=with_traces,
+        history=history if with_traces else None,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from eval_pipeline.compare.comparison import Comparison, compare_frames, with_details
+from eval_pipeline.compare.history import HistoryPoint
 from eval_pipeline.home import Home
 from eval_pipeline.report.stored import load_gate_report
 from eval_pipeline.scoring.store import ScoreStore
@@ -38,6 +39,7 @@ class ReportInputs:
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     scores_by_trace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     comparison: Comparison | None = None
+    history: dict[str, list[HistoryPoint]] = field(default_factory=dict)
 
     @property
     def evidence_trace_ids(self) -> list[str]:
@@ -103,8 +105,12 @@ def gather_inputs(
     calibration: dict[str, Any] | None = None,
     judged_metrics: tuple[str, ...] = (),
     with_traces: bool = True,
+    history: dict[str, list[HistoryPoint]] | None = None,
 ) -> ReportInputs:
     """Read the report of ``build`` from ``home`` (``with_traces`` False: plots only).
+
+    ``history`` is the suite's metrics over its builds (``report.suite_history``), read by
+    the caller that knows the build's suite.
 
     Raises:
         GateReportNotFoundError: the build was never gated in this home.
@@ -136,4 +142,5 @@ def gather_inputs(
         traces=traces,
         scores_by_trace=scores,
         comparison=comparison,
+        history=history or {},
     )
