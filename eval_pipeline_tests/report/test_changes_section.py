@@ -5,15 +5,17 @@ the items that regressed and improved, largest effect first, never an unchanged 
 evidence list showed those with delta +0.0000), each with its input, its reference and every
 run of both builds (score, reason, stored answer and tool calls), each run's trace linking to
 its page in the report, baseline traces included; unchanged and unpaired items are counted.
+The history section draws each metric over the suite's builds and lists the flaky items.
 """
 
 import re
 
 import pytest
 
+from eval_pipeline.defs.gate_assets import stage_report_inputs
+from eval_pipeline.evaluation.stage import load_stage
 from eval_pipeline.home import current_home
 from eval_pipeline.report.html import render_html
-from eval_pipeline.report.inputs import gather_inputs
 from eval_pipeline_tests.cli.test_report import Page
 from eval_pipeline_tests.compare.story_home import StoryHome, build_story_home
 
@@ -27,7 +29,7 @@ def test_what_changed_lists_moved_items_with_both_builds_runs_linked(
     story: StoryHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EVAL_PIPELINE_HOME", str(story.root))
-    inputs = gather_inputs(current_home(), story.defect)
+    inputs = stage_report_inputs(load_stage(current_home(), story.defect))
     comparison = inputs.comparison
     assert comparison is not None and comparison.baseline == story.baseline
     html = render_html(inputs)
@@ -57,3 +59,8 @@ def test_what_changed_lists_moved_items_with_both_builds_runs_linked(
     section = html.split(f'id="trace-{baseline_trace}"')[1].split("</section>")[0]
     assert f"build <code>{story.baseline}</code>" in section and "Span tree" in section
     assert 'href="#what-changed"' in section
+
+    # History: the trend plot over the suite's builds, pinned baseline first.
+    assert page.images["history-plot"].startswith("data:image/png;base64,")
+    points = inputs.history["hallucinated_actions"]
+    assert [p.build for p in points] == [story.baseline, story.defect] and points[0].pinned
