@@ -2,10 +2,11 @@
 
 One point per build that has scores of the metric, in the order the builds were registered:
 the mean over items of each item's mean over runs (the gate's unit), with a 95% t interval
-clustered by item (clipped to [0, 1], where scores lie), and its flaky items (``flaky``). Where the build was gated, the point
-carries the metric's verdict and the release decision from its stored gate report, and which
-build it was gated against; the suite's pinned baseline, and every build some gate used as
-its baseline, are marked. The caller reads the registry and the stored gate reports.
+clustered by item (clipped to [0, 1], where scores lie), and its flaky items (``flaky``).
+Where the build was gated, the point carries the metric's verdict and the release decision
+from its stored gate report, and the build it was gated against; the suite's pinned
+baseline, and every build some gate used as its baseline, are marked. The caller reads the
+registry and the stored gate reports.
 """
 
 from collections.abc import Mapping, Sequence
