@@ -37,6 +37,9 @@ PLOT_METADATA = {
 }
 """Gate plot -> the metadata entry holding it (and ``<entry>_image`` inline)."""
 
+TOP_REGRESSIONS = 10
+"""Rows of the gate asset's ``what_changed`` table (``eval-pipeline compare`` shows all)."""
+
 GATE_PREFIX = "gate_decision"
 """First part of every gate asset's key: ``gate_decision/<suite>``."""
 
@@ -84,13 +87,31 @@ def stage_report_inputs(stage: Stage, *, with_traces: bool = True) -> ReportInpu
         if stored is not None:
             tier = stage.suite.risk_tier
             calibration = {**stored, "ceiling": tier_ceiling(tier), "ceiling_tier": tier}
+    from eval_pipeline.report.suite_history import suite_history
+
+    history = suite_history(stage.home, stage.suite.suite, stage.suite.metric_ids)
     return gather_inputs(
         stage.home,
         stage.build,
         calibration=calibration,
         judged_metrics=judged_metrics(stage.suite),
         with_traces=with_traces,
+        history=history if with_traces else None,
     )
+
+
+def what_changed_md(stage: Stage, baseline: str | None, links: TraceLinks) -> str:
+    """The build's largest regressions against its baseline, as a Markdown table."""
+    from eval_pipeline.compare.comparison import ComparisonInputError, compare_builds
+    from eval_pipeline.compare.render import regressions_table
+
+    if baseline is None:
+        return "No baseline: nothing to compare with."
+    try:
+        comparison = compare_builds(stage.home, stage.build, baseline, details=False, limit=None)
+    except ComparisonInputError as exc:
+        return f"Not compared: {exc}"
+    return regressions_table(comparison, TOP_REGRESSIONS, links.trace if links.external else None)
 
 
 def _trace_links_md(trace_ids: Sequence[str], links: TraceLinks, build: str) -> str:
@@ -189,8 +210,9 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         images: dict[str, dg.MetadataValue] = {}
         for name, path in plots.items():
             images.update(image_metadata(PLOT_METADATA[name], path))
+        changed = dg.MetadataValue.md(what_changed_md(stage, outcome.baseline, links))
         return dg.MaterializeResult(
-            metadata={**typed_metadata(outcome.metadata()), **images},
+            metadata={**typed_metadata(outcome.metadata()), **images, "what_changed": changed},
             check_results=[_check_result(outcome, gated, links) for gated in gated_ids],
         )
 

@@ -95,10 +95,12 @@ def _draw(axes: Any, panel: MetricScores) -> None:
             color=BASELINE_COLOUR,
             label="baseline",
         )
-        axes.axvline(float(panel.baseline.mean()), color=BASELINE_COLOUR, lw=1.2)
+        mean = float(panel.baseline.mean())
+        axes.axvline(mean, color=BASELINE_COLOUR, lw=1.2, label="baseline mean")
     if panel.candidate.size:
-        axes.axvline(float(panel.candidate.mean()), color=CANDIDATE_COLOUR, lw=1.2)
-    axes.axvline(panel.floor, color=VERDICT_COLOURS["fail"], ls="--", lw=1)
+        mean = float(panel.candidate.mean())
+        axes.axvline(mean, color=CANDIDATE_COLOUR, lw=1.2, label="candidate mean")
+    axes.axvline(panel.floor, color=VERDICT_COLOURS["fail"], ls="--", lw=1, label="floor")
     n_base = "-" if panel.baseline is None else str(panel.baseline.size)
     note = f" ({panel.unscored} not scored)" if panel.unscored else ""
     axes.set_title(

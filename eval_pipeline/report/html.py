@@ -3,14 +3,19 @@
 What a release manager opens from a CI artefact: the verdict and whether it blocks, the build
 and its baseline, the forest plot, the score distributions (candidate against baseline) and the
 judge's calibration (PNGs inlined as data URIs), one table of metrics, one of every slice
-(passing ones too), the budgets, the worst items linking to their trace pages (the span tree
-with the scores on its spans, ``trace_view``), and the NIST AI RMF section (``nist``). No
+(passing ones too), the budgets, what changed against the baseline item by item
+(``changes_section``; the worst items where there is no baseline to compare with), each run
+linking to its trace page (the span tree with the scores on its spans, ``trace_view``), and the
+NIST AI RMF section (``nist``). No
 script, no stylesheet or font from the network: the page renders offline and from ``file://``;
 the only links out are to a tracing UI, when a trace URL template is set (``trace_links``).
 """
 
+from eval_pipeline.report.changes_section import STYLE as CHANGES_STYLE
+from eval_pipeline.report.changes_section import changes_section
 from eval_pipeline.report.figures import png_data_uri
 from eval_pipeline.report.gate_plots import gate_plot_pngs
+from eval_pipeline.report.history_plot import history_png
 from eval_pipeline.report.html_parts import (
     BUDGET_HEADER,
     EVIDENCE_HEADER,
@@ -87,6 +92,37 @@ def _plots(inputs: ReportInputs) -> list[str]:
     return parts
 
 
+def _history(inputs: ReportInputs) -> list[str]:
+    """The trend plot over the suite's builds and this build's flaky items."""
+    if not inputs.history:
+        return []
+    floors = {m["metric_id"]: float(m["threshold"]) for m in inputs.report["metrics"]}
+    png = history_png(inputs.history, floors, inputs.build)
+    flaky = [
+        f"<td><code>{e(f.metric_id)}</code></td><td><code>{e(f.item_id)}</code></td>"
+        f"<td>{e(', '.join(f'{v:g}' for v in f.values))}</td>"
+        f'<td class="num">{f.share_of_width:.1%}</td><td class="num">{f.p_value:.2g}</td>'
+        for points in inputs.history.values()
+        for p in points
+        if p.build == inputs.build
+        for f in p.flaky
+    ]
+    return [
+        '<h2 id="history">History</h2>',
+        figure(
+            "history-plot",
+            "each metric's mean and interval over the suite's builds",
+            png_data_uri(png),
+        ),
+        table(
+            "Flaky items of this build (runs disagreeing beyond chance; kept in every mean)",
+            "flaky",
+            ["metric", "item", "run scores", "share of the interval's width", "p"],
+            flaky,
+        ),
+    ]
+
+
 def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
     """The report of ``inputs.build`` as one self-contained HTML page."""
     links = links or TraceLinks()
@@ -105,7 +141,8 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Release gate: {e(build)}</title><style>{_STYLE}{TRACE_STYLE}</style></head><body>",
+        f"<title>Release gate: {e(build)}</title>",
+        f"<style>{_STYLE}{TRACE_STYLE}{CHANGES_STYLE}</style></head><body>",
         f"<h1>Release gate: <code>{e(build)}</code></h1>",
         _banner(report),
         '<dl id="facts">' + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts) + "</dl>",
@@ -120,7 +157,10 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
             "Budgets", "budgets", BUDGET_HEADER, [budget_row(b) for b in report.get("budgets", [])]
         ),
         *_plots(inputs),
-        table("Evidence (worst items)", "evidence", EVIDENCE_HEADER, evidence),
+        *_history(inputs),
+        changes_section(inputs.comparison, links)
+        if inputs.comparison is not None
+        else table("Evidence (worst items)", "evidence", EVIDENCE_HEADER, evidence),
     ]
     if report.get("warnings"):
         parts.append("<h2>Warnings</h2><ul>")

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from eval_pipeline.compare.comparison import Comparison, compare_frames, with_details
+from eval_pipeline.compare.history import HistoryPoint
 from eval_pipeline.home import Home
 from eval_pipeline.report.stored import load_gate_report
 from eval_pipeline.scoring.store import ScoreStore
@@ -36,10 +38,14 @@ class ReportInputs:
     judged_metrics: tuple[str, ...] = ()
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     scores_by_trace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    history: dict[str, list[HistoryPoint]] = field(default_factory=dict)
 
     @property
     def evidence_trace_ids(self) -> list[str]:
-        """Every trace id the evidence names, in report order, each once."""
+        """Every trace id the report shows (the comparison's, else the evidence's), each once."""
+        if self.comparison is not None:
+            return list(dict.fromkeys(t for _, t in self.comparison.traces()))
         seen: dict[str, None] = {}
         for m in self.report["metrics"]:
             for item in m.get("evidence", []):
@@ -63,6 +69,23 @@ def scores_of_traces(
     return out
 
 
+def report_comparison(
+    home: Home, build: str, candidate: pd.DataFrame, baseline: pd.DataFrame | None, name: str | None
+) -> Comparison | None:
+    """What changed against the baseline, when both builds have scores (None otherwise)."""
+    from eval_pipeline.report.changes_section import LIMIT, SHOWN
+
+    if baseline is None or baseline.empty or candidate.empty or name is None:
+        return None
+    comparison = compare_frames(
+        candidate, baseline, names=(build, name), directions=(*SHOWN, "unchanged", "unpaired"),
+        limit=LIMIT,
+    )  # fmt: skip
+    kept = tuple(m.top(LIMIT, SHOWN) for m in comparison.metrics)
+    shown = Comparison(comparison.candidate, comparison.baseline, kept, filters=comparison.filters)
+    return with_details(home, shown)
+
+
 def trace_documents(home: Home, build: str, trace_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The ``traces show`` document of each trace the home holds (the build's copy first)."""
     store = TraceStore(home.store)
@@ -82,8 +105,12 @@ def gather_inputs(
     calibration: dict[str, Any] | None = None,
     judged_metrics: tuple[str, ...] = (),
     with_traces: bool = True,
+    history: dict[str, list[HistoryPoint]] | None = None,
 ) -> ReportInputs:
     """Read the report of ``build`` from ``home`` (``with_traces`` False: plots only).
+
+    ``history`` is the suite's metrics over its builds (``report.suite_history``), read by
+    the caller that knows the build's suite.
 
     Raises:
         GateReportNotFoundError: the build was never gated in this home.
@@ -93,8 +120,18 @@ def gather_inputs(
     baseline_build = report.get("baseline")
     baseline = store.read_frame(baseline_build) if baseline_build else None
     candidate = store.read_frame(build)
-    shell = ReportInputs(build, report, candidate, baseline)
+    comparison = (
+        report_comparison(home, build, candidate, baseline, baseline_build) if with_traces else None
+    )
+    shell = ReportInputs(build, report, candidate, baseline, comparison=comparison)
     trace_ids = shell.evidence_trace_ids if with_traces else []
+    traces = trace_documents(home, build, trace_ids)
+    scores = scores_of_traces(candidate, trace_ids)
+    if comparison is not None and baseline is not None and baseline_build:
+        theirs = [t for b, t in comparison.traces() if b == baseline_build]
+        traces.update(trace_documents(home, baseline_build, theirs))
+        for trace_id, rows in scores_of_traces(baseline, theirs).items():
+            scores[trace_id] = scores.get(trace_id, []) + rows
     return ReportInputs(
         build,
         report,
@@ -102,6 +139,8 @@ def gather_inputs(
         baseline,
         calibration=calibration,
         judged_metrics=judged_metrics,
-        traces=trace_documents(home, build, trace_ids),
-        scores_by_trace=scores_of_traces(candidate, trace_ids),
+        traces=traces,
+        scores_by_trace=scores,
+        comparison=comparison,
+        history=history or {},
     )

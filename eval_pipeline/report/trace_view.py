@@ -92,10 +92,11 @@ def trace_page(inputs: ReportInputs, trace_id: str, links: TraceLinks) -> str:
     out_link = ""
     if links.external:
         out_link = f' <a href="{e(links.trace(trace_id, inputs.build))}">open in the tracing UI</a>'
+    back = "what-changed" if inputs.comparison is not None else "evidence"
     parts = [
         f'<section class="trace-page" id="{anchor("trace", trace_id)}">',
         f"<h2>Trace <code>{e(trace_id)}</code></h2>",
-        f'<p><a href="#evidence">back to the evidence</a>{out_link}</p>',
+        f'<p><a href="#{back}">back to {back.replace("-", " ")}</a>{out_link}</p>',
     ]
     rows = [_score_row(s, trace_id, links, inputs.build) for s in scores]
     header = ["metric", "value", "status", "reason", "spans"]

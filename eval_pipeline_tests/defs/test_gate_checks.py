@@ -130,6 +130,11 @@ def test_a_build_gets_only_its_suites_checks_recorded_under_its_partition(
         assert inline.startswith(prefix)
         assert base64.b64decode(inline.removeprefix(prefix).rstrip(")")) == plot.read_bytes()
     assert "judge_calibration_plot" not in meta
+    # What changed: the largest regressions, each item's candidate traces linked out.
+    changed = str(meta["what_changed"].value).splitlines()
+    assert changed[0] == f"Largest regressions against `base` ({len(changed) - 4} shown):"
+    assert any(row.startswith("| `hallucinated_actions` |") for row in changed[4:])
+    assert all(JAEGER.split("{")[0] in row for row in changed[4:])
 
 
 def test_a_gate_asset_refuses_a_build_of_another_suite(env: GraphEnv) -> None:

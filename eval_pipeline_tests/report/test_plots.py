@@ -39,7 +39,10 @@ def test_one_panel_per_metric_with_the_scored_values_of_both_builds() -> None:
     assert [a.title.get_color() for a in shown] == [VERDICT_COLOURS[p.verdict] for p in panels]
     alone = metric_scores(report, candidate, None)
     assert all(p.baseline is None for p in alone)
-    assert len(distribution_figure(alone).legends[0].get_texts()) == 1  # candidate only
+    legend = {t.get_text() for t in distribution_figure(alone).legends[0].get_texts()}
+    assert legend == {"candidate", "candidate mean", "floor"}  # every mark drawn, named
+    both = {t.get_text() for t in figure.legends[0].get_texts()}
+    assert both == {"candidate", "candidate mean", "baseline", "baseline mean", "floor"}
 
 
 def _calibration(judge_wrong_on: set[int], n: int = 40) -> dict[str, object]:

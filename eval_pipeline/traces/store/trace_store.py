@@ -259,6 +259,11 @@ class TraceStore:
         """The agent runs of a build, assembled from its traces' spans (``read_spans``)."""
         return assemble_runs(self.read_spans(build))
 
+    def read_traces(self, build: str, trace_ids: set[str]) -> list[AgentRun]:
+        """The runs of ``trace_ids`` as stored under ``build`` (one filtered read)."""
+        table = self._read_listed(build, None, {t.lower() for t in trace_ids})
+        return assemble_runs(from_table(table)) if table is not None and table.num_rows else []
+
     def version(self, build: str) -> tuple[tuple[str, str, int], ...]:
         """What the store holds now, as far as reading ``build`` goes: every part it records.
 
