@@ -78,7 +78,10 @@ def define_custom_metrics(raw: dict[str, Any], path: Path, issues: IssueList) ->
             continue
         declared = [kind for kind in KINDS if kind in metric]
         if len(declared) > 1:
-            issues.add(("metrics", index, "rubric"), "give scorer or rubric, not both")
+            issues.add(
+                ("metrics", index, "rubric"),
+                f"metric {metric['id']!r}: give scorer or rubric, not both",
+            )
             continue
         if not declared:
             continue
