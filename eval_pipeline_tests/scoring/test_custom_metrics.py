@@ -1,26 +1,33 @@
 """Custom metrics declared in a suite, scored by ``score`` on real sample-agent runs (issue 31).
 
-Contract: a suite metric with ``scorer: module:Class`` (a module in the suite's folder) or
-``rubric: FILE`` is scored like a built-in one. The Python scorer's rows carry the entry point
-as ``scorer_id``, its class's version and its arguments, and ``rebuild_scorer`` rebuilds it from
-a row. The rubric metric is judged by the suite's (offline) judge through its cache: its rows
+Contract: a suite metric with ``scorer: module:Class`` (a module in the suite's folder, else an
+installed one) or ``rubric: FILE`` is scored like a built-in one. The Python scorer's rows carry
+the entry point as ``scorer_id``, its class's version and its arguments, and ``rebuild_scorer``
+rebuilds it from a row (from the row alone when the module is installed). The rubric metric is
+judged by the suite's (offline) judge through its cache: its rows
 carry the judge's fingerprint and the rubric's ref, a run passes at the rubric's threshold (not
 the judge's own), a rescore makes no judge call, and an edited rubric is judged afresh.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
 from eval_pipeline.evaluation.runs_stage import stored_runs
 from eval_pipeline.evaluation.scores_stage import score_runs
 from eval_pipeline.evaluation.stage import open_stage
+from eval_pipeline.evaluation.suite_parts import suite_scorers
 from eval_pipeline.home import current_home
+from eval_pipeline.scoring.custom import CustomMetricError
 from eval_pipeline.scoring.registry import rebuild_scorer, score_run
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.suites.config import load_suite
+from eval_pipeline_tests.scoring.builders import call, make_item, make_run
 from eval_pipeline_tests.scoring.custom_fixtures import custom_project
 
 BUILD = "custom-baseline"
@@ -45,7 +52,9 @@ def test_score_runs_both_custom_metrics_and_a_rescore_reuses_the_judge_cache(
     project = custom_project(tmp_path, "e2e31")
     _cli("builds", "register", BUILD, "--suite", project.suite, "--runner", RUNNER)
     _cli("run", "--suite", project.suite, "--build", BUILD)
-    scored = json.loads(_cli("score", "--suite", project.suite, "--build", BUILD, "--format", "json"))
+    scored = json.loads(
+        _cli("score", "--suite", project.suite, "--build", BUILD, "--format", "json")
+    )
     assert scored["scorer_versions"][project.metric_python] == f"{project.metric_python}@2"
     assert scored["scorer_versions"][project.metric_rubric] == f"{project.metric_rubric}@1"
 
@@ -93,3 +102,60 @@ def test_score_runs_both_custom_metrics_and_a_rescore_reuses_the_judge_cache(
     assert {r.scorer_id for r in _rows(project.metric_rubric)}.isdisjoint(
         {r.scorer_id for r in judged}
     )
+
+
+INSTALLED = '''\
+from eval_pipeline.scoring.base import ScorerBase
+
+
+class FewCalls(ScorerBase):
+    """1 when the run made at most two tool calls, else 0."""
+
+    metric_id = "{metric}"
+    metric_version = 4
+    run_fields = frozenset({{"tool_calls"}})
+    value_set = (0.0, 1.0)
+
+    def verdict(self, run, item):
+        return self.scored(1.0 if len(run.tool_calls) <= 2 else 0.0)
+'''
+
+
+def test_a_row_names_its_installed_entry_point_and_rebuilds_without_the_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "installed31_scorers.py").write_text(INSTALLED.format(metric="few31"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # No suite was loaded in this process: the row alone names what wrote it.
+    row = Score("few31", 1.0, ScoreStatus.SCORED, "installed31_scorers:FewCalls", 4)
+    scorer = rebuild_scorer(row)
+    (again,) = score_run(make_run([call("a"), call("b"), call("c")]), make_item("i"), [scorer])
+    assert (again.value, again.scorer_id, again.scorer_version) == (
+        0.0,
+        "installed31_scorers:FewCalls",
+        4,
+    )
+    with pytest.raises(ValueError, match="version 3, the code's scorer is version 4"):
+        rebuild_scorer(replace(row, scorer_version=3))
+    with pytest.raises(ValueError, match="scored by other31:FewCalls"):
+        rebuild_scorer(replace(row, scorer_id="other31:FewCalls"))
+    missing = Score("gone31", 1.0, ScoreStatus.SCORED, "gone31_scorers:Gone", 1)
+    with pytest.raises(CustomMetricError, match="module 'gone31_scorers'"):
+        rebuild_scorer(missing)
+
+
+def test_a_suite_finds_an_installed_scorer_when_its_folder_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = tmp_path / "site"
+    installed.mkdir()
+    (installed / "installed32_scorers.py").write_text(INSTALLED.format(metric="few32"))
+    monkeypatch.syspath_prepend(str(installed))
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "suite: inst\nrisk_tier: low\nmetrics:\n"
+        '  - {id: few32, scorer: "installed32_scorers:FewCalls", threshold: 0.5}\n'
+    )
+    (scorer,) = suite_scorers(load_suite(suite), None)
+    (row,) = score_run(make_run([call("a")]), make_item("i"), [scorer])
+    assert (row.value, row.scorer_id) == (1.0, "installed32_scorers:FewCalls")
