@@ -217,8 +217,8 @@ def rebuild_scorer(row: Score | StoredScorer, judge: Judge | None = None) -> Sco
         scorer_id = row.scorer_id
     else:
         metric_id, version, arguments = row
-    named = scorer_id is not None and custom.is_entry_point(scorer_id)
-    if named and metric_id not in registered_metric_ids():
+    unknown = metric_id not in registered_metric_ids()
+    if unknown and scorer_id is not None and custom.is_entry_point(scorer_id):
         define_custom(custom.python_metric(metric_id, scorer_id, None))
     definition = custom.defined(metric_id)
     if definition is not None and scorer_id not in (None, definition.scorer_id):
