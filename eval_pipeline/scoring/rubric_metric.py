@@ -13,7 +13,7 @@ run cannot give (no final answer, no plan) makes the run ``unscored``, one the i
 to judge against, as with a built-in metric whose item lists no expected call.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,7 +24,6 @@ from eval_pipeline.judges.rubrics import Rubric
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of, plan_of, question_of, tool_calls_of
 from eval_pipeline.scoring.scorers.judged import JudgedScorer
-from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
 
@@ -109,25 +108,8 @@ class RubricScorer(JudgedScorer):
         """The custom rubric itself (it carries its own version)."""
         return self.rubric_definition
 
-    def verdicts(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Verdict]:
-        """Not applicable where the item lacks a reference the rubric requires; else judged."""
-        found: dict[int, Verdict] = {}
-        judged: list[int] = []
-        for n, (run, item) in enumerate(pairs):
-            absent = self._absent_reference(run, item)
-            if absent is None:
-                judged.append(n)
-            else:
-                found[n] = self.not_applicable(
-                    absent,
-                    judge_fingerprint=self._judge.fingerprint.digest,
-                    judge_backend=self._judge.backend,
-                )
-        answers = super().verdicts([pairs[n] for n in judged]) if judged else []
-        found.update(zip(judged, answers, strict=True))
-        return [found[n] for n in range(len(pairs))]
-
-    def _absent_reference(self, run: AgentRun, item: DatasetItem) -> str | None:
+    def not_applicable_reason(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """The reference a required field needs that the item does not give, if any."""
         for name in self.rubric_definition.required_fields:
             source = FIELD_SOURCES[name]
             if source.item_fields and not source.run_fields and not source.build(run, item):

@@ -39,10 +39,11 @@ def test_every_metric_has_a_card_read_off_its_class(metric_id: str) -> None:
     assert set(card.item_fields) == set(cls.item_fields)
     assert card.judged is cls.needs_judge
     assert card.span_kinds or not card.run_fields
-    # A scorer whose code can answer not_applicable says when (a judged one through the
-    # reference its item lacks by design).
+    # A scorer whose code can answer not_applicable says when (a judged one through its
+    # hooks: a reason before judging, a reference its item lacks by design).
     source = inspect.getsource(cls)
-    answers_na = "self.not_applicable(" in source or "def absent_reference" in source
+    hooks = ("self.not_applicable(", "def not_applicable_reason", "def absent_reference")
+    answers_na = any(hook in source for hook in hooks)
     assert bool(card.not_applicable_when) is answers_na, card.not_applicable_when
 
 

@@ -54,6 +54,13 @@ class JudgedScorer(ScorerBase):
         """The rubric fields for this run, or why they cannot be built."""
         raise NotImplementedError
 
+    def not_applicable_reason(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Why the metric does not apply to this run, before any judging (None: it does).
+
+        Asked in ``verdicts``, so a run is ``not_applicable`` alike alone and in a batch.
+        """
+        return None
+
     def rubric(self) -> Rubric:
         """The rubric the judge is asked: the task's, in the scorer's rubric set version.
 
@@ -96,6 +103,12 @@ class JudgedScorer(ScorerBase):
         rows: dict[int, Verdict] = {}
         asked: list[tuple[int, Rubric, JudgeRequest]] = []
         for n, (run, item) in enumerate(pairs):
+            inapplicable = self.not_applicable_reason(run, item)
+            if inapplicable is not None:
+                rows[n] = self.not_applicable(
+                    inapplicable, judge_fingerprint=fingerprint, judge_backend=backend
+                )
+                continue
             fields = self.fields(run, item)
             if isinstance(fields, str):
                 rows[n] = self.unscored(
@@ -165,15 +178,11 @@ class Faithfulness(JudgedScorer):
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages", "expected_tool_calls", "alternative_trajectories"})
 
-    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
-        """Not applicable without evidence where none is needed; else judged."""
+    def not_applicable_reason(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Not applicable without evidence where none is needed."""
         if not evidence_of(run) and not any(item.trajectories):
-            return self.not_applicable(
-                "no retrieval or tool result, and the item expects none",
-                judge_fingerprint=self._judge.fingerprint.digest,
-                judge_backend=self._judge.backend,
-            )
-        return super().verdict(run, item)
+            return "no retrieval or tool result, and the item expects none"
+        return None
 
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """Answer, evidence and question."""
