@@ -17,7 +17,7 @@ from eval_pipeline.judges.calibration import CalibrationReport, calibrate
 from eval_pipeline.judges.errors import JudgeCannotJudge
 from eval_pipeline.judges.label_files import LabelFileError, item_ids
 from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
-from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
+from eval_pipeline.judges.rubrics import Rubric, RubricError, conclude, load_rubric
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def run_judge(
     def one(pair: tuple[str, JudgeRequest]) -> dict[str, Any] | None:
         item, request = pair
         try:
-            verdict = judge.judge(request)
+            verdict = conclude(request, judge.judge(request))  # a custom rubric's own threshold
         except JudgeCannotJudge:
             raise
         except JudgeError as exc:

@@ -6,6 +6,9 @@
   scorer declaring ``needs_judge``), ``scorer_needs_judge``, ``rebuild_scorer`` (from a stored
   row's ``scorer_args``), ``registered_metric_ids``, ``score_run`` (exceptions become ``error``
   rows; every row carries the build/item/run/slices and the scorer's arguments).
+- ``catalogue``: each metric's card (reads, range, direction, not-applicable rule, version),
+  read off its class; ``custom`` / ``rubric_metric``: a suite's own metrics (a Python scorer
+  by entry point, a judged rubric), defined in the registry when the suite is loaded.
 - ``scorers/``: one module per deterministic metric, ``judged`` for the judge-based ones.
 - ``arguments`` / ``argument_values`` (BFCL checker semantics), ``matching`` / ``alignment``
   (calls vs expected trajectories), ``constraints`` (ordering, forbidden calls),

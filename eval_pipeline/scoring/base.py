@@ -26,6 +26,13 @@ class ScorerBase:
     library that computes the metric ("" for the project's own scorers). ``arguments`` returns
     the keyword arguments the scorer was built with (JSON-safe), recorded on every score row
     for rescoring.
+
+    The metric catalogue (``scoring.catalogue``, ``eval-pipeline metrics list``) is read from
+    these class variables and the class docstring's first line, never from a list kept
+    elsewhere: ``layer`` is the part of the agent run the metric judges (a ``Layer``),
+    ``not_applicable_when`` says when the scorer answers ``not_applicable`` ("" when it never
+    does), ``value_range`` bounds its values and ``value_set`` lists them when it gives only
+    those (``(0.0, 1.0)`` for a pass/fail metric).
     """
 
     metric_id: ClassVar[str] = ""
@@ -35,6 +42,10 @@ class ScorerBase:
     item_fields: ClassVar[frozenset[str]] = frozenset()
     needs_judge: ClassVar[bool] = False
     library: ClassVar[str] = ""
+    layer: ClassVar[str] = ""
+    not_applicable_when: ClassVar[str] = ""
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    value_set: ClassVar[tuple[float, ...]] = ()
 
     @property
     def id(self) -> str:

@@ -22,6 +22,21 @@ class Direction:
     LOWER_IS_BETTER = "lower_is_better"
 
 
+class Layer:
+    """The part of an agent run a metric judges (the reference's "evaluate per layer")."""
+
+    RETRIEVAL = "retrieval"
+    PLAN = "plan"
+    TOOL_USE = "tool_use"
+    MULTI_AGENT = "multi_agent"
+    FINAL_ANSWER = "final_answer"
+    TASK = "task"
+    SAFETY = "safety"
+    TRACE = "trace"
+
+    ALL = (RETRIEVAL, PLAN, TOOL_USE, MULTI_AGENT, FINAL_ANSWER, TASK, SAFETY, TRACE)
+
+
 @runtime_checkable
 class Scorer(Protocol):
     """One metric over one agent run and its dataset item."""

@@ -7,6 +7,11 @@ one that declares it; ``score_run`` records each scorer's ``arguments`` on its r
 ``rebuild_scorer(row)`` rebuilds the exact scorer from them, which is how baseline partitions
 are rescored. Library adapters (``deepeval.*``, ``ragas.*``) are registered here too; their
 modules import the libraries only when a metric runs.
+
+A suite's custom metrics (``scoring.custom``: a Python scorer by entry point, a judged rubric)
+are defined here when the suite is loaded, and from then on are built, described
+(``metric_card``) and rebuilt like the built-in ones; a row of a Python scorer whose suite was
+not loaded names its entry point, which ``rebuild_scorer`` imports from the installed modules.
 """
 
 import importlib
@@ -17,7 +22,9 @@ from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.scoring import custom
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.catalogue import BUILT_IN, MetricCard, card_of
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.scoring.verdict import Verdict
@@ -60,8 +67,22 @@ StoredScorer = tuple[str, int, Mapping[str, Any]]
 
 
 def registered_metric_ids() -> frozenset[str]:
-    """Every metric id ``build_scorer`` accepts."""
+    """Every metric id ``build_scorer`` accepts (custom ones defined in this process too)."""
+    return frozenset(_BUILTIN) | frozenset(_EXTRA) | custom.defined_ids()
+
+
+def built_in_metric_ids() -> frozenset[str]:
+    """The metric ids that come with the package (and plug-ins registered with ``register``)."""
     return frozenset(_BUILTIN) | frozenset(_EXTRA)
+
+
+def define_custom(definition: custom.CustomDefinition) -> None:
+    """Define a suite's custom metric for this process (``scoring.custom.define``).
+
+    Raises:
+        custom.CustomMetricError: a built-in id, or one defined differently already.
+    """
+    custom.define(definition, reserved=built_in_metric_ids())
 
 
 def register(metric_id: str, cls: type[ScorerBase]) -> None:
@@ -75,14 +96,20 @@ def register(metric_id: str, cls: type[ScorerBase]) -> None:
     _EXTRA[metric_id] = cls
 
 
-def scorer_class(metric_id: str) -> type[ScorerBase]:
+def scorer_class(metric_id: str) -> type:
     """The class registered for a metric id (imports a built-in's module).
+
+    A built-in's is a ``ScorerBase``; a custom Python scorer's may be any class implementing
+    the protocol (read its identity with ``metric_card``).
 
     Raises:
         KeyError: unknown metric id (the message lists the known ones).
     """
     if metric_id in _EXTRA:
         return _EXTRA[metric_id]
+    definition = custom.defined(metric_id)
+    if definition is not None:
+        return definition.cls
     if metric_id not in _BUILTIN:
         raise KeyError(f"unknown metric id {metric_id!r}; known: {sorted(registered_metric_ids())}")
     module_name, _, class_name = _BUILTIN[metric_id].partition(":")
@@ -91,13 +118,27 @@ def scorer_class(metric_id: str) -> type[ScorerBase]:
     return cls
 
 
+def metric_card(metric_id: str) -> MetricCard:
+    """What the metric reads, its range, direction, version, and whether it is judged.
+
+    Raises:
+        KeyError: unknown metric id.
+    """
+    definition = custom.defined(metric_id)
+    if definition is not None and metric_id not in _EXTRA:
+        return definition.card
+    cls = scorer_class(metric_id)
+    library = getattr(cls, "library", "")
+    return card_of(cls, source=f"library {library}" if library else BUILT_IN)
+
+
 def scorer_needs_judge(metric_id: str) -> bool:
     """Whether the metric's scorer declares ``needs_judge`` (is built with ``judge=``).
 
     Raises:
         KeyError: unknown metric id.
     """
-    return scorer_class(metric_id).needs_judge
+    return metric_card(metric_id).judged
 
 
 def select_metric_ids(*, needs_judge: bool, library: bool = False) -> tuple[str, ...]:
@@ -107,14 +148,11 @@ def select_metric_ids(*, needs_judge: bool, library: bool = False) -> tuple[str,
     ``library`` says: ``select_metric_ids(needs_judge=False)`` is the project's own
     deterministic scorers.
     """
-    return tuple(
-        m
-        for m in sorted(registered_metric_ids())
-        if scorer_class(m).needs_judge is needs_judge and bool(scorer_class(m).library) is library
-    )
+    cards = (metric_card(m) for m in sorted(registered_metric_ids()))
+    return tuple(c.id for c in cards if c.judged is needs_judge and bool(c.library) is library)
 
 
-def _check_arguments(metric_id: str, cls: type[ScorerBase], arguments: Mapping[str, Any]) -> None:
+def _check_arguments(metric_id: str, cls: type, arguments: Mapping[str, Any]) -> None:
     parameters = inspect.signature(cls).parameters.values()
     takes = sorted(
         p.name
@@ -142,14 +180,16 @@ def build_scorer(metric_id: str, *, judge: Judge | None = None, **arguments: Any
     """
     cls = scorer_class(metric_id)
     _check_arguments(metric_id, cls, arguments)
-    if cls.needs_judge:
+    if metric_card(metric_id).judged:
         if judge is None:
             raise ValueError(
                 f"metric {metric_id!r} is judge-based: build it with judge= (the suite's judge)"
             )
         arguments = {"judge": judge, **arguments}
+    definition = custom.defined(metric_id) if metric_id not in _EXTRA else None
     try:
-        return cls(**arguments)
+        scorer = cls(**arguments)
+        return scorer if definition is None else custom.wrap(definition, scorer)
     except ValueError as exc:
         raise ValueError(f"metric {metric_id!r}: {exc}") from exc
     except TypeError as exc:
@@ -159,17 +199,34 @@ def build_scorer(metric_id: str, *, judge: Judge | None = None, **arguments: Any
 def rebuild_scorer(row: Score | StoredScorer, judge: Judge | None = None) -> Scorer:
     """The exact scorer that wrote ``row`` (a stored score, or its id, version and arguments).
 
+    A custom metric is found by its definition in this process (its suite was loaded), else a
+    stored row's ``scorer_id`` names the entry point of its Python scorer, imported from the
+    installed modules.
+
     Raises:
         KeyError: the row's metric id is not registered.
         ValueError: the row was written by another version of the scorer than the code's (its
-            semantics differ, so it cannot be rebuilt), or a judged metric without a judge.
+            semantics differ, so it cannot be rebuilt), by another custom scorer or rubric than
+            the one defined now, or a judged metric without a judge.
+        custom.CustomMetricError: the entry point the row names cannot be imported.
     """
     arguments: Mapping[str, Any]
+    scorer_id: str | None = None
     if isinstance(row, Score):
         metric_id, version, arguments = row.metric_id, row.scorer_version, row.scorer_args
+        scorer_id = row.scorer_id
     else:
         metric_id, version, arguments = row
-    current = scorer_class(metric_id).metric_version
+    unknown = metric_id not in registered_metric_ids()
+    if unknown and scorer_id is not None and custom.is_entry_point(scorer_id):
+        define_custom(custom.python_metric(metric_id, scorer_id, None))
+    definition = custom.defined(metric_id)
+    if definition is not None and scorer_id not in (None, definition.scorer_id):
+        raise ValueError(
+            f"cannot rebuild {metric_id!r}: the row was scored by {scorer_id}, the metric is "
+            f"now defined by {definition.scorer_id}; rescore with the current definition instead"
+        )
+    current = metric_card(metric_id).version
     if version != current:
         raise ValueError(
             f"cannot rebuild {metric_id!r}: the row was scored by version {version}, the "

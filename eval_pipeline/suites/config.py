@@ -13,13 +13,18 @@ redaction_policy: keep-tools         # runner spans: default | keep-tools | a po
 metrics:
   - {id: task_completion, threshold: 0.85, max_regression: 0.02}
   - {id: step_efficiency, args: {max_extra_steps: 2}}   # args: the scorer's arguments
+  - {id: refund_stated, scorer: "my_metrics:RefundStated", threshold: 0.9}   # custom, Python
+  - {id: refund_explained, rubric: rubrics/refund.yaml, threshold: 0.8}      # custom, judged
 budgets: {p95_latency_s: 12, cost_per_task_usd: 0.08}
 slices: [intent, language, tool]
 ```
 
 ``load_suite`` validates once, at the edge: every problem is reported as ``path:line: field:
 message``. A metric without ``threshold`` or ``max_regression`` takes its risk tier's default, so
-``SuiteConfig.metrics`` always carries numbers.
+``SuiteConfig.metrics`` always carries numbers. A metric with ``scorer`` (``module:Class``) or
+``rubric`` (a file relative to the suite) is the suite's own (``suites.custom_metrics``): it is
+loaded and defined for the process while the suite is read, and a declaration that cannot be
+loaded is an issue on its line like any other.
 
 A suite that only gates score files is rules alone, as the reference's gate is: ``datasets``
 (nothing to run) and ``judge`` (nothing to score) may be left out and ``runs_per_item``
@@ -35,6 +40,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_pipeline.suites.custom_metrics import define_custom_metrics
 from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
 from eval_pipeline.suites.suite_rules import check_budgets, pin_datasets, resolve_metrics
@@ -89,6 +95,10 @@ class MetricSpec(BaseModel):
     max_regression: Fraction
     args: dict[str, Any] = Field(default_factory=dict)
     """Keyword arguments of the metric's scorer (recorded with every score row)."""
+    scorer: Text | None = None
+    """A custom Python scorer, ``module:Class`` (the suite's folder first, else installed)."""
+    rubric: Text | None = None
+    """A custom judged metric's rubric file (absolute once loaded)."""
 
 
 class Budgets(BaseModel):
@@ -188,6 +198,7 @@ def load_suite(
             del raw[internal]
     pin_datasets(raw, issues)
     check_budgets(raw, issues)
+    define_custom_metrics(raw, path, issues)
     resolve_metrics(raw, policy, issues)
     fingerprint = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     try:

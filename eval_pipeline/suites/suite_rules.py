@@ -71,7 +71,8 @@ def resolve_metrics(raw: dict[str, Any], policy: RiskPolicy, issues: IssueList) 
             continue
         metric_id = metric["id"]
         where = ("metrics", index)
-        if metric_id not in known:
+        declared = any(issues.has((*where, kind)) for kind in ("scorer", "rubric"))
+        if metric_id not in known and not declared:  # a failed declaration says why already
             issues.add(
                 (*where, "id"),
                 f"unknown metric id {metric_id!r}; known: " + ", ".join(sorted(known)),

@@ -12,6 +12,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
@@ -85,6 +86,7 @@ class DeepEvalToolCorrectness(DeepEvalAdapter):
     """
 
     metric_id = "deepeval.tool_correctness"
+    layer = Layer.TOOL_USE
     metric_class = "ToolCorrectnessMetric"
     needs_judge = False
     run_fields = frozenset({"tool_calls", "final_answer"})
@@ -103,6 +105,7 @@ class DeepEvalArgumentCorrectness(DeepEvalAdapter):
     """
 
     metric_id = "deepeval.argument_correctness"
+    layer = Layer.TOOL_USE
     metric_class = "ArgumentCorrectnessMetric"
     run_fields = frozenset({"tool_calls", "user_input", "final_answer"})
     item_fields = frozenset({"input_messages"})
@@ -120,6 +123,7 @@ class DeepEvalFaithfulness(DeepEvalAdapter):
     """
 
     metric_id = "deepeval.faithfulness"
+    layer = Layer.FINAL_ANSWER
     metric_class = "FaithfulnessMetric"
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
 
@@ -144,6 +148,7 @@ class DeepEvalTaskCompletion(_TraceMetric):
     """
 
     metric_id = "deepeval.task_completion"
+    layer = Layer.TASK
     metric_class = "TaskCompletionMetric"
 
 
@@ -155,6 +160,7 @@ class DeepEvalPlanAdherence(_TraceMetric):
     """
 
     metric_id = "deepeval.plan_adherence"
+    layer = Layer.PLAN
     metric_class = "PlanAdherenceMetric"
 
 
@@ -166,6 +172,7 @@ class DeepEvalPlanQuality(_TraceMetric):
     """
 
     metric_id = "deepeval.plan_quality"
+    layer = Layer.PLAN
     metric_class = "PlanQualityMetric"
 
 
@@ -177,4 +184,5 @@ class DeepEvalStepEfficiency(_TraceMetric):
     """
 
     metric_id = "deepeval.step_efficiency"
+    layer = Layer.TOOL_USE
     metric_class = "StepEfficiencyMetric"

@@ -12,6 +12,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of, question_of
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
@@ -90,6 +91,7 @@ class RagasToolCallAccuracy(_ToolCallMetric):
     """
 
     metric_id = "ragas.tool_call_accuracy"
+    layer = Layer.TOOL_USE
     metric_class = "ToolCallAccuracy"
 
 
@@ -101,6 +103,7 @@ class RagasToolCallF1(_ToolCallMetric):
     """
 
     metric_id = "ragas.tool_call_f1"
+    layer = Layer.TOOL_USE
     metric_class = "ToolCallF1"
 
 
@@ -113,6 +116,7 @@ class RagasAgentGoalAccuracy(RagasAdapter):
     """
 
     metric_id = "ragas.agent_goal_accuracy"
+    layer = Layer.TASK
     run_fields = frozenset({"tool_calls", "final_answer", "user_input"})
     item_fields = frozenset({"reference_answer", "input_messages"})
 
@@ -142,6 +146,7 @@ class RagasFaithfulness(RagasAdapter):
     """
 
     metric_id = "ragas.faithfulness"
+    layer = Layer.FINAL_ANSWER
     metric_class = "Faithfulness"
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages"})

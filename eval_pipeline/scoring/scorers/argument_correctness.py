@@ -5,6 +5,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, call_check, tool_schemas, trajectories
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.redacted_calls import redaction_reason
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
@@ -35,6 +36,8 @@ class ArgumentCorrectness(ScorerBase):
     """
 
     metric_id = "argument_correctness"
+    layer = Layer.TOOL_USE
+    not_applicable_when = "the item lists no expected call with arguments"
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 

@@ -6,6 +6,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.action_claims import DEFAULT_ACTION_VERBS, find_claims, performs
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -28,6 +29,9 @@ class HallucinatedActions(ScorerBase):
     """
 
     metric_id = "hallucinated_actions"
+    layer = Layer.FINAL_ANSWER
+    not_applicable_when = "the final answer claims no action"
+    value_set = (0.0, 1.0)
     metric_version = 3
     run_fields = frozenset({"final_answer", "tool_calls"})
 

@@ -7,6 +7,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.tool_kinds import DEFAULT_READ_PREFIXES
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
@@ -76,6 +77,8 @@ class HandoffQuality(ScorerBase):
     """
 
     metric_id = "handoff_quality"
+    layer = Layer.MULTI_AGENT
+    not_applicable_when = "no hand-off is expected and none is made"
     metric_version = 2
     run_fields = frozenset({"handoffs", "tool_calls"})
     item_fields = frozenset(

@@ -8,6 +8,7 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.constraints import forbidden_executed
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
@@ -29,6 +30,9 @@ class InjectionResistance(ScorerBase):
     """
 
     metric_id = "injection_resistance"
+    layer = Layer.SAFETY
+    not_applicable_when = "the item has no forbidden call or canary (no attack)"
+    value_set = (0.0, 1.0)
     run_fields = frozenset({"tool_calls", "final_answer"})
     item_fields = frozenset({"forbidden_calls", "canaries"})
 

@@ -24,6 +24,7 @@ from eval_pipeline.judges.errors import JudgeCannotJudge
 from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
 from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of, plan_of, question_of, tool_calls_of
 from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.verdict import Verdict
@@ -52,6 +53,21 @@ class JudgedScorer(ScorerBase):
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """The rubric fields for this run, or why they cannot be built."""
         raise NotImplementedError
+
+    def not_applicable_reason(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Why the metric does not apply to this run, before any judging (None: it does).
+
+        Asked in ``verdicts``, so a run is ``not_applicable`` alike alone and in a batch.
+        """
+        return None
+
+    def rubric(self) -> Rubric:
+        """The rubric the judge is asked: the task's, in the scorer's rubric set version.
+
+        Raises:
+            RubricError: no rubric for the task at that version.
+        """
+        return load_rubric(self.task, self._rubric_version)
 
     def absent_reference(self, item: DatasetItem) -> str | None:
         """Which reference ``item`` lacks by design that the rubric would judge against.
@@ -87,6 +103,12 @@ class JudgedScorer(ScorerBase):
         rows: dict[int, Verdict] = {}
         asked: list[tuple[int, Rubric, JudgeRequest]] = []
         for n, (run, item) in enumerate(pairs):
+            inapplicable = self.not_applicable_reason(run, item)
+            if inapplicable is not None:
+                rows[n] = self.not_applicable(
+                    inapplicable, judge_fingerprint=fingerprint, judge_backend=backend
+                )
+                continue
             fields = self.fields(run, item)
             if isinstance(fields, str):
                 rows[n] = self.unscored(
@@ -94,7 +116,7 @@ class JudgedScorer(ScorerBase):
                 )
                 continue
             try:
-                rubric = load_rubric(self.task, self._rubric_version)
+                rubric = self.rubric()
                 asked.append((n, rubric, rubric.request(fields)))
             except RubricError as exc:
                 rows[n] = self.errored(
@@ -127,6 +149,7 @@ class JudgedScorer(ScorerBase):
             elif isinstance(answer, Exception):
                 raise answer
             else:
+                answer = rubric.conclude(answer)
                 rows[n] = self.scored(
                     answer.score,
                     reason=answer.reason,
@@ -149,19 +172,17 @@ class Faithfulness(JudgedScorer):
     """
 
     metric_id = "faithfulness"
+    layer = Layer.FINAL_ANSWER
+    not_applicable_when = "the run has no retrieval or tool result and the item expects none"
     task = "faithfulness"
     run_fields = frozenset({"final_answer", "retrieved", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages", "expected_tool_calls", "alternative_trajectories"})
 
-    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
-        """Not applicable without evidence where none is needed; else judged."""
+    def not_applicable_reason(self, run: AgentRun, item: DatasetItem) -> str | None:
+        """Not applicable without evidence where none is needed."""
         if not evidence_of(run) and not any(item.trajectories):
-            return self.not_applicable(
-                "no retrieval or tool result, and the item expects none",
-                judge_fingerprint=self._judge.fingerprint.digest,
-                judge_backend=self._judge.backend,
-            )
-        return super().verdict(run, item)
+            return "no retrieval or tool result, and the item expects none"
+        return None
 
     def fields(self, run: AgentRun, item: DatasetItem) -> dict[str, Any] | str:
         """Answer, evidence and question."""
@@ -185,6 +206,7 @@ class AnswerRelevancy(JudgedScorer):
     """
 
     metric_id = "answer_relevancy"
+    layer = Layer.FINAL_ANSWER
     task = "answer_relevancy"
     run_fields = frozenset({"final_answer", "user_input"})
     item_fields = frozenset({"input_messages"})
@@ -211,6 +233,11 @@ class TaskCompletion(JudgedScorer):
     """
 
     metric_id = "task_completion"
+    layer = Layer.TASK
+    not_applicable_when = (
+        "the item has no reference answer by design (a regression case) and the judge "
+        "cannot judge without one"
+    )
     task = "task_completion"
     run_fields = frozenset({"final_answer", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages", "reference_answer", "provenance"})
@@ -246,6 +273,7 @@ class PlanQuality(JudgedScorer):
     """
 
     metric_id = "plan_quality"
+    layer = Layer.PLAN
     task = "plan_quality"
     run_fields = frozenset({"spans", "model_calls", "user_input"})
     item_fields = frozenset({"input_messages", "tool_schemas"})
@@ -275,6 +303,7 @@ class PlanAdherence(PlanQuality):
     """
 
     metric_id = "plan_adherence"
+    layer = Layer.PLAN
     task = "plan_adherence"
     run_fields = frozenset({"spans", "model_calls", "tool_calls", "user_input"})
     item_fields = frozenset({"input_messages"})

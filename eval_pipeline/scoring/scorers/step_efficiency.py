@@ -3,6 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import NO_SCHEMAS, align, trajectories
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -24,6 +25,8 @@ class StepEfficiency(ScorerBase):
     """
 
     metric_id = "step_efficiency"
+    layer = Layer.TOOL_USE
+    not_applicable_when = "the item lists no expected tool call"
     metric_version = 2
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})

@@ -6,6 +6,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.arguments import parse_arguments
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.end_state import EndStateFormatError, parse_end_state, performs
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
 
@@ -23,6 +24,9 @@ class TaskSuccess(ScorerBase):
     """
 
     metric_id = "task_success"
+    layer = Layer.TASK
+    not_applicable_when = "the item gives no expected end state"
+    value_set = (0.0, 1.0)
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_end_state"})
 

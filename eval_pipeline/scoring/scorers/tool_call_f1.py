@@ -3,6 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import align, tool_schemas, trajectories
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -21,6 +22,8 @@ class ToolCallF1(ScorerBase):
     """
 
     metric_id = "tool_call_f1"
+    layer = Layer.TOOL_USE
+    not_applicable_when = "the item lists no expected tool call"
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories", "tool_schemas"})
 

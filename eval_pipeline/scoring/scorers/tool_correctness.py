@@ -3,6 +3,7 @@
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.matching import NO_SCHEMAS, Alignment, align, trajectories
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -20,6 +21,8 @@ class ToolCorrectness(ScorerBase):
     """
 
     metric_id = "tool_correctness"
+    layer = Layer.TOOL_USE
+    not_applicable_when = "the item lists no expected tool call"
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset({"expected_tool_calls", "alternative_trajectories"})
 

@@ -2,6 +2,7 @@
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -16,6 +17,8 @@ class TraceCompleteness(ScorerBase):
     """
 
     metric_id = "trace_completeness"
+    layer = Layer.TRACE
+    value_set = (0.0, 1.0)
     run_fields = frozenset({"complete", "completeness_reasons"})
 
     def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:

@@ -6,6 +6,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.constraints import check_ordering, forbidden_executed
 from eval_pipeline.scoring.matching import align, tool_schemas, trajectories
+from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
 
@@ -26,6 +27,8 @@ class TrajectoryMatch(ScorerBase):
     """
 
     metric_id = "trajectory_match"
+    layer = Layer.TOOL_USE
+    not_applicable_when = "the item lists no expected tool call"
     run_fields = frozenset({"tool_calls"})
     item_fields = frozenset(
         {
