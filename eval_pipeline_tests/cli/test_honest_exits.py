@@ -67,11 +67,13 @@ def test_ingest_of_a_file_with_no_span_exits_2_naming_it(tmp_path: Path) -> None
     hello.write_text('{"hello": "world"}')
     empty = tmp_path / "empty.json"
     empty.write_bytes(b"")
-    for path in (hello, empty):
-        for given in (("--format", "otlp"), ()):
-            result = _invoke("ingest", *given, path)
-            assert result.exit_code == 2, (path, given, result.output)
-            assert f"no span in {path}" in result.stderr
+    for path, given in ((hello, ("--format", "otlp")), (empty, ("--format", "otlp")), (empty, ())):
+        result = _invoke("ingest", *given, path)
+        assert result.exit_code == 2, (path, given, result.output)
+        assert f"error: no span in {path}" in result.stderr
+        assert "nothing was stored" in result.stderr
+    unknown = _invoke("ingest", hello)  # undetected format: already its own error
+    assert unknown.exit_code == 2 and f"{hello}: " in unknown.stderr
     assert TraceStore(current_home().store).builds() == []
 
 
