@@ -26,6 +26,7 @@ from eval_pipeline.cli import (
     gate,
     import_cmd,
     ingest,
+    init,
     report,
     review,
     scoring,
@@ -42,6 +43,7 @@ def cli() -> None:
 
 
 for module in (
+    init,
     demo,
     ingest,
     traces,
