@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from eval_pipeline.realtime.alerts.alert import Alert
 
 
-def _since(value: str | None) -> datetime | None:
+def parse_since(value: str | None) -> datetime | None:
+    """A ``--since`` option's moment (UTC when no zone is given); exit 2 naming a bad value."""
     if value is None:
         return None
     try:
@@ -45,7 +46,7 @@ def list_alerts(since: str | None, build: str | None, fmt: str) -> None:
     from eval_pipeline.realtime.alerts.store import AlertStore
 
     state_url = current_home().state_url
-    found = AlertStore(state_url).list_alerts(since=_since(since), build=build)
+    found = AlertStore(state_url).list_alerts(since=parse_since(since), build=build)
     if fmt == "json":
         echo_json([a.as_json() for a in found])
         return

@@ -24,7 +24,7 @@ from eval_pipeline_tests.cli.small_suite import small_suite
 from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows
 
 DAY1 = 1_790_000_000_000_000_000  # 2026-09-21T14:13:20Z
-DAY2 = DAY1 + 86_400 * 10**9
+DAY2 = DAY1 + 10 * 86_400 * 10**9  # 2026-10-01
 
 
 def _invoke(*args: object) -> Result:
@@ -54,7 +54,7 @@ def test_traces_list_shows_start_duration_tokens_error_and_filters() -> None:
     for column in ("start", "duration", "tokens", "error", "build", "tools"):
         assert column in header
     assert "2026-09-21T14:13:20" in text and "execute_tool refund: upstream timeout" in text
-    assert "120/20" in text  # tokens in/out
+    assert "100/20" in text  # tokens in/out
     assert _listed() == {"a1", "b2", "c3"}
     assert _listed("--since", "2026-09-25") == {"b2", "c3"}
     assert _listed("--errors") == {"b2"}
@@ -79,11 +79,11 @@ def test_a_table_in_a_pipe_never_folds_a_cell(capsys: pytest.CaptureFixture[str]
     assert digest in row and long_text.strip() in row
 
 
-def test_datasets_list_keeps_each_content_hash_whole(tmp_path: Path) -> None:
+def test_datasets_show_keeps_the_content_hash_whole(tmp_path: Path) -> None:
     small_suite(tmp_path, "hashes", items=2)
-    text = _invoke("datasets", "list").stdout
-    row = next(line for line in text.splitlines() if "golden/hashes" in line)
-    assert len(row.split("sha256:")[1].split()[0]) == 64
+    text = _invoke("datasets", "show", "golden/hashes", "v1").stdout
+    title = text.splitlines()[0]
+    assert title.startswith("golden/hashes@v1") and len(title.split("sha256:")[1]) == 64
 
 
 def test_scores_csv_has_empty_cells_not_nan_and_json_is_strict() -> None:
