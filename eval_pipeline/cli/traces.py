@@ -66,8 +66,19 @@ def list_runs(
         echo_json(rows)
         return
     print_table(
-        ("trace", "build", "item", "run", "start", "duration", "tokens", "root agent", "tools",
-         "error", "complete"),  # fmt: skip
+        (
+            "trace",
+            "build",
+            "item",
+            "run",
+            "start",
+            "duration",
+            "tokens",
+            "root agent",
+            "tools",
+            "error",
+            "complete",
+        ),
         (
             (
                 r["trace_id"],

@@ -43,8 +43,10 @@ def test_run_with_some_runs_failed_exits_1_and_a_clean_run_exits_0(tmp_path: Pat
     summary = json.loads(result.stdout)
     assert (summary["failed_runs"], summary["complete_runs"]) == (2, 2)
     assert "2 of 4 runs failed" in result.stderr
-    clean = _invoke("run", "--suite", suite, "--build", "c", "--runner", f"{AGENTS}:second_run_fails",
-                    "--runs-per-item", 1)  # fmt: skip
+    runner = f"{AGENTS}:second_run_fails"
+    clean = _invoke(
+        "run", "--suite", suite, "--build", "c", "--runner", runner, "--runs-per-item", 1
+    )
     assert clean.exit_code == 0, clean.output
     assert clean.stderr == ""
 

@@ -60,7 +60,9 @@ def test_init_writes_a_project_whose_runs_score_and_pass_the_gate(project: Path)
     assert runs["failed_runs"] == 0 and runs["complete_runs"] == runs["expected_runs"] > 0
     scored = _invoke("score", "--suite", "suite.yaml", "--build", "v1", "--format", "json")
     assert scored.exit_code == 0, scored.output
-    assert all(m["errors"] == 0 and m["n"] > 0 for m in json.loads(scored.stdout)["metrics"].values())
+    assert all(
+        m["errors"] == 0 and m["n"] > 0 for m in json.loads(scored.stdout)["metrics"].values()
+    )
     gated = _invoke("gate", "--suite", "suite.yaml", "--candidate", "v1", "--no-baseline")
     assert gated.exit_code == 0, gated.output
 

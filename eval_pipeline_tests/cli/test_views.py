@@ -90,9 +90,19 @@ def test_scores_csv_has_empty_cells_not_nan_and_json_is_strict() -> None:
     ScoreStore(current_home().ensure().store).write(
         "b1",
         [
-            Score("tool_correctness", 1.0, "scored", "tool_correctness", 1, item_id="i", run_index=0),
-            Score("tool_correctness", None, "error", "tool_correctness", 1, item_id="i",
-                  run_index=1, reason="boom"),  # fmt: skip
+            Score(
+                "tool_correctness", 1.0, "scored", "tool_correctness", 1, item_id="i", run_index=0
+            ),
+            Score(
+                "tool_correctness",
+                None,
+                "error",
+                "tool_correctness",
+                1,
+                item_id="i",
+                run_index=1,
+                reason="boom",
+            ),
         ],
     )
     csv_text = _invoke("scores", "--build", "b1", "--format", "csv").stdout

@@ -125,10 +125,11 @@ def test_a_one_item_suite_claims_no_power() -> None:
 
 
 def _failing_report() -> GateReport:
-    base = frame(score_rows("faithfulness", [0.9] * 30, runs_per_item=6, latency_s=1.0),
-                 score_rows("task_completion", [0.9] * 30, runs_per_item=6, latency_s=1.0))  # fmt: skip
-    worse = frame(score_rows("faithfulness", [0.2] * 30, runs_per_item=6, latency_s=1.0),
-                  score_rows("task_completion", [0.9] * 30, runs_per_item=6, latency_s=1.0))  # fmt: skip
+    def rows(metric: str, value: float) -> list[dict[str, object]]:
+        return score_rows(metric, [value] * 30, runs_per_item=6, latency_s=1.0)
+
+    base = frame(rows("faithfulness", 0.9), rows("task_completion", 0.9))
+    worse = frame(rows("faithfulness", 0.2), rows("task_completion", 0.9))
     worse["trace_id"] = [f"{k:032x}" for k in range(len(worse))]
     return evaluate_gate(CONFIG, worse, base)
 

@@ -40,7 +40,8 @@ class RaisingScorer:
 
 def _reason(scorer: RaisingScorer) -> str:
     run = AgentRun(trace_id="ab" * 16, root_span_id=None, spans=())
-    (row,) = score_run(run, DatasetItem(item_id="i"), [scorer], build="b", run_index=0)
+    scorers: list[Any] = [scorer]
+    (row,) = score_run(run, DatasetItem(item_id="i"), scorers, build="b", run_index=0)
     assert row.status == "error"
     return row.reason
 

@@ -14,14 +14,13 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agent import AGENT, answer  # type: ignore[import-not-found]  # beside this file
 from opentelemetry import context as otel_context
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-
-from agent import AGENT, answer  # type: ignore[import-not-found]  # beside this file
 
 _PROVIDERS: dict[str, TracerProvider] = {}
 _LOCK = threading.Lock()

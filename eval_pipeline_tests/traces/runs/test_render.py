@@ -20,22 +20,69 @@ TRACE = "cd" * 16
 def _run():  # type: ignore[no-untyped-def]
     question = Message(role="user", parts=({"type": "text", "content": "Weather in Atlantis?"},))
     spans = [
-        make_span("1", trace_id=TRACE, operation=Operation.INVOKE_AGENT, start=T0,
-                  end=T0 + 50 * MS, name="invoke_agent weather", agent_name="weather"),  # fmt: skip
-        make_span("2", "1", trace_id=TRACE, operation=Operation.CHAT, start=T0 + 1 * MS,
-                  end=T0 + 11 * MS, name="chat m", model="m", input_tokens=46, output_tokens=12,
-                  input_messages=(question,),
-                  output_messages=(assistant(tool_call("c1", "get_weather", {"city": "Atlantis"})),)),  # fmt: skip
-        make_span("3", "1", trace_id=TRACE, operation=Operation.EXECUTE_TOOL, start=T0 + 12 * MS,
-                  end=T0 + 15 * MS, name="execute_tool get_weather", tool_name="get_weather",
-                  tool_call_id="c1", tool_arguments={"city": "Atlantis"},
-                  status_code=StatusCode.ERROR, status_message="unknown city: atlantis"),  # fmt: skip
-        make_span("4", "1", trace_id=TRACE, operation=Operation.EXECUTE_TOOL, start=T0 + 16 * MS,
-                  end=T0 + 18 * MS, name="execute_tool get_time", tool_name="get_time",
-                  tool_call_id="c2", tool_arguments={}, tool_result={"utc": "05:46"}),  # fmt: skip
-        make_span("5", "1", trace_id=TRACE, operation=Operation.CHAT, start=T0 + 20 * MS,
-                  end=T0 + 40 * MS, name="chat m", model="m", input_tokens=60, output_tokens=9,
-                  output_messages=(assistant({"type": "text", "content": "Sorry, no weather."}),)),  # fmt: skip
+        make_span(
+            "1",
+            trace_id=TRACE,
+            operation=Operation.INVOKE_AGENT,
+            start=T0,
+            end=T0 + 50 * MS,
+            name="invoke_agent weather",
+            agent_name="weather",
+        ),
+        make_span(
+            "2",
+            "1",
+            trace_id=TRACE,
+            operation=Operation.CHAT,
+            start=T0 + 1 * MS,
+            end=T0 + 11 * MS,
+            name="chat m",
+            model="m",
+            input_tokens=46,
+            output_tokens=12,
+            input_messages=(question,),
+            output_messages=(assistant(tool_call("c1", "get_weather", {"city": "Atlantis"})),),
+        ),
+        make_span(
+            "3",
+            "1",
+            trace_id=TRACE,
+            operation=Operation.EXECUTE_TOOL,
+            start=T0 + 12 * MS,
+            end=T0 + 15 * MS,
+            name="execute_tool get_weather",
+            tool_name="get_weather",
+            tool_call_id="c1",
+            tool_arguments={"city": "Atlantis"},
+            status_code=StatusCode.ERROR,
+            status_message="unknown city: atlantis",
+        ),
+        make_span(
+            "4",
+            "1",
+            trace_id=TRACE,
+            operation=Operation.EXECUTE_TOOL,
+            start=T0 + 16 * MS,
+            end=T0 + 18 * MS,
+            name="execute_tool get_time",
+            tool_name="get_time",
+            tool_call_id="c2",
+            tool_arguments={},
+            tool_result={"utc": "05:46"},
+        ),
+        make_span(
+            "5",
+            "1",
+            trace_id=TRACE,
+            operation=Operation.CHAT,
+            start=T0 + 20 * MS,
+            end=T0 + 40 * MS,
+            name="chat m",
+            model="m",
+            input_tokens=60,
+            output_tokens=9,
+            output_messages=(assistant({"type": "text", "content": "Sorry, no weather."}),),
+        ),
     ]
     return assemble_run(TRACE, spans)
 
@@ -44,8 +91,11 @@ def test_the_show_document_keeps_inputs_results_errors_timings_and_tokens() -> N
     document = run_tree(_run(), "b1")
     assert document["start_time"] == "2025-12-06T05:46:40.000Z"
     assert document["errors"] == [
-        {"span_id": "0000000000000003", "name": "execute_tool get_weather",
-         "message": "unknown city: atlantis"}  # fmt: skip
+        {
+            "span_id": "0000000000000003",
+            "name": "execute_tool get_weather",
+            "message": "unknown city: atlantis",
+        }
     ]
     root = document["spans"][0]
     chat, failed, timed = root["children"][:3]
