@@ -28,6 +28,7 @@ from eval_pipeline.cli import (
     history,
     import_cmd,
     ingest,
+    init,
     metrics,
     report,
     review,
@@ -45,6 +46,7 @@ def cli() -> None:
 
 
 for module in (
+    init,
     demo,
     ingest,
     traces,

@@ -93,7 +93,7 @@ def run(
     quiet: bool,
 ) -> None:
     """Run BUILD over the suite's items x runs_per_item and store the traces (resumable)."""
-    from eval_pipeline.cli.stage import cli_stage
+    from eval_pipeline.cli.stage import cli_stage, exit_if_runs_failed
     from eval_pipeline.evaluation.runner_spec import RunnerSpecError
     from eval_pipeline.evaluation.stage import Scope
     from eval_pipeline.evaluation.stages import collect_runs
@@ -129,6 +129,7 @@ def run(
         echo_json(document)
     else:
         _print_runs(document)
+    exit_if_runs_failed(summary)
 
 
 def _print_runs(document: dict[str, Any]) -> None:

@@ -58,6 +58,7 @@ _CONFIG = click.option(
 def detect(build: str, config_path: Path | None, record: bool, fmt: str) -> None:
     """Replay the real-time detectors over a stored build; print its alerts."""
     from eval_pipeline.realtime.alerts.alert import Alert
+    from eval_pipeline.realtime.alerts.detector_runs import REPLAY, DetectorRuns
     from eval_pipeline.realtime.alerts.store import AlertStore
     from eval_pipeline.realtime.detectors.registry import detect as detect_run
     from eval_pipeline.traces.store.trace_store import TraceStore
@@ -71,13 +72,16 @@ def detect(build: str, config_path: Path | None, record: bool, fmt: str) -> None
             f"--build {build}: no traces stored for this build "
             f"(known: {', '.join(builds) or 'none'})"
         )
-    alerts = [
-        Alert.from_flag(flag, build)
-        for run in store.runs(build)
-        for flag in detect_run(run, detectors)
-    ]
+    runs = store.runs(build)
+    alerts = [Alert.from_flag(flag, build) for run in runs for flag in detect_run(run, detectors)]
     if record:
         AlertStore(home.state_url).record(alerts, deliver=False)
+        replay = DetectorRuns(home.state_url)
+        replay.checked(
+            replay.start(REPLAY, build=build),
+            spans=sum(len(r.spans) for r in runs),
+            traces=len(runs),
+        )
     if fmt == "json":
         echo_json([a.as_json() for a in alerts])
         return

@@ -64,7 +64,6 @@ def _gate_build(
     """Gate a stored build through the evaluation stages: (rendered report, exit, verdict)."""
     from eval_pipeline.cli.stage import cli_stage
     from eval_pipeline.evaluation.stages import decide_gate
-    from eval_pipeline.gate import RENDERERS
     from eval_pipeline.scoring.store import ScoreStore
 
     stage = cli_stage(candidate, suite_ref, baseline=baseline, needs=())
@@ -77,9 +76,20 @@ def _gate_build(
     outcome = decide_gate(stage, no_baseline=no_baseline, **overrides)
     report = outcome.report
     rendered = (
-        json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
+        json.dumps(outcome.to_json(), indent=2) + "\n"
+        if fmt == "json"
+        else _render(fmt, report, outcome.build, outcome.baseline)
     )
     return rendered, report.exit_code, str(report.verdict)
+
+
+def _render(fmt: str, report: Any, candidate: str, baseline: str | None) -> str:
+    """A non-JSON rendering; the text one names what was compared on its first line."""
+    from eval_pipeline.gate import RENDERERS, render_text
+
+    if fmt == "text":
+        return render_text(report, candidate=candidate, baseline=baseline)
+    return RENDERERS[fmt](report)
 
 
 def _gate_files(
@@ -96,7 +106,7 @@ def _gate_files(
     judge trust, and JSON as gating the stored builds the files were exported from.
     """
     from eval_pipeline.evaluation.gate_stage import gate_score_frames
-    from eval_pipeline.gate import RENDERERS, ScoreFrameError
+    from eval_pipeline.gate import ScoreFrameError
     from eval_pipeline.home import current_home
 
     suite = load_suite_config(suite_ref)
@@ -119,7 +129,9 @@ def _gate_files(
         raise InputError(f"{exc}{line}") from exc
     report = outcome.report
     rendered = (
-        json.dumps(outcome.to_json(), indent=2) + "\n" if fmt == "json" else RENDERERS[fmt](report)
+        json.dumps(outcome.to_json(), indent=2) + "\n"
+        if fmt == "json"
+        else _render(fmt, report, outcome.build, outcome.baseline)
     )
     return rendered, report.exit_code, str(report.verdict)
 

@@ -4,11 +4,14 @@
 normalise, redact, judge and store traces through the one ingest function (the format
 dispatch is ``importers.traces.files``; BFCL results ``importers.benchmarks.bfcl_results``);
 good data is always stored, and any rejected span or unreadable file makes the command exit 2
-with errors naming file, span and field. Incomplete traces are reported, not rejected. A
+with errors naming file, span and field; so does a file holding no span at all (``{"hello":
+"world"}``, an empty file: ``no span in FILE``), which would otherwise store nothing and look
+like success. Incomplete traces are reported, not rejected. A
 terminal's stderr shows a bar over the files (``--quiet``: none); ``--output-format json``
 prints the summary as one object (``--format`` names the input format here).
 """
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -19,11 +22,13 @@ from eval_pipeline.cli.output import echo_json, format_option, progress, quiet_o
 from eval_pipeline.home import current_home
 from eval_pipeline.importers.benchmarks.bfcl_results import ingest_bfcl_results
 from eval_pipeline.importers.report import ImportReport
-from eval_pipeline.importers.traces.files import FORMATS, ingest_files
+from eval_pipeline.importers.traces.files import FORMATS, expand, ingest_files
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.ingest.guard import build_problem
+from eval_pipeline.traces.ingest.ingest import RowStore
 from eval_pipeline.traces.redact.redactor import PolicyError, RedactionPolicy, load_policy
-from eval_pipeline.traces.store.trace_store import TraceStore
+from eval_pipeline.traces.store.span_table import Row
+from eval_pipeline.traces.store.trace_store import UNASSIGNED, TraceStore
 
 SHOWN_INCOMPLETE = 5
 """Incomplete traces named on the terminal (the count covers them all)."""
@@ -34,6 +39,54 @@ def _policy(value: str | None) -> RedactionPolicy:
         return load_policy(value)
     except PolicyError as exc:
         raise InputError(f"--redaction-policy: {exc}") from None
+
+
+class _SpansPerFile:
+    """The trace store, counting the spans ingest hands it from each file.
+
+    ``ingest_files`` reports progress as it reaches each file, only once the previous file's
+    batches were taken (its documented order), so the rows handed over between two reports
+    are the earlier file's. A file with no rows and no error held no span at all.
+    """
+
+    def __init__(self, store: RowStore, files: Sequence[Path]) -> None:
+        self.store = store
+        self.files = list(files)
+        self.rows = [0] * len(self.files)
+        self.current = 0
+
+    def reached(self, done: int, total: int) -> None:
+        """Progress callback: file ``done`` is the one being read now."""
+        self.current = done
+
+    def builds_for_rows(
+        self, rows: Sequence[Row], build: str | None = None, default: str = UNASSIGNED
+    ) -> list[str]:
+        """Count the rows, then ask the store (``RowStore.builds_for_rows``)."""
+        if self.current < len(self.rows):
+            self.rows[self.current] += len(rows)
+        return self.store.builds_for_rows(rows, build, default)
+
+    def write_rows(
+        self,
+        rows: Sequence[Row],
+        *,
+        build: str | None = None,
+        day: str | None = None,
+        targets: Sequence[str] | None = None,
+    ) -> int:
+        """``RowStore.write_rows`` of the store."""
+        return self.store.write_rows(rows, build=build, day=day, targets=targets)
+
+    def empty_files(self, result: ImportReport) -> list[Path]:
+        """Files that gave no span and no error (an error already names its file)."""
+        named = {str(e.source).split(":", 1)[0] for e in result.errors}
+        named |= {str(e.source) for e in result.errors}
+        return [
+            path
+            for path, rows in zip(self.files, self.rows, strict=True)
+            if rows == 0 and str(path) not in named
+        ]
 
 
 def _print(result: ImportReport, fmt: str) -> None:
@@ -108,6 +161,7 @@ def ingest(
         raise InputError(f"--build: {problem}")
     policy = _policy(policy_path)
     store = TraceStore(current_home().ensure().store)
+    counted = _SpansPerFile(store, expand(list(paths)))
     with progress("ingest", quiet=quiet) as tracker:
         if input_format == "bfcl":
             result = ingest_bfcl_results(
@@ -119,21 +173,32 @@ def ingest(
                 answers=answers,
             )
         else:
+
+            def advance(done: int, total: int) -> None:
+                counted.reached(done, total)
+                tracker.advance(done, total)
+
             result = ingest_files(
                 list(paths),
-                store=store,
+                store=counted,
                 build=build,
                 fmt=input_format,
                 policy=policy,
-                progress=tracker.advance,
+                progress=advance,
             )
     # the benchmark's own recorded scores (e.g. tau2's reward), kept beside ours
     store_imported_scores(ScoreStore(current_home().store), result.scores)
     _print(result, fmt)
+    empty = counted.empty_files(result) if input_format != "bfcl" else []
+    for path in empty:
+        click.echo(f"error: no span in {path} (nothing stored from it)", err=True)
     if result.errors:
         for error in result.errors:
             click.echo(f"error: {error}", err=True)
-        raise InputError(f"{len(result.errors)} problem(s) in the input; the good data was stored")
+    problems = len(result.errors) + len(empty)
+    if problems:
+        stored = "the good data was stored" if result.ingest.spans_stored else "nothing was stored"
+        raise InputError(f"{problems} problem(s) in the input; {stored}")
 
 
 COMMANDS: list[click.Command] = [ingest]

@@ -36,8 +36,10 @@ from rich.text import Text
 
 FORCE_TERMINAL_ENV = "EVAL_PIPELINE_FORCE_TERMINAL"
 """Set to 1 to draw progress (and colour) as if stderr and stdout were terminals."""
-PIPE_WIDTH = 240
-"""Columns a table may use when stdout is not a terminal (no wrapping in files and logs)."""
+PIPE_WIDTH = 100_000
+"""Columns a table may use when stdout is not a terminal: as many as its cells need, since a
+file, a pipe or a CI log wraps nothing, and a folded cell (a sha256 split in two) cannot be
+searched or copied. Lines carry no trailing blanks, so the width costs nothing."""
 VERDICT_STYLES = {"pass": "green", "fail": "bold red", "inconclusive": "yellow"}
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -109,32 +111,35 @@ def print_table(
 ) -> None:
     """Print rows as a table on stdout (values through ``cell``; never read as markup).
 
-    On a terminal the table is drawn in colour; elsewhere as plain text without trailing
-    blanks. No rows prints ``title: (none)``, else the caption.
+    On a terminal the table is drawn in colour and fitted to the window (long cells fold);
+    elsewhere as plain text, every cell and the title on one line, without trailing blanks.
+    No rows prints ``title: (none)``, else the caption.
     """
     body = [tuple(cell(value) for value in row) for row in rows]
     if not body:
         click.echo(f"{title}: (none)" if title else caption or "(none)")
         return
+    console = _console(sys.stdout)
+    terminal = console.is_terminal
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
-        title=title,
-        caption=caption,
+        title=title if terminal else None,
+        caption=caption if terminal else None,
         title_justify="left",
         caption_justify="left",
     )
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=not terminal)
     for row in body:
         table.add_row(*row)
-    console = _console(sys.stdout)
-    if console.is_terminal:
+    if terminal:
         console.print(table)
         return
     with console.capture() as captured:
         console.print(table)
-    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+    lines = [line.rstrip() for line in captured.get().splitlines()]
+    click.echo("\n".join([*([title] if title else []), *lines, *([caption] if caption else [])]))
 
 
 def print_fields(fields: Mapping[str, object], *, title: str | None = None) -> None:

@@ -53,8 +53,13 @@ def _export_frame(build: str) -> Any:
 
 
 def _records(frame: Any) -> list[dict[str, Any]]:
-    """JSON-safe rows: null for missing values, span ids as lists."""
-    rows: list[dict[str, Any]] = frame.to_dict(orient="records")
+    """JSON-safe rows: None for every missing value (a float column's NaN too), span ids as lists.
+
+    ``where(notna, None)`` on a float column keeps NaN (the column stays float): the frame is
+    made ``object`` first, so CSV writes an empty cell and JSON ``null``, never ``nan``/``NaN``.
+    """
+    plain = frame.astype(object)
+    rows: list[dict[str, Any]] = plain.where(frame.notna(), None).to_dict(orient="records")
     for row in rows:
         row["span_ids"] = list(row["span_ids"] or [])
     return rows

@@ -33,7 +33,7 @@ from eval_pipeline.home import current_home
 @quiet_option
 def score(suite_ref: str, build: str, spread_repeats: int, fmt: str, quiet: bool) -> None:
     """Score a build's stored runs on its suite's metrics and store the scores."""
-    from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS, cli_stage
+    from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS, cli_stage, exit_if_metrics_errored
     from eval_pipeline.evaluation.stages import score_runs, stored_runs
     from eval_pipeline.scoring.aggregate import summarise
     from eval_pipeline.scoring.store import ScoreStore
@@ -66,7 +66,20 @@ def score(suite_ref: str, build: str, spread_repeats: int, fmt: str, quiet: bool
     }
     if fmt == "json":
         echo_json(document)
-        return
+    else:
+        _print_score(build, stage, summary, runs, metrics, spread)
+    exit_if_metrics_errored(build, metrics)
+
+
+def _print_score(
+    build: str,
+    stage: Any,
+    summary: Any,
+    runs: list[Any],
+    metrics: Mapping[str, Mapping[str, Any]],
+    spread: list[dict[str, Any]],
+) -> None:
+    """The ``score`` text output: the per-metric table, then the judge spread if measured."""
     judge = (
         f"judge {summary.judge_backend} {summary.judge_fingerprint}"
         if summary.judge_fingerprint

@@ -1,7 +1,10 @@
 """CLI: `traces` commands (see the package docstring for exit codes).
 
-``traces list [--build B] --format json`` prints one object per run (**contract**: trace_id,
-build, item_id, run_index, root_agent, tool_calls, handoffs, final_answer, complete, dialect);
+``traces list [--build B] [--since T] [--errors] [--tool NAME] --format json`` prints one
+object per run (**contract**: trace_id, build, item_id, run_index, root_agent, tool_calls,
+handoffs, final_answer, complete, dialect; and start_time, duration_s, input_tokens,
+output_tokens, error), oldest first; the filters keep runs started at or after T, runs with
+an error span, runs that called the tool;
 ``traces show TRACE_ID [--build B] [--format text|json]`` prints the run and its span tree: by
 default as read in the build holding its root (with spans of it that arrived first and were
 stored under a default build); ``stored_under`` names every build holding spans of the trace,
@@ -11,6 +14,7 @@ and ``--build`` shows what one of them holds. ``traces compact`` merges small pa
 
 import click
 
+from eval_pipeline.cli.alerts import parse_since
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.home import current_home
@@ -27,9 +31,15 @@ def traces() -> None:
 
 @traces.command("list")
 @click.option("--build", default=None, help="Only this build (default: every build).")
+@click.option("--since", default=None, help="Only runs started at or after this time (UTC).")
+@click.option("--errors", "errors_only", is_flag=True, help="Only runs with an error span.")
+@click.option("--tool", default=None, help="Only runs that called this tool.")
 @format_option()
-def list_runs(build: str | None, fmt: str) -> None:
-    """One row per stored run."""
+def list_runs(
+    build: str | None, since: str | None, errors_only: bool, tool: str | None, fmt: str
+) -> None:
+    """One row per stored run, oldest first: when, how long, tokens, tools, first error."""
+    start = parse_since(since)
     store = TraceStore(current_home().store)
     builds = store.builds()
     if build is not None:
@@ -39,20 +49,48 @@ def list_runs(build: str | None, fmt: str) -> None:
                 f"(known: {', '.join(builds) or 'none'})"
             )
         builds = [build]
-    rows = [run_row(run, name) for name in builds for run in store.runs(name)]
+    runs = sorted(
+        ((name, run) for name in builds for run in store.runs(name)),
+        key=lambda pair: (pair[1].start_time_unix_nano, pair[1].trace_id),
+    )
+    rows = []
+    for name, run in runs:
+        if start is not None and run.start_time_unix_nano < start.timestamp() * 1e9:
+            continue
+        if tool is not None and tool not in run.tool_names:
+            continue
+        row = run_row(run, name)
+        if not errors_only or row["error"] is not None:
+            rows.append(row)
     if fmt == "json":
         echo_json(rows)
         return
     print_table(
-        ("trace", "build", "item", "run", "root agent", "tools", "complete"),
+        (
+            "trace",
+            "build",
+            "item",
+            "run",
+            "start",
+            "duration",
+            "tokens",
+            "root agent",
+            "tools",
+            "error",
+            "complete",
+        ),
         (
             (
                 r["trace_id"],
                 r["build"],
                 r["item_id"],
                 r["run_index"],
+                r["start_time"],
+                f"{r['duration_s']:.3f}s",
+                f"{r['input_tokens']}/{r['output_tokens']}",
                 r["root_agent"],
                 r["tool_calls"],
+                r["error"],
                 r["complete"],
             )
             for r in rows

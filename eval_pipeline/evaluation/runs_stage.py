@@ -15,7 +15,11 @@ from eval_pipeline.traces.store.trace_store import TraceStore
 
 @dataclass(frozen=True)
 class RunsSummary:
-    """What ``candidate_runs`` made: counts of runs by outcome."""
+    """What ``candidate_runs`` made: counts of runs by outcome.
+
+    ``complete`` counts the runs whose trace is complete and that did not fail: a failed run
+    (stored with its reason) has a structurally complete trace, but it is not a complete run.
+    """
 
     build: str
     expected: int
@@ -114,13 +118,13 @@ def collect_runs(
             for o in result.failed
         ]
     runs = stored_runs(stage)
-    failed = sum(1 for run in runs if failure_reason(run.spans) is not None)
+    failed = [failure_reason(run.spans) is not None for run in runs]
     return RunsSummary(
         build=stage.build,
         expected=len(stage.items) * stage.runs_per_item,
         runs=len(runs),
-        complete=sum(1 for run in runs if run.complete),
-        failed=failed,
+        complete=sum(run.complete and not f for run, f in zip(runs, failed, strict=True)),
+        failed=sum(failed),
         executed=executed,
         skipped=skipped,
         runner=spec or "stored traces",

@@ -66,19 +66,47 @@ def _metric_lines(m: MetricDecision) -> list[str]:
     if m.power is not None:
         lines.append(f"               power: {m.power.note}")
     if m.verdict != "pass":
-        lines.extend(
-            f"               evidence {e.item_id}: candidate {_fmt(e.candidate_mean)} "
-            f"baseline {_fmt(e.baseline_mean)} traces {', '.join(e.trace_ids) or '-'}"
-            for e in m.evidence
-        )
+        for e in m.evidence:
+            lines.append(
+                f"               evidence {e.item_id}: candidate {_fmt(e.candidate_mean)} "
+                f"baseline {_fmt(e.baseline_mean)} traces{'' if e.trace_ids else ' -'}"
+            )
+            lines.extend(
+                f"                 {' '.join(e.trace_ids[i : i + TRACES_PER_LINE])}"
+                for i in range(0, len(e.trace_ids), TRACES_PER_LINE)
+            )
     return lines
 
 
-def render_text(report: GateReport) -> str:
-    """The report as plain text: verdict, one block per metric and budget, warnings."""
-    lines = [f"gate: {_outcome(report)}", "metrics:"]
+TRACES_PER_LINE = 3
+"""Evidence trace ids per line: whole ids, never past ~120 columns (a terminal wraps there)."""
+
+
+def _headline(report: GateReport, candidate: str | None, baseline: str | None) -> str:
+    """``gate: FAIL (tier medium): candidate B vs baseline A; failing: m1, m2``."""
+    line = f"gate: {_outcome(report)}"
+    if candidate is not None:
+        line += f": candidate {candidate} vs " + (
+            "no baseline" if report.first_baseline else f"baseline {baseline or '-'}"
+        )
+    failing = [m.metric_id for m in report.metrics if m.verdict == "fail"]
+    failing += [b.budget for b in report.budgets if b.verdict == "fail"]
+    if failing:
+        line += f"; failing: {', '.join(failing)}"
     if report.first_baseline:
-        lines[0] += f"; {FIRST_BASELINE_NOTE}"
+        line += f"; {FIRST_BASELINE_NOTE}"
+    return line
+
+
+def render_text(
+    report: GateReport, *, candidate: str | None = None, baseline: str | None = None
+) -> str:
+    """The report as plain text: verdict, one block per metric and budget, warnings.
+
+    The first line holds what a CI log reader needs: the verdict, the candidate and baseline
+    compared (builds or score files, when given) and every failing metric and budget.
+    """
+    lines = [_headline(report, candidate, baseline), "metrics:"]
     for metric in report.metrics:
         lines.extend(_metric_lines(metric))
     if report.budgets:

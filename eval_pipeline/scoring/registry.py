@@ -25,6 +25,7 @@ from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring import custom
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.catalogue import BUILT_IN, MetricCard, card_of
+from eval_pipeline.scoring.error_reason import error_reason
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.scoring.verdict import Verdict
@@ -265,9 +266,7 @@ def score_run(
                 else scorer.score(run, item)
             )
         except Exception as exc:
-            verdict = Verdict(
-                ScoreStatus.ERROR, None, f"{type(exc).__name__}: {exc}", (), {}, None, None
-            )
+            verdict = Verdict(ScoreStatus.ERROR, None, error_reason(exc), (), {}, None, None)
         if isinstance(verdict, Verdict):
             row = verdict.row(
                 scorer.id,

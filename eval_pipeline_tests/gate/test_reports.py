@@ -122,3 +122,33 @@ def test_a_one_item_suite_claims_no_power() -> None:
     assert decision.verdict == "inconclusive" and "too few" in decision.reason
     assert decision.power is not None and not decision.power.margin_detectable
     assert "caught" not in decision.power.note and "too few items" in decision.power.note
+
+
+def _failing_report() -> GateReport:
+    def rows(metric: str, value: float) -> list[dict[str, object]]:
+        return score_rows(metric, [value] * 30, runs_per_item=6, latency_s=1.0)
+
+    base = frame(rows("faithfulness", 0.9), rows("task_completion", 0.9))
+    worse = frame(rows("faithfulness", 0.2), rows("task_completion", 0.9))
+    worse["trace_id"] = [f"{k:032x}" for k in range(len(worse))]
+    return evaluate_gate(CONFIG, worse, base)
+
+
+def test_text_names_both_builds_and_the_failing_metrics_on_its_first_line() -> None:
+    text = render_text(_failing_report(), candidate="cand-7", baseline="base-3")
+    first = text.splitlines()[0]
+    assert first.startswith("gate: FAIL (tier medium)")
+    assert "candidate cand-7 vs baseline base-3" in first and "failing: faithfulness" in first
+    assert "task_completion" not in first
+    assert render_text(_failing_report()).splitlines()[0].startswith("gate: FAIL")
+
+
+def test_text_never_splits_a_trace_id_and_keeps_lines_short() -> None:
+    report = _failing_report()
+    text = render_text(report, candidate="c", baseline="b")
+    failing = [m for m in report.metrics if m.verdict != "pass"]
+    evidence_ids = {t for m in failing for e in m.evidence for t in e.trace_ids}
+    assert len(evidence_ids) >= 6
+    words = set(text.replace(",", " ").split())
+    assert evidence_ids <= words
+    assert max(len(line) for line in text.splitlines() if "trace" in line) <= 140

@@ -60,12 +60,17 @@ def test_demo_file_and_traces_show(tmp_path):
         "final_answer",
         "complete",
         "dialect",
+        "start_time",
+        "duration_s",
+        "input_tokens",
+        "output_tokens",
+        "error",
     }
     assert (row["build"], row["tool_calls"]) == ("demo", ["get_weather"])
     text = _invoke("traces", "show", row["trace_id"])
     assert text.exit_code == 0
     assert "execute_tool get_weather [execute_tool]" in text.output
-    assert "args: {'city': 'London'}" in text.output
+    assert 'args: {"city": "London"}' in text.output
     tree = json.loads(_invoke("traces", "show", row["trace_id"], "--format", "json").output)
     (top,) = tree["spans"]
     assert top["name"] == "Agent workflow" and tree["tool_calls"] == ["get_weather"]

@@ -28,6 +28,9 @@ export EVAL_PIPELINE_HOME="${EVAL_PIPELINE_HOME:-$PWD/.eval_pipeline}"
 mkdir -p "$OUT"
 
 step() { echo "== $*" >&2; }
+# `run` exits 1 when a run failed and `score` when a metric has error rows: the gate counts
+# those as missing scores and fails, and its report says which, so go on to it; 2 and 3 stop.
+past_1() { local status=$?; [ "$status" -eq 1 ] || exit "$status"; }
 
 # 1. Set up: the baseline's scores must be in this home (run once, then cached with the home).
 if [ -n "${BASELINE_RUNNER:-}" ]; then
@@ -53,12 +56,13 @@ if [ -n "${TRACES:-}" ]; then
     > "$OUT/ingest.json"
 else
   step "candidate $CANDIDATE: run over $SUITE"
-  "${EP[@]}" run --suite "$SUITE" --build "$CANDIDATE" --quiet > "$OUT/runs.json"
+  "${EP[@]}" run --suite "$SUITE" --build "$CANDIDATE" --quiet > "$OUT/runs.json" || past_1
 fi
 
 # 3. Score.
 step "candidate $CANDIDATE: score"
-"${EP[@]}" score --suite "$SUITE" --build "$CANDIDATE" --quiet --format json > "$OUT/scores.json"
+"${EP[@]}" score --suite "$SUITE" --build "$CANDIDATE" --quiet --format json > "$OUT/scores.json" \
+  || past_1
 
 # 4. Gate: JUnit for the CI's test view; the exit code decides the job.
 step "candidate $CANDIDATE: gate"

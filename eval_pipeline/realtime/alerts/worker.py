@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from eval_pipeline.realtime.alerts.alert import Alert
 from eval_pipeline.realtime.alerts.delivery import AlertDelivery
+from eval_pipeline.realtime.alerts.detector_runs import LIVE, DetectorRuns
 from eval_pipeline.realtime.alerts.sinks import AlertSink
 from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
@@ -97,6 +98,9 @@ class DetectorWorker:
         self._span_detectors = tuple(d for d in self.detectors if d.scope == Scope.SPAN)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Recorded, so that "0 alerts" can be told from "no detector ever ran" (alerts list).
+        self._runs = DetectorRuns(self.store.engine)
+        self._run_id = self._runs.start(LIVE)
 
     def step(self, timeout_s: float = 0.5) -> int:
         """Fetch and process one batch, then judge the traces now due; deliveries processed."""
@@ -140,6 +144,7 @@ class DetectorWorker:
         with self.store.engine.begin() as connection:
             self.buffer.add(deliveries, connection)
             new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
+            self._runs.checked(self._run_id, spans=len(deliveries), connection=connection)
         self._send(new)
         self._consumer.ack(deliveries)
         self.stats.spans += len(deliveries)
@@ -169,6 +174,7 @@ class DetectorWorker:
         with self.store.engine.begin() as connection:
             new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
             self.buffer.forget((e.trace_id for e in completed), connection)
+            self._runs.checked(self._run_id, traces=len(completed), connection=connection)
         self._send(new)
         self._consumer.ack([held.delivery for held in due])
         self.stats.traces += len(due)

@@ -12,6 +12,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.error_reason import error_reason
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of
 from eval_pipeline.scoring.verdict import Verdict
@@ -71,7 +72,7 @@ class DeepEvalAdapter(LibraryAdapter):
             metric.measure(case, _show_indicator=False)
         except Exception as exc:
             return self.errored(
-                f"deepeval {self.metric_class}: {type(exc).__name__}: {exc}",
+                f"deepeval {self.metric_class}: {error_reason(exc)}",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,
             )

@@ -12,6 +12,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
 from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.error_reason import error_reason
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of, question_of
 from eval_pipeline.scoring.verdict import Verdict
@@ -61,7 +62,7 @@ class RagasAdapter(LibraryAdapter):
             result = metric.score(**fields)
         except Exception as exc:
             return self.errored(
-                f"ragas {self.metric_name(item)}: {type(exc).__name__}: {exc}",
+                f"ragas {self.metric_name(item)}: {error_reason(exc)}",
                 judge_fingerprint=fingerprint,
                 judge_backend=backend,
             )
