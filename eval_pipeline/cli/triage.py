@@ -5,8 +5,10 @@ stored failing run into a regression case with its trace attached, published as 
 of ``regression/NAME`` (the previous version stays readable). For a production trace the
 reviewer may add ``--expected-calls`` and ``--reference-answer`` (what a correct run does),
 ``--must-not-recur`` (instead of the trace's failing calls), ``--slice KEY=VALUE`` and
-``--tool-schemas-from DATASET`` (a trace carries no tool schemas).
-``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
+``--tool-schemas-from DATASET`` (a trace carries no tool schemas). The new version is
+validated before it is published: a case ``datasets validate`` would mark invalid (no user
+input, a tool without a schema, ...) is refused with exit 2, one line per problem, and nothing
+is published. ``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
 """
 
 import json
@@ -21,8 +23,10 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.datasets import case_references
 from eval_pipeline.datasets.artefact import Dataset, DatasetError
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.publishing import DatasetRefusedError
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 from eval_pipeline.datasets.triage import add_regression_case, regression_case, source_item
+from eval_pipeline.datasets.validation import TOOLS_DEFINED_RULE
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.model import AgentRun
 
@@ -128,6 +132,15 @@ def triage_trace(
         raise InputError(str(exc)) from None
     try:
         published = add_regression_case(store, dataset_name, case, owner=owner)
+    except DatasetRefusedError as exc:
+        undefined = any(TOOLS_DEFINED_RULE in line for line in exc.problems)
+        hint = (
+            "\nhint: a trace carries no tool schemas: name a dataset that defines the case's "
+            "tools with --tool-schemas-from DATASET"
+            if undefined and tool_schemas_from is None
+            else ""
+        )
+        raise InputError(f"--dataset {dataset_name}: {exc}{hint}") from None
     except DatasetError as exc:
         raise InputError(f"error: --dataset {dataset_name}: {exc}") from None
     return {

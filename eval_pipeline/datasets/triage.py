@@ -29,6 +29,7 @@ from eval_pipeline.datasets.artefact import (
     tool_schema_name,
 )
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
+from eval_pipeline.datasets.publishing import publish_checked
 from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.traces.model import AgentRun, Span
 
@@ -140,19 +141,25 @@ def add_regression_case(
 ) -> Dataset:
     """Publish ``name`` as a new version holding its previous cases plus ``case``.
 
-    The previous version stays readable; the first case creates ``v1``.
+    The previous version stays readable; the first case creates ``v1``. The new version is
+    validated before it is published (``publishing.publish_checked``), so a case the
+    ``datasets validate`` rules would mark invalid is refused, not published.
 
     Raises:
         TriageError: ``name`` is not a regression dataset, or the trace is already in it.
+        DatasetRefusedError: the new version breaks a validation rule (one line per problem,
+            the new case named by its trace).
     """
     if kind_of_name(name) != "regression":
         raise TriageError(f"--dataset {name!r}: triage writes to regression/<name> datasets")
     versions = store.versions(name)
+    where = f"trace {case.provenance.get('trace_id', case.item_id)}"
     if versions:
         latest = store.load(name, versions[-1])
         if case.item_id in latest.item_ids:
             raise TriageError(f"{case.item_id} is already a case of {latest.ref}")
         dataset = latest.revised(next_version(versions), (*latest.items, case))
+        locations = (*(latest.ref for _ in latest.items), where)
     else:
         dataset = Dataset(
             name=name,
@@ -163,4 +170,5 @@ def add_regression_case(
             provenance={"origin": "triage"},
             description="Production and evaluation failures triaged as real defects.",
         )
-    return store.publish(dataset)
+        locations = (where,)
+    return publish_checked(store, dataset, locations).dataset
