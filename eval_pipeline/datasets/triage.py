@@ -59,6 +59,10 @@ def source_item(dataset: Dataset, item_id: str) -> DatasetItem:
     return replace(item, tool_schemas=schemas)
 
 
+def _asked(text: str) -> tuple[dict[str, Any], ...]:
+    return ({"role": "user", "content": text},)
+
+
 def regression_case(
     run: AgentRun,
     spans: Sequence[Span],
@@ -71,12 +75,14 @@ def regression_case(
     reference_answer: str | None = None,
     must_not_recur: Sequence[ForbiddenCall] | None = None,
     slices: Sequence[tuple[str, str]] = (),
+    user_input: str | None = None,
 ) -> DatasetItem:
     """The regression item for a failing ``run`` (see the module docstring).
 
     ``expected_calls``, ``reference_answer`` and ``must_not_recur`` are the reviewer's (None:
     not given; for ``must_not_recur``, the run's failing calls); ``slices`` add to or override
-    the trace's.
+    the trace's; ``user_input`` replaces the trace's input (a trace recorded without message
+    content has none, and a case without input cannot be run).
     """
     if not note.strip():
         raise TriageError("a triage note is required: say what went wrong")
@@ -117,6 +123,8 @@ def regression_case(
             inherited = replace(inherited, expected_tool_calls=tuple(expected_calls))
         if reference_answer is not None:
             inherited = replace(inherited, reference_answer=reference_answer)
+        if user_input is not None:
+            inherited = replace(inherited, input_messages=_asked(user_input))
         return inherited
     forbidden, skipped = case_references.failing_calls(run, note.strip())
     if must_not_recur is not None:
@@ -124,7 +132,9 @@ def regression_case(
     provenance["must_not_recur_skipped"] = skipped
     case = DatasetItem(
         item_id=item_id,
-        input_messages=case_references.input_messages(run),
+        input_messages=(
+            case_references.input_messages(run) if user_input is None else _asked(user_input)
+        ),
         reference_answer=reference_answer,
         expected_tool_calls=tuple(expected_calls or ()),
         forbidden_calls=forbidden,

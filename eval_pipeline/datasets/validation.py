@@ -27,6 +27,7 @@ from eval_pipeline.datasets.tool_checks import (
 
 
 TOOLS_DEFINED_RULE = "expected tools exist in the tool schema"
+USER_TEXT_RULE = "input has user text"
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ def validate_dataset(dataset: Dataset, *, required_slices: Sequence[str] = ()) -
         ("item_id is unique", exp.ExpectColumnValuesToBeUnique(column="item_id")),
         ("item_id is present", exp.ExpectColumnValuesToNotBeNull(column="item_id")),
         (
-            "input has user text",
+            USER_TEXT_RULE,
             exp.ExpectColumnValuesToBeBetween(column="input_chars", min_value=1),
         ),
         ("slices present", exp.ExpectColumnValuesToBeBetween(column="slice_count", min_value=1)),

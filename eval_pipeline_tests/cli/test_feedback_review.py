@@ -127,13 +127,27 @@ def test_a_defect_label_with_a_dataset_becomes_a_valid_regression_case(tmp_path:
     assert code == 0, out
 
 
+def test_a_trace_without_input_needs_the_reviewer_to_say_what_was_asked(tmp_path: Path) -> None:
+    rows = agent_trace_rows(TRACE, tool_error=True, answer="I have refunded your order.")
+    TraceStore(current_home().ensure().store).write_rows(rows, build="production")
+    invoke("feedback", TRACE, "--rating", "down")
+    _publish_lookup_tools(tmp_path)
+    code, out = _label_defect("--tool-schemas-from", "golden/orders")
+    assert code == 2 and "input has user text" in out, out
+    assert "hint: the trace holds no user input" in out and "--tool-schemas-from DATASET" not in out
+    code, out = _label_defect("--tool-schemas-from", "golden/orders", "--input", "Refund order 0")
+    assert code == 0, out
+    case = default_dataset_store().item("regression/support", "v1", f"trace-{TRACE}")
+    assert case.user_input == "Refund order 0"
+
+
 def test_a_case_validate_would_mark_invalid_is_refused_before_publishing() -> None:
     _store_trace()
     invoke("feedback", TRACE, "--rating", "down")
     code, out = _label_defect()
     assert code == 2, out
     assert f"trace {TRACE}: item 'trace-{TRACE}': expected tools exist in the tool schema" in out
-    assert "--tool-schemas-from" in out and "nothing published" in out
+    assert "hint: a trace carries no tool schemas" in out and "nothing published" in out
     assert default_dataset_store().versions("regression/support") == []
     (item,) = json.loads(invoke("review", "list", "--format", "json")[1])
     assert item["status"] == "open"

@@ -78,7 +78,9 @@ def test_jsonl_items_map_onto_the_item_model(tmp_path: Path) -> None:
     refund = first.expected_tool_calls[1]
     assert refund.arguments == {"order_id": ["A1"], "reason": ["damaged", "broken", ""]}
     assert first.ordering[0].before == "get_order"
-    assert first.reference_answer == "Order A1 is refunded." and first.slices == {"intent": "refund"}
+    assert first.reference_answer == "Order A1 is refunded." and first.slices == {
+        "intent": "refund"
+    }
 
 
 def test_csv_takes_flat_text_columns_and_json_columns_for_nested_fields(tmp_path: Path) -> None:
@@ -88,7 +90,7 @@ def test_csv_takes_flat_text_columns_and_json_columns_for_nested_fields(tmp_path
         "item_id,input,reference_answer,expected_tool_calls,slices\n"
         f'B1,"Where is order B1,\nplease?",It ships today.,"{calls.replace(chr(34), 2 * chr(34))}",'
         '"{""intent"": ""status""}"\n'
-        "B2,Hello,Hi there.,,\"{\"\"intent\"\": \"\"greeting\"\"}\"\n"
+        'B2,Hello,Hi there.,,"{""intent"": ""greeting""}"\n'
     )
     read = read_user_items(source)
     assert [i.item_id for i in read.items] == ["B1", "B2"]
