@@ -25,7 +25,6 @@ from eval_pipeline.datasets.tool_checks import (
     item_tool_problems,
 )
 
-
 TOOLS_DEFINED_RULE = "expected tools exist in the tool schema"
 USER_TEXT_RULE = "input has user text"
 
