@@ -1,4 +1,4 @@
-"""``builds register`` (issue 31): what it stores resolves anywhere, and what cannot resolve is refused.
+"""``builds register`` (issue 31): what it stores resolves anywhere; what cannot resolve is refused.
 
 The suite is stored as the absolute path of its file, so a build registered from one folder is
 evaluated by a sensor or UI started from another; ``builds list`` shows that path. A suite whose
@@ -85,7 +85,7 @@ def test_a_labels_file_that_cannot_calibrate_is_refused_naming_file_row_and_colu
 ) -> None:
     judge = (
         "judge:\n  model: offline-minilm\n  rubric_version: '1'\n"
-        "  calibration: {{labels: labels.csv, task: faithfulness}}\n"
+        "  calibration: {labels: labels.csv, task: faithfulness}\n"
     )
     suite = _suite(tmp_path, judge=judge)
     code, out = _run("builds", "register", "r4", "--suite", str(suite))
