@@ -92,6 +92,7 @@ def register(
     document = {
         "build": record.build,
         "suite": config.suite,
+        "suite_path": record.suite,
         "runner": record.runner,
         "baseline": record.baseline or registry.baseline_for(config.suite),
         "registered_at": record.registered_at.isoformat(),
