@@ -75,10 +75,14 @@ def _declared(schemas: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str] 
         if name is None or name in declared:
             continue
         parameters = _function(schema).get("parameters")
-        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-        open_ended = isinstance(parameters, Mapping) and parameters.get("additionalProperties")
-        closed = isinstance(properties, Mapping) and open_ended is not True
-        declared[name] = frozenset(str(p) for p in properties) if closed else None
+        if not isinstance(parameters, Mapping):
+            declared[name] = None
+            continue
+        properties = parameters.get("properties")
+        if isinstance(properties, Mapping) and parameters.get("additionalProperties") is not True:
+            declared[name] = frozenset(str(p) for p in properties)
+        else:
+            declared[name] = None
     return declared
 
 

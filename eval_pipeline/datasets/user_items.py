@@ -71,7 +71,7 @@ def _message(error: Any) -> str:
         if extra:
             return f"unknown field {extra[0]!r}"
     if error.validator == "oneOf" and error.context:
-        return min(error.context, key=lambda e: len(e.path)).message
+        return str(min(error.context, key=lambda e: len(e.path)).message)
     return str(error.message)
 
 

@@ -152,7 +152,8 @@ def _run(
             "unexpected_index_column_names": ["row", "item_id"],
         },
     )
-    failures, offences = [], []
+    failures: list[str] = []
+    offences: list[Offence] = []
     for (rule, _), outcome in zip(expectations, result.results, strict=True):
         if outcome.success:
             continue
@@ -222,13 +223,13 @@ def validate_dataset(dataset: Dataset, *, required_slices: Sequence[str] = ()) -
     call_rows = _call_rows(dataset)
     if call_rows:
         calls = pd.DataFrame(call_rows)
-        rule = (
+        defined = (
             TOOLS_DEFINED_RULE,
             exp.ExpectColumnValuesToBeInSet(
                 column="tool", value_set=sorted(set(calls.loc[calls["tool_defined"], "tool"]))
             ),
         )
-        call_failures, call_offences = _run("calls", calls, [rule])
+        call_failures, call_offences = _run("calls", calls, [defined])
         failures += call_failures
         offences += call_offences
         evaluated += 1

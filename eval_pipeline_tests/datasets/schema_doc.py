@@ -53,8 +53,8 @@ def table(definition: str | None) -> list[str]:
 def main() -> None:
     """Print every table, titled, for the page."""
     for title, definition in TABLES.items():
-        print(f"### {title}\n")  # noqa: T201
-        print("\n".join(table(definition)) + "\n")  # noqa: T201
+        print(f"### {title}\n")
+        print("\n".join(table(definition)) + "\n")
 
 
 if __name__ == "__main__":

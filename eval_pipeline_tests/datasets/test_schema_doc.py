@@ -58,3 +58,14 @@ def test_every_example_imports(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     csv_items = default_dataset_store().load("golden/ex-csv", "v1").items
     assert csv_items[1].user_input == "Hello,\nare you open on Sunday?"
+
+
+def test_the_readme_example_imports(tmp_path: Path) -> None:
+    readme = PAGE.parents[1] / "README.md"
+    section = readme.read_text().split("## Bring your own dataset", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```jsonl\n(.*?)```", section, flags=re.DOTALL)
+    (tmp_path / "items.jsonl").write_text(block)
+    result = CliRunner().invoke(
+        cli, ["datasets", "import", "my-set", str(tmp_path / "items.jsonl")]
+    )
+    assert result.exit_code == 0 and "published golden/my-set@v1" in result.output, result.output
