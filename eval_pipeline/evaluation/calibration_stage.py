@@ -141,6 +141,10 @@ def ensure_calibrated(stage: Stage, judge: Judge) -> dict[str, Any] | None:
 
     Every path that scores a build calls this, so a gate on it always finds the judge's
     calibration and trusts or distrusts the judge the same way (None without a judge block).
+
+    Raises:
+        SuiteResolutionError: the set is not shipped, or its labels cannot calibrate (the
+            message names the file, row and column).
     """
     if stage.suite.judge is None:
         return None
@@ -148,7 +152,15 @@ def ensure_calibrated(stage: Stage, judge: Judge) -> dict[str, Any] | None:
     stored = stored_report(stage.home, judge.fingerprint.digest, name)
     if stored is not None:
         return stored
-    return calibrate_judge_on(stage.home, judge, suite_calibration_set(stage.suite), stage.suite)
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
+    from eval_pipeline.judges.label_files import LabelFileError
+    from eval_pipeline.judges.rubrics import RubricError
+
+    entry = suite_calibration_set(stage.suite)
+    try:
+        return calibrate_judge_on(stage.home, judge, entry, stage.suite)
+    except (LabelFileError, RubricError) as exc:  # labels edited since they were checked
+        raise SuiteResolutionError(f"suite {stage.suite.suite}: judge calibration: {exc}") from exc
 
 
 def calibrate_suite_judges(home: Home) -> dict[str, Any]:

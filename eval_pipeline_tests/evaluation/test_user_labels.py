@@ -10,8 +10,11 @@ that carries the file's content hash, so edited labels are a new calibration, ne
 import json
 from pathlib import Path
 
+import pytest
+
 from eval_pipeline.evaluation.calibration_stage import ensure_calibrated, judge_block, tier_ceiling
 from eval_pipeline.evaluation.stage import open_stage
+from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
 from eval_pipeline.home import current_home
 from eval_pipeline.judges.calibration import calibrate
 from eval_pipeline.judges.label_files import read_table
@@ -100,3 +103,14 @@ def test_edited_labels_are_a_new_calibration(tmp_path: Path) -> None:
     second = open_stage(home, "b1", tmp_path / "mine.yaml").suite.judge
     assert first is not None and second is not None
     assert first.calibration_set != second.calibration_set
+
+
+def test_labels_broken_after_registration_are_bad_input_when_scoring(tmp_path: Path) -> None:
+    labels = tmp_path / "labels/mine.csv"
+    _labels(labels)
+    labels.write_text(labels.read_text().replace(",fail,", ",perhaps,", 1))
+    (tmp_path / "mine.yaml").write_text(SUITE)
+    stage = open_stage(current_home().ensure(), "b1", tmp_path / "mine.yaml")
+    assert stage.judge is not None
+    with pytest.raises(SuiteResolutionError, match=r"mine\.csv: row 2, column 'label'"):
+        ensure_calibrated(stage, stage.judge)
