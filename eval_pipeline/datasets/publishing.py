@@ -46,11 +46,10 @@ class Published:
 
 
 def _line(offence: Offence, dataset: Dataset, locations: Sequence[str]) -> str:
-    if offence.row is None:
-        where = locations[0].rsplit(":", 1)[0] if locations else dataset.ref
-        return f"{where}: {offence.rule}" + (f": {offence.detail}" if offence.detail else "")
-    where = locations[offence.row] if offence.row < len(locations) else dataset.ref
     detail = f": {offence.detail}" if offence.detail else ""
+    if offence.row is None:  # the dataset as a whole (its shared tool schemas, no items)
+        return f"{dataset.ref}: {offence.rule}{detail}"
+    where = locations[offence.row] if offence.row < len(locations) else dataset.ref
     return f"{where}: item {offence.item_id!r}: {offence.rule}{detail}"
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.tool_checks import schema_problems as schema_problems_of_tool
 from eval_pipeline.datasets.user_items import (
     TEXT_FIELDS,
     item_from_user,
@@ -137,10 +138,17 @@ def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
     """The tool schemas in a tools file: a JSON list of OpenAI function definitions.
 
     Raises:
-        SourceError: unreadable, not a list, or a schema not of the item schema's tool form.
+        SourceError: unreadable, not a list, a schema not of the item schema's tool form, or
+            parameters that are not a valid JSON Schema of an object.
     """
     document = read_json(path)
-    found = tool_schemas_problems(document)
+    found = [f"{path}: {field}: {message}" for field, message in tool_schemas_problems(document)]
+    if not found:
+        found = [
+            f"{path}: [{index}]: {problem}"
+            for index, schema in enumerate(document)
+            for problem in schema_problems_of_tool(schema)
+        ]
     if found:
-        raise SourceError("\n".join(f"{path}: {field}: {message}" for field, message in found))
+        raise SourceError("\n".join(found))
     return tuple(dict(s) for s in document)

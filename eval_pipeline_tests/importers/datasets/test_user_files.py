@@ -170,3 +170,15 @@ def test_the_format_comes_from_the_extension_or_is_asked_for(tmp_path: Path) -> 
     source.write_text("{}\n")
     code, out = _run("datasets", "import", "my-set", str(source))
     assert code == 2 and "--format" in out and str(source) in out, out
+
+
+def test_a_tools_file_with_a_broken_schema_is_named(tmp_path: Path) -> None:
+    source = _jsonl(tmp_path / "items.jsonl", [_item("H1")])
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([TOOLS[0], {"name": "x", "parameters": {"type": "objekt"}}]))
+    code, out = _run("datasets", "import", "my-set", str(source), "--tools", str(tools))
+    assert code == 2 and f"{tools}: [1]: x: parameters" in out, out
+    tools.write_text(json.dumps([{"description": "no name"}]))
+    code, out = _run("datasets", "import", "my-set", str(source), "--tools", str(tools))
+    assert code == 2 and f"{tools}: [0]:" in out, out
+    assert default_dataset_store().versions("golden/my-set") == []
