@@ -1,8 +1,15 @@
 """CLI: ``builds register|list|pin`` (the build registry the Dagster sensor watches).
 
-``register`` and ``pin`` print one JSON object by default (CI scripts read it; ``--format
-text``: a table); ``list`` prints a table by default (``--format json``: builds and pins).
+``register`` stores the suite as the absolute path of its file (a name is looked up where
+suites are found), so the sensor and the UI resolve it from any folder, and refuses (exit 2,
+naming what is missing, nothing registered) a suite that could not be evaluated: a pinned
+dataset that is not published, a judge calibration set that is not shipped, or a labels file
+that cannot calibrate (unreadable, a column its rubric needs missing, a bad label). ``register``
+and ``pin`` print one JSON object by default (CI scripts read it; ``--format text``: a table);
+``list`` prints a table by default (``--format json``: builds and pins).
 """
+
+from pathlib import Path
 
 import click
 
@@ -10,11 +17,42 @@ from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_fields, print_table
 from eval_pipeline.home import current_home
+from eval_pipeline.suites.config import SuiteConfig
 from eval_pipeline.suites.locate import SuiteNotFoundError, locate_suite
 
 
 def _registry() -> BuildRegistry:
     return BuildRegistry(current_home().ensure().state_url)
+
+
+def _resolvable_suite(reference: str) -> tuple[Path, SuiteConfig]:
+    """The suite's absolute path and config, once everything it needs resolves.
+
+    Raises:
+        InputError: the suite is not found or invalid, a pinned dataset is not published, or
+            its judge's calibration set cannot be used.
+    """
+    from eval_pipeline.datasets.store import default_dataset_store
+    from eval_pipeline.evaluation.calibration_sets import (
+        check_calibration_set,
+        suite_calibration_set,
+    )
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
+    from eval_pipeline.judges.label_files import LabelFileError
+    from eval_pipeline.judges.rubrics import RubricError
+    from eval_pipeline.suites.config import SuiteError, load_suite
+
+    try:
+        path = locate_suite(reference)
+        config = load_suite(path, store=default_dataset_store())
+    except (SuiteNotFoundError, SuiteError) as exc:
+        raise InputError(str(exc)) from exc
+    if config.judge is not None:
+        try:
+            check_calibration_set(suite_calibration_set(config))
+        except (SuiteResolutionError, LabelFileError, RubricError) as exc:
+            raise InputError(f"{path}: judge calibration: {exc}") from exc
+    return path, config
 
 
 @click.group("builds")
@@ -24,7 +62,12 @@ def builds() -> None:
 
 @builds.command("register")
 @click.argument("build")
-@click.option("--suite", "suite", required=True, help="Suite YAML path or shipped suite name.")
+@click.option(
+    "--suite",
+    "suite",
+    required=True,
+    help="Suite YAML path or suite name (stored as the file's absolute path).",
+)
 @click.option("--baseline", default=None, help="Build to compare with (default: the suite's pin).")
 @click.option(
     "--runner",
@@ -38,15 +81,10 @@ def register(
     build: str, suite: str, baseline: str | None, runner: str | None, pin_baseline: bool, fmt: str
 ) -> None:
     """Register BUILD; the candidate_build_sensor then requests its evaluation run."""
-    from eval_pipeline.suites.config import SuiteError, load_suite
-
-    try:
-        config = load_suite(locate_suite(suite))
-    except (SuiteNotFoundError, SuiteError) as exc:
-        raise InputError(str(exc)) from exc
+    path, config = _resolvable_suite(suite)
     registry = _registry()
     try:
-        record = registry.register(build, suite=suite, baseline=baseline, runner=runner)
+        record = registry.register(build, suite=str(path), baseline=baseline, runner=runner)
     except ValueError as exc:
         raise InputError(str(exc)) from exc
     if pin_baseline:
@@ -54,6 +92,7 @@ def register(
     document = {
         "build": record.build,
         "suite": config.suite,
+        "suite_path": record.suite,
         "runner": record.runner,
         "baseline": record.baseline or registry.baseline_for(config.suite),
         "registered_at": record.registered_at.isoformat(),

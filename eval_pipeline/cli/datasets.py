@@ -1,23 +1,22 @@
 """CLI: `datasets` commands (see the package docstring for exit codes).
 
-``datasets import --format tau2|taubench|bfcl|agentdojo PATH... --name N --version V``
-(**contract**) publishes the imported items as a new dataset version in the home's store.
-``datasets list`` and ``datasets show NAME VERSION`` read the home's store and the datasets
-shipped with the package. ``datasets validate NAME VERSION`` runs the great_expectations schema
-checks (exit 1 on failure).
+``datasets import NAME FILE...`` (your JSONL/CSV items) and ``datasets import --format
+tau2|taubench|bfcl|agentdojo PATH... --name N --version V`` (**contract**) validate and publish
+a new dataset version in the home's store (``datasets_import``). ``datasets list`` and
+``datasets show NAME VERSION`` read the home's store and the datasets shipped with the package.
+``datasets validate NAME VERSION`` runs the same checks as publishing (exit 1 on failure).
 """
 
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
+from eval_pipeline.cli.datasets_import import import_command
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_table
-from eval_pipeline.datasets.artefact import KINDS, DatasetError, DatasetKind
+from eval_pipeline.datasets.artefact import DatasetError
 from eval_pipeline.datasets.codec import item_to_dict
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
-from eval_pipeline.importers.datasets import FORMATS, SourceError, import_dataset
 
 
 def _store() -> DatasetStore:
@@ -29,77 +28,10 @@ def _store() -> DatasetStore:
 
 @click.group("datasets")
 def datasets() -> None:
-    """Import, list and show versioned datasets."""
+    """Import, list, show and validate versioned datasets."""
 
 
-@datasets.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True)
-@click.option("--name", required=True, help="Dataset name, e.g. benchmark/tau2-retail.")
-@click.option("--version", required=True, help="Version to publish, e.g. v1.")
-@click.option(
-    "--kind",
-    type=click.Choice(KINDS),
-    default=None,
-    help="Dataset kind (default: from the name's prefix, else from the format).",
-)
-@click.option("--owner", default="unowned", show_default=True, help="Owning team or person.")
-@click.option("--description", default="", help="One line on what the dataset is for.")
-@click.option(
-    "--output-format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: one line; json: the published version's manifest.",
-)
-def import_command(
-    paths: tuple[Path, ...],
-    fmt: str,
-    name: str,
-    version: str,
-    kind: str | None,
-    owner: str,
-    description: str,
-    output_format: str,
-) -> None:
-    """Import benchmark files as a dataset version and publish it to the home's store."""
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise InputError(f"{missing[0]}: no such file or directory")
-    try:
-        dataset = import_dataset(
-            fmt,
-            list(paths),
-            name=name,
-            version=version,
-            owner=owner,
-            kind=cast("DatasetKind | None", kind),
-            description=description,
-        )
-        published = _store().publish(dataset)
-    except (SourceError, DatasetError) as exc:
-        raise InputError(f"{exc}") from None
-    slices = sorted({key for item in published.items for key in item.slices})
-    if output_format == "json":
-        echo_json(
-            {
-                "name": published.name,
-                "version": published.version,
-                "kind": published.kind,
-                "owner": published.owner,
-                "items": len(published.items),
-                "tool_schemas": len(published.tool_schemas),
-                "slices": slices,
-                "content_hash": published.content_hash,
-            }
-        )
-        return
-    click.echo(
-        f"published {published.ref} ({published.kind}, owner {published.owner}): "
-        f"{len(published.items)} item(s), {len(published.tool_schemas)} tool schema(s), "
-        f"slices: {', '.join(slices) or '-'}; {published.content_hash}"
-    )
+datasets.add_command(import_command)
 
 
 @datasets.command("list")

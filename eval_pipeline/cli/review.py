@@ -100,7 +100,10 @@ def label(
         raise InputError("--reviewer: who labels must be named (--reviewer or $USER)")
     given = {k: v for k, v in refs.items() if v}
     if dataset_name is None and given:
-        raise InputError(f"--{next(iter(given)).replace('_', '-')}: only with --dataset")
+        first = next(iter(given))
+        command = click.get_current_context().command
+        option = next(p.opts[0] for p in command.params if p.name == first)
+        raise InputError(f"{option}: only with --dataset")
     if dataset_name is not None and verdict != "defect":
         raise InputError(f"--dataset: only a defect becomes a regression case, not {verdict}")
     if dataset_name is not None and not (note or "").strip():

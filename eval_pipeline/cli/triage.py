@@ -4,9 +4,12 @@
 stored failing run into a regression case with its trace attached, published as a new version
 of ``regression/NAME`` (the previous version stays readable). For a production trace the
 reviewer may add ``--expected-calls`` and ``--reference-answer`` (what a correct run does),
+``--input`` (what the user asked, when the trace was recorded without message content),
 ``--must-not-recur`` (instead of the trace's failing calls), ``--slice KEY=VALUE`` and
-``--tool-schemas-from DATASET`` (a trace carries no tool schemas).
-``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
+``--tool-schemas-from DATASET`` (a trace carries no tool schemas). The new version is
+validated before it is published: a case ``datasets validate`` would mark invalid (no user
+input, a tool without a schema, ...) is refused with exit 2, one line per problem, and nothing
+is published. ``review label --verdict defect --dataset ...`` calls the same ``triage_trace``.
 """
 
 import json
@@ -21,8 +24,10 @@ from eval_pipeline.cli.errors import InputError
 from eval_pipeline.datasets import case_references
 from eval_pipeline.datasets.artefact import Dataset, DatasetError
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.publishing import DatasetRefusedError
 from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 from eval_pipeline.datasets.triage import add_regression_case, regression_case, source_item
+from eval_pipeline.datasets.validation import TOOLS_DEFINED_RULE, USER_TEXT_RULE
 from eval_pipeline.home import current_home
 from eval_pipeline.traces.model import AgentRun
 
@@ -77,6 +82,29 @@ def parse_slices(values: Sequence[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+_HINTS = {
+    TOOLS_DEFINED_RULE: (
+        "--tool-schemas-from",
+        "a trace carries no tool schemas: name a dataset that defines the case's tools "
+        "with --tool-schemas-from DATASET",
+    ),
+    USER_TEXT_RULE: (
+        "--input",
+        "the trace holds no user input (recorded without message content?): give what the "
+        "user asked with --input TEXT",
+    ),
+}
+
+
+def _hints(exc: DatasetRefusedError, given: dict[str, str | None]) -> str:
+    """How the reviewer can fix what refused the case, for the options not given yet."""
+    return "".join(
+        f"\nhint: {text}"
+        for rule, (option, text) in _HINTS.items()
+        if given.get(option) is None and any(rule in line for line in exc.problems)
+    )
+
+
 def triage_trace(
     trace_id: str,
     dataset_name: str,
@@ -88,6 +116,7 @@ def triage_trace(
     must_not_recur: str | None = None,
     slices: Sequence[str] = (),
     tool_schemas_from: str | None = None,
+    user_input: str | None = None,
 ) -> dict[str, Any]:
     """Publish the regression case of a stored trace; the summary printed by ``triage``.
 
@@ -97,6 +126,8 @@ def triage_trace(
     """
     from eval_pipeline.traces.runs.assemble import assemble_run
     from eval_pipeline.traces.store.trace_store import TraceStore
+
+    refs_given = {"--tool-schemas-from": tool_schemas_from, "--input": user_input}
 
     home = current_home().ensure()
     found = TraceStore(home.store).find_trace(trace_id)
@@ -120,6 +151,7 @@ def triage_trace(
             if forbidden is None
             else case_references.must_not_recur(forbidden, note),
             slices=parse_slices(slices),
+            user_input=user_input,
         )
         if tool_schemas_from is not None:
             source = _schemas_source(store, tool_schemas_from)
@@ -128,6 +160,8 @@ def triage_trace(
         raise InputError(str(exc)) from None
     try:
         published = add_regression_case(store, dataset_name, case, owner=owner)
+    except DatasetRefusedError as exc:
+        raise InputError(f"--dataset {dataset_name}: {exc}{_hints(exc, refs_given)}") from None
     except DatasetError as exc:
         raise InputError(f"error: --dataset {dataset_name}: {exc}") from None
     return {
@@ -157,6 +191,12 @@ def triage_options(command: Any) -> Any:
                 help='Expected calls: inline JSON or a file, [{"name": ..., "arguments": {...}}].',
             ),
             click.option("--reference-answer", default=None, help="What a correct answer says."),
+            click.option(
+                "--input",
+                "user_input",
+                default=None,
+                help="What the user asked, when the trace holds no input (content not recorded).",
+            ),
             click.option(
                 "--must-not-recur",
                 default=None,

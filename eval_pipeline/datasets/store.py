@@ -58,12 +58,26 @@ def _manifest(dataset: Dataset) -> dict[str, Any]:
 
 
 def read_dataset(folder: Path) -> Dataset:
-    """Load the dataset version stored in ``folder`` and verify its content hash."""
+    """Load the dataset version stored in ``folder`` and verify its content hash.
+
+    A manifest without a ``sha256:`` content hash is refused: nothing else proves the items
+    are the ones published.
+    """
     manifest_path = folder / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{manifest_path}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{manifest_path}: expected a JSON object")
+    recorded = manifest.get("content_hash")
+    if not isinstance(recorded, str) or not recorded.startswith("sha256:"):
+        # An empty hash would make Dataset compute one from whatever the items now are: a
+        # hand-edited or truncated version would then read as intact.
+        raise DatasetError(
+            f"{manifest_path}: content_hash: {recorded!r} is not the 'sha256:<hex>' hash of the "
+            "items; a version is published by `eval-pipeline datasets import`, never by hand"
+        )
     items: list[DatasetItem] = []
     items_path = folder / ITEMS
     with items_path.open(encoding="utf-8") as handle:

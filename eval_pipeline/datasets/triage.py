@@ -29,6 +29,7 @@ from eval_pipeline.datasets.artefact import (
     tool_schema_name,
 )
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
+from eval_pipeline.datasets.publishing import publish_checked
 from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.traces.model import AgentRun, Span
 
@@ -58,6 +59,10 @@ def source_item(dataset: Dataset, item_id: str) -> DatasetItem:
     return replace(item, tool_schemas=schemas)
 
 
+def _asked(text: str) -> tuple[dict[str, Any], ...]:
+    return ({"role": "user", "content": text},)
+
+
 def regression_case(
     run: AgentRun,
     spans: Sequence[Span],
@@ -70,12 +75,14 @@ def regression_case(
     reference_answer: str | None = None,
     must_not_recur: Sequence[ForbiddenCall] | None = None,
     slices: Sequence[tuple[str, str]] = (),
+    user_input: str | None = None,
 ) -> DatasetItem:
     """The regression item for a failing ``run`` (see the module docstring).
 
     ``expected_calls``, ``reference_answer`` and ``must_not_recur`` are the reviewer's (None:
     not given; for ``must_not_recur``, the run's failing calls); ``slices`` add to or override
-    the trace's.
+    the trace's; ``user_input`` replaces the trace's input (a trace recorded without message
+    content has none, and a case without input cannot be run).
     """
     if not note.strip():
         raise TriageError("a triage note is required: say what went wrong")
@@ -116,6 +123,8 @@ def regression_case(
             inherited = replace(inherited, expected_tool_calls=tuple(expected_calls))
         if reference_answer is not None:
             inherited = replace(inherited, reference_answer=reference_answer)
+        if user_input is not None:
+            inherited = replace(inherited, input_messages=_asked(user_input))
         return inherited
     forbidden, skipped = case_references.failing_calls(run, note.strip())
     if must_not_recur is not None:
@@ -123,7 +132,9 @@ def regression_case(
     provenance["must_not_recur_skipped"] = skipped
     case = DatasetItem(
         item_id=item_id,
-        input_messages=case_references.input_messages(run),
+        input_messages=(
+            case_references.input_messages(run) if user_input is None else _asked(user_input)
+        ),
         reference_answer=reference_answer,
         expected_tool_calls=tuple(expected_calls or ()),
         forbidden_calls=forbidden,
@@ -140,19 +151,25 @@ def add_regression_case(
 ) -> Dataset:
     """Publish ``name`` as a new version holding its previous cases plus ``case``.
 
-    The previous version stays readable; the first case creates ``v1``.
+    The previous version stays readable; the first case creates ``v1``. The new version is
+    validated before it is published (``publishing.publish_checked``), so a case the
+    ``datasets validate`` rules would mark invalid is refused, not published.
 
     Raises:
         TriageError: ``name`` is not a regression dataset, or the trace is already in it.
+        DatasetRefusedError: the new version breaks a validation rule (one line per problem,
+            the new case named by its trace).
     """
     if kind_of_name(name) != "regression":
         raise TriageError(f"--dataset {name!r}: triage writes to regression/<name> datasets")
     versions = store.versions(name)
+    where = f"trace {case.provenance.get('trace_id', case.item_id)}"
     if versions:
         latest = store.load(name, versions[-1])
         if case.item_id in latest.item_ids:
             raise TriageError(f"{case.item_id} is already a case of {latest.ref}")
         dataset = latest.revised(next_version(versions), (*latest.items, case))
+        locations = (*(latest.ref for _ in latest.items), where)
     else:
         dataset = Dataset(
             name=name,
@@ -163,4 +180,5 @@ def add_regression_case(
             provenance={"origin": "triage"},
             description="Production and evaluation failures triaged as real defects.",
         )
-    return store.publish(dataset)
+        locations = (where,)
+    return publish_checked(store, dataset, locations).dataset

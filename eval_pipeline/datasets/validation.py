@@ -5,6 +5,9 @@ forbidden tool call. An expectation suite runs over each (unique ids, non-empty 
 labels present, something to score against, acceptable-value lists non-empty, ordering
 constraints naming tools of the trajectory, every referenced tool defined in a tool schema).
 great_expectations is imported lazily and runs in an ephemeral context with progress bars off.
+The tool schemas themselves, and the arguments calls name, are checked by ``tool_checks``.
+Every failure is also an ``Offence`` naming the rule and the item's row, so a caller that knows
+where each item came from (``publishing``) can point at the file and line.
 """
 
 import functools
@@ -16,19 +19,39 @@ from typing import Any
 
 from eval_pipeline.datasets.artefact import Dataset, tool_schema_name
 from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.datasets.tool_checks import (
+    SCHEMA_RULE,
+    dataset_schema_problems,
+    item_tool_problems,
+)
+
+TOOLS_DEFINED_RULE = "expected tools exist in the tool schema"
+USER_TEXT_RULE = "input has user text"
+
+
+@dataclass(frozen=True)
+class Offence:
+    """One rule broken by one item (``row``: its index in the dataset; None: the dataset)."""
+
+    rule: str
+    row: int | None
+    item_id: str | None
+    detail: str = ""
 
 
 @dataclass(frozen=True)
 class ValidationResult:
     """The outcome of validating one dataset version.
 
-    ``failures`` holds one line per failed expectation, naming the rule and the offending item
-    ids (or values); ``statistics`` counts expectations and rows.
+    ``failures`` holds one line per failed rule, naming the rule and the offending item ids
+    (or values); ``offences`` the same, one per item and rule; ``statistics`` counts
+    expectations and rows.
     """
 
     success: bool
     failures: list[str] = field(default_factory=list)
     statistics: dict[str, Any] = field(default_factory=dict)
+    offences: list[Offence] = field(default_factory=list)
 
 
 def _references(item: DatasetItem, kind: str) -> int:
@@ -48,9 +71,10 @@ def _references(item: DatasetItem, kind: str) -> int:
 
 def _item_rows(dataset: Dataset, required_slices: Sequence[str]) -> list[dict[str, Any]]:
     rows = []
-    for item in dataset.items:
+    for index, item in enumerate(dataset.items):
         trajectory_tools = {c.name for t in item.trajectories for c in t}
         row: dict[str, Any] = {
+            "row": index,
             "item_id": item.item_id,
             "input_chars": len(item.user_input.strip()),
             "slice_count": len(item.slices),
@@ -74,11 +98,14 @@ def _item_rows(dataset: Dataset, required_slices: Sequence[str]) -> list[dict[st
 def _call_rows(dataset: Dataset) -> list[dict[str, Any]]:
     shared = {n for s in dataset.tool_schemas if (n := tool_schema_name(s))}
     rows: list[dict[str, Any]] = []
-    for item in dataset.items:
+    for index, item in enumerate(dataset.items):
         known = shared | {n for s in item.tool_schemas if (n := tool_schema_name(s))}
         names = [c.name for t in item.trajectories for c in t]
         names += [f.name for f in item.forbidden_calls]
-        rows.extend({"item_id": item.item_id, "tool": n, "tool_defined": n in known} for n in names)
+        rows.extend(
+            {"row": index, "item_id": item.item_id, "tool": n, "tool_defined": n in known}
+            for n in names
+        )
     return rows
 
 
@@ -103,8 +130,10 @@ def _render(offender: Any) -> str:
     return f"{offender.get('item_id')} ({tool})" if tool else str(offender.get("item_id"))
 
 
-def _run(name: str, frame: Any, expectations: list[tuple[str, Any]]) -> tuple[list[str], int]:
-    """Validate ``frame`` against ``expectations`` (rule text, expectation); failures + count."""
+def _run(
+    name: str, frame: Any, expectations: list[tuple[str, Any]]
+) -> tuple[list[str], list[Offence]]:
+    """Validate ``frame`` against ``expectations`` (rule text, expectation): failures, offences."""
     import great_expectations as gx
 
     context = _context()
@@ -118,16 +147,33 @@ def _run(name: str, frame: Any, expectations: list[tuple[str, Any]]) -> tuple[li
         suite.add_expectation(expectation)
     result = batch.validate(
         suite,
-        result_format={"result_format": "COMPLETE", "unexpected_index_column_names": ["item_id"]},
+        result_format={
+            "result_format": "COMPLETE",
+            "unexpected_index_column_names": ["row", "item_id"],
+        },
     )
-    failures = []
+    failures: list[str] = []
+    offences: list[Offence] = []
     for (rule, _), outcome in zip(expectations, result.results, strict=True):
         if outcome.success:
             continue
         offenders = outcome.result.get("unexpected_index_list") or []
         shown = ", ".join(dict.fromkeys(_render(o) for o in offenders))
         failures.append(f"{rule}: {len(offenders)} offending row(s): {shown[:400]}")
-    return failures, len(expectations)
+        offences.extend(
+            Offence(rule, int(o["row"]), str(o["item_id"]), str(o.get("tool") or ""))
+            for o in offenders
+            if isinstance(o, dict)
+        )
+    return failures, offences
+
+
+def _tool_offences(dataset: Dataset) -> list[Offence]:
+    offences = [Offence(SCHEMA_RULE, None, None, p) for p in dataset_schema_problems(dataset)]
+    for index, item in enumerate(dataset.items):
+        for rule, details in item_tool_problems(item, dataset.tool_schemas).items():
+            offences.extend(Offence(rule, index, item.item_id, d) for d in details)
+    return offences
 
 
 def validate_dataset(dataset: Dataset, *, required_slices: Sequence[str] = ()) -> ValidationResult:
@@ -141,14 +187,17 @@ def validate_dataset(dataset: Dataset, *, required_slices: Sequence[str] = ()) -
     import pandas as pd
 
     if not dataset.items:
-        return ValidationResult(False, [f"{dataset.ref}: the dataset has no items"], {"items": 0})
+        empty = "the dataset has no items"
+        return ValidationResult(
+            False, [f"{dataset.ref}: {empty}"], {"items": 0}, [Offence(empty, None, None)]
+        )
     items = pd.DataFrame(_item_rows(dataset, required_slices))
     exp = gx.expectations
     item_rules: list[tuple[str, Any]] = [
         ("item_id is unique", exp.ExpectColumnValuesToBeUnique(column="item_id")),
         ("item_id is present", exp.ExpectColumnValuesToNotBeNull(column="item_id")),
         (
-            "input has user text",
+            USER_TEXT_RULE,
             exp.ExpectColumnValuesToBeBetween(column="input_chars", min_value=1),
         ),
         ("slices present", exp.ExpectColumnValuesToBeBetween(column="slice_count", min_value=1)),
@@ -169,23 +218,33 @@ def validate_dataset(dataset: Dataset, *, required_slices: Sequence[str] = ()) -
         (f"slice '{key}' present", exp.ExpectColumnValuesToNotBeNull(column=f"slice_{key}"))
         for key in required_slices
     ]
-    failures, evaluated = _run("items", items, item_rules)
+    failures, offences = _run("items", items, item_rules)
+    evaluated = len(item_rules) + 2
     call_rows = _call_rows(dataset)
     if call_rows:
         calls = pd.DataFrame(call_rows)
-        rule = (
-            "expected tools exist in the tool schema",
+        defined = (
+            TOOLS_DEFINED_RULE,
             exp.ExpectColumnValuesToBeInSet(
                 column="tool", value_set=sorted(set(calls.loc[calls["tool_defined"], "tool"]))
             ),
         )
-        call_failures, call_evaluated = _run("calls", calls, [rule])
+        call_failures, call_offences = _run("calls", calls, [defined])
         failures += call_failures
-        evaluated += call_evaluated
+        offences += call_offences
+        evaluated += 1
+    tool_offences = _tool_offences(dataset)
+    for rule in dict.fromkeys(o.rule for o in tool_offences):
+        broken = [o for o in tool_offences if o.rule == rule]
+        shown = "; ".join(f"{o.item_id or 'dataset'}: {o.detail}" for o in broken)
+        failures.append(f"{rule}: {len(broken)} problem(s): {shown[:400]}")
+    offences += tool_offences
     statistics = {
         "items": len(dataset.items),
         "tool_calls": len(call_rows),
         "evaluated_expectations": evaluated,
         "unsuccessful_expectations": len(failures),
     }
-    return ValidationResult(not failures, [f"{dataset.ref}: {f}" for f in failures], statistics)
+    return ValidationResult(
+        not failures, [f"{dataset.ref}: {f}" for f in failures], statistics, offences
+    )

@@ -1,7 +1,7 @@
 """Judge calibration against human labels, and whether it allows gating on judge metrics.
 
-A suite names its calibration set (``judge.calibration_set``); the sets shipped with the
-project are listed in ``CALIBRATION_SETS`` with the rubric task they calibrate. Reports are
+A suite names its calibration set: a shipped one or its own labels file (``calibration_sets``
+resolves either), and both get the same statistics and the same trust rule. Reports are
 stored per judge fingerprint under ``<home>/store/calibration/``, so the gate can tell whether
 the judge that scored a build was calibrated, and how well. A report's ``variance`` field holds
 the judge's measured disagreement with itself on the set (``measure_judge_variance``: repeated
@@ -10,50 +10,21 @@ or None until it is measured; recalibrating the same judge keeps it.
 """
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline.evaluation.calibration_sets import (
+    CALIBRATION_SETS,
+    CalibrationSet,
+    calibration_set,
+    check_calibration_set,
+    suite_calibration_set,
+)
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.home import Home
 from eval_pipeline.judges.protocol import Judge
-from eval_pipeline.package_data import package_path
 from eval_pipeline.suites.config import SuiteConfig
 from eval_pipeline.suites.locate import suite_files
-
-CALIBRATION_DIR = package_path("eval_pipeline.judges", "calibration_sets")
-
-
-@dataclass(frozen=True)
-class CalibrationSet:
-    """A labelled file and the rubric task its labels grade."""
-
-    name: str
-    path: Path
-    task: str
-
-
-CALIBRATION_SETS = {
-    entry.name: entry
-    for entry in (
-        CalibrationSet(
-            "human-labels/agent-faithfulness-v1",
-            CALIBRATION_DIR / "agent_faithfulness.jsonl",
-            "faithfulness",
-        ),
-        CalibrationSet(
-            "human-labels/agent-task-completion-v1",
-            CALIBRATION_DIR / "agent_task_completion.jsonl",
-            "task_completion",
-        ),
-        CalibrationSet(
-            "human-labels/halueval-general-v1",
-            CALIBRATION_DIR / "halueval_general_600.labels.jsonl",
-            "hallucination",
-        ),
-    )
-}
-
 
 _VARIANCE_SUMMARY = (
     "repeats",
@@ -68,6 +39,24 @@ _VARIANCE_SUMMARY = (
 )
 
 
+__all__ = [
+    "CALIBRATION_SETS",
+    "CalibrationSet",
+    "calibrate_judge_on",
+    "calibrate_suite_judges",
+    "calibration_set",
+    "ceiling_for",
+    "ceiling_verdict",
+    "check_calibration_set",
+    "ensure_calibrated",
+    "judge_block",
+    "stored_report",
+    "suite_calibration_set",
+    "tier_ceiling",
+    "write_report",
+]
+
+
 def _report_path(home: Home, digest: str, set_name: str) -> Path:
     return home.store / "calibration" / digest / (set_name.replace("/", "__") + ".json")
 
@@ -78,21 +67,30 @@ def _suites() -> list[Any]:
     return [load_suite(path) for path in suite_files()]
 
 
-def ceiling_for(set_name: str) -> tuple[float, str]:
-    """The strictest false-pass ceiling among the shipped suites' tiers using ``set_name``."""
+def ceiling_for(set_name: str, also: SuiteConfig | None = None) -> tuple[float, str]:
+    """The strictest false-pass ceiling among the tiers of the suites using ``set_name``.
+
+    The suites are the shipped ones and those in ``EVAL_PIPELINE_SUITES``, and ``also`` (the
+    suite being evaluated, wherever its file is).
+    """
     from eval_pipeline.suites.risk import load_risk_policy
 
     policy = load_risk_policy()
     ceilings = [
         (float(policy.tier(suite.risk_tier).judge_false_pass_ceiling), suite.risk_tier)
-        for suite in _suites()
+        for suite in (*_suites(), *((also,) if also is not None else ()))
         if suite.judge is not None and suite.judge.calibration_set == set_name
     ]
     return min(ceilings) if ceilings else (0.0, "none")
 
 
-def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[str, Any]:
-    """Run ``judge`` over one labelled set, compute the calibration report, and store it."""
+def calibrate_judge_on(
+    home: Home, judge: Judge, entry: CalibrationSet, suite: SuiteConfig | None = None
+) -> dict[str, Any]:
+    """Run ``judge`` over one labelled set, compute the calibration report, and store it.
+
+    ``suite`` (the one being evaluated) takes part in the ceiling (``ceiling_for``).
+    """
     from eval_pipeline.judges.calibration import calibrate
     from eval_pipeline.judges.label_files import read_table
     from eval_pipeline.judges.labelled_run import build_requests, run_judge
@@ -102,7 +100,7 @@ def calibrate_judge_on(home: Home, judge: Judge, entry: CalibrationSet) -> dict[
     requests = build_requests(labels, load_rubric(entry.task), str(entry.path))
     verdicts = run_judge(judge, requests).verdicts
     report = calibrate(labels, verdicts, labels_source=str(entry.path)).to_json()
-    ceiling, tier = ceiling_for(entry.name)
+    ceiling, tier = ceiling_for(entry.name, suite)
     fpr = report["false_pass_rate"]
     stored = {
         **report,
@@ -138,42 +136,35 @@ def _shipped_suite_judges(home: Home) -> list[tuple[Any, Judge]]:
     return pairs
 
 
-def calibration_set(name: str) -> CalibrationSet:
-    """The shipped calibration set ``name``.
-
-    Raises:
-        KeyError: no such set is shipped (the message lists the known ones).
-    """
-    if name not in CALIBRATION_SETS:
-        raise KeyError(
-            f"calibration set {name!r} is not shipped; known: {sorted(CALIBRATION_SETS)}"
-        )
-    return CALIBRATION_SETS[name]
-
-
 def ensure_calibrated(stage: Stage, judge: Judge) -> dict[str, Any] | None:
     """The stored calibration of ``judge`` on the stage's suite's set, computed if missing.
 
     Every path that scores a build calls this, so a gate on it always finds the judge's
     calibration and trusts or distrusts the judge the same way (None without a judge block).
+
+    Raises:
+        SuiteResolutionError: the set is not shipped, or its labels cannot calibrate (the
+            message names the file, row and column).
     """
     if stage.suite.judge is None:
         return None
-    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
-
     name = stage.suite.judge.calibration_set
     stored = stored_report(stage.home, judge.fingerprint.digest, name)
     if stored is not None:
         return stored
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
+    from eval_pipeline.judges.label_files import LabelFileError
+    from eval_pipeline.judges.rubrics import RubricError
+
+    entry = suite_calibration_set(stage.suite)
     try:
-        entry = calibration_set(name)
-    except KeyError as exc:
-        raise SuiteResolutionError(f"suite {stage.suite.suite}: {exc.args[0]}") from exc
-    return calibrate_judge_on(stage.home, judge, entry)
+        return calibrate_judge_on(stage.home, judge, entry, stage.suite)
+    except (LabelFileError, RubricError) as exc:  # labels edited since they were checked
+        raise SuiteResolutionError(f"suite {stage.suite.suite}: judge calibration: {exc}") from exc
 
 
 def calibrate_suite_judges(home: Home) -> dict[str, Any]:
-    """Calibrate the judge of every shipped suite on the set it names; asset metadata."""
+    """Calibrate the judge of every shipped (or listed) suite on the set it names; metadata."""
     meta: dict[str, Any] = {}
     done: set[tuple[str, str]] = set()
     for suite, judge in _shipped_suite_judges(home):
@@ -182,7 +173,7 @@ def calibrate_suite_judges(home: Home) -> dict[str, Any]:
         if key in done:
             continue
         done.add(key)
-        report = calibrate_judge_on(home, judge, calibration_set(name))
+        report = calibrate_judge_on(home, judge, suite_calibration_set(suite))
         meta[f"{name}:judge"] = f"{judge.backend} {judge.fingerprint.digest}"
         for field in (
             "n",

@@ -9,8 +9,8 @@ from typing import Any
 
 from eval_pipeline.evaluation.calibration_stage import (
     calibrate_judge_on,
-    calibration_set,
     stored_report,
+    suite_calibration_set,
     write_report,
 )
 from eval_pipeline.evaluation.suite_parts import SuiteResolutionError, suite_judge
@@ -49,10 +49,7 @@ def measure_judge_variance(
     judge = suite_judge(suite, state_url=home.state_url)
     if judge is None or suite.judge is None:
         raise SuiteResolutionError(f"suite {suite.suite} has no judge: block to measure")
-    try:
-        entry = calibration_set(suite.judge.calibration_set)
-    except KeyError as exc:
-        raise SuiteResolutionError(f"suite {suite.suite}: {exc.args[0]}") from exc
+    entry = suite_calibration_set(suite)
     labels = read_table(entry.path)
     if limit is not None:
         labels = labels.head(limit)

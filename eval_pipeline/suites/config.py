@@ -9,6 +9,7 @@ datasets:
     version: 2026q3                  # or pin with an explicit version key
 runs_per_item: 3
 judge: {model: ..., rubric_version: ..., calibration_set: ..., base_url: ...}  # base_url optional
+# or your own labels instead of a shipped set: calibration: {labels: labels.csv, task: faithfulness}
 redaction_policy: keep-tools         # runner spans: default | keep-tools | a policy file
 metrics:
   - {id: task_completion, threshold: 0.85, max_regression: 0.02}
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_pipeline.suites.calibration_labels import resolve_calibration_labels
 from eval_pipeline.suites.custom_metrics import define_custom_metrics
 from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
@@ -73,6 +75,16 @@ class DatasetRef(BaseModel):
         return f"{self.name}@{self.version}"
 
 
+class CalibrationLabels(BaseModel):
+    """A labels file calibrating the judge (``suites.calibration_labels``), resolved absolute."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    labels: Text
+    task: Text
+    """The rubric task the human labels grade (e.g. ``faithfulness``)."""
+
+
 class JudgeConfig(BaseModel):
     """The judge used by judge-based metrics, pinned by model and rubric version."""
 
@@ -81,6 +93,9 @@ class JudgeConfig(BaseModel):
     model: Text
     rubric_version: Text
     calibration_set: Text
+    """A shipped set's name, or (filled in from ``calibration``) the labels file's set name."""
+    calibration: CalibrationLabels | None = None
+    """The suite's own labels file, instead of a shipped set."""
     base_url: Text | None = None
     """The OpenAI-compatible endpoint of a named model (else ``EVAL_PIPELINE_JUDGE_BASE_URL``)."""
 
@@ -197,6 +212,7 @@ def load_suite(
             issues.add((internal,), "unknown key")
             del raw[internal]
     pin_datasets(raw, issues)
+    resolve_calibration_labels(raw, path.parent, issues)
     check_budgets(raw, issues)
     define_custom_metrics(raw, path, issues)
     resolve_metrics(raw, policy, issues)

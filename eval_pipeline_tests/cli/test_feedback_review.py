@@ -11,6 +11,7 @@ reached is ours (exit 3).
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from click.testing import CliRunner
 from eval_pipeline.cli import cli
 from eval_pipeline.datasets.store import default_dataset_store
 from eval_pipeline.home import current_home
+from eval_pipeline.traces.model import Message
+from eval_pipeline.traces.store.span_table import row_span, span_row
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.realtime.stream.builders import agent_trace_rows
 
@@ -26,7 +29,10 @@ TRACE = "d4" * 16
 
 
 def _store_trace(trace_id: str = TRACE) -> None:
-    rows = agent_trace_rows(trace_id, tool_error=True, answer="I have refunded your order.")
+    """A live trace whose lookup failed; its root carries the user's request."""
+    root, *rest = agent_trace_rows(trace_id, tool_error=True, answer="I have refunded your order.")
+    asked = Message(role="user", parts=({"type": "text", "content": "Refund order 0, please"},))
+    rows = [span_row(replace(row_span(root), input_messages=(asked,))), *rest]
     TraceStore(current_home().ensure().store).write_rows(rows, build="production")
 
 
@@ -65,10 +71,27 @@ def test_a_thumbs_down_routes_a_stored_trace_to_review_and_a_label_records_who()
     assert done["verdict"] == "not-defect" and done["reviewer"] == "bo"
 
 
-def test_a_defect_label_with_a_dataset_becomes_a_regression_case() -> None:
-    _store_trace()
-    invoke("feedback", TRACE, "--rating", "down")
-    code, out = invoke(
+def _publish_lookup_tools(tmp_path: Path) -> None:
+    """A golden set defining the trace's ``lookup_order`` tool (a trace carries no schema)."""
+    tool = {
+        "name": "lookup_order",
+        "description": "Look an order up.",
+        "parameters": {"type": "object", "properties": {"order_id": {"type": "integer"}}},
+    }
+    item = {
+        "item_id": "look-1",
+        "input": "Where is order 1?",
+        "expected_tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 1}}],
+        "tool_schemas": [tool],
+        "slices": {"intent": "status"},
+    }
+    (tmp_path / "orders.jsonl").write_text(json.dumps(item) + "\n")
+    code, out = invoke("datasets", "import", "orders", str(tmp_path / "orders.jsonl"))
+    assert code == 0, out
+
+
+def _label_defect(*extra: str) -> tuple[int, str]:
+    return invoke(
         "review",
         "label",
         TRACE,
@@ -84,7 +107,15 @@ def test_a_defect_label_with_a_dataset_becomes_a_regression_case() -> None:
         "intent=return",
         "--format",
         "json",
+        *extra,
     )
+
+
+def test_a_defect_label_with_a_dataset_becomes_a_valid_regression_case(tmp_path: Path) -> None:
+    _store_trace()
+    invoke("feedback", TRACE, "--rating", "down")
+    _publish_lookup_tools(tmp_path)
+    code, out = _label_defect("--tool-schemas-from", "golden/orders")
     assert code == 0, out
     summary = json.loads(out)
     assert summary["review"]["verdict"] == "defect"
@@ -92,6 +123,34 @@ def test_a_defect_label_with_a_dataset_becomes_a_regression_case() -> None:
     case = default_dataset_store().item("regression/support", "v1", f"trace-{TRACE}")
     assert case.slices["intent"] == "return" and case.slices["tool"] == "lookup_order"
     assert case.provenance["trace_id"] == TRACE
+    code, out = invoke("datasets", "validate", "regression/support", "v1")
+    assert code == 0, out
+
+
+def test_a_trace_without_input_needs_the_reviewer_to_say_what_was_asked(tmp_path: Path) -> None:
+    rows = agent_trace_rows(TRACE, tool_error=True, answer="I have refunded your order.")
+    TraceStore(current_home().ensure().store).write_rows(rows, build="production")
+    invoke("feedback", TRACE, "--rating", "down")
+    _publish_lookup_tools(tmp_path)
+    code, out = _label_defect("--tool-schemas-from", "golden/orders")
+    assert code == 2 and "input has user text" in out, out
+    assert "hint: the trace holds no user input" in out and "--tool-schemas-from DATASET" not in out
+    code, out = _label_defect("--tool-schemas-from", "golden/orders", "--input", "Refund order 0")
+    assert code == 0, out
+    case = default_dataset_store().item("regression/support", "v1", f"trace-{TRACE}")
+    assert case.user_input == "Refund order 0"
+
+
+def test_a_case_validate_would_mark_invalid_is_refused_before_publishing() -> None:
+    _store_trace()
+    invoke("feedback", TRACE, "--rating", "down")
+    code, out = _label_defect()
+    assert code == 2, out
+    assert f"trace {TRACE}: item 'trace-{TRACE}': expected tools exist in the tool schema" in out
+    assert "hint: a trace carries no tool schemas" in out and "nothing published" in out
+    assert default_dataset_store().versions("regression/support") == []
+    (item,) = json.loads(invoke("review", "list", "--format", "json")[1])
+    assert item["status"] == "open"
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from eval_pipeline.datasets.artefact import Dataset, tool_schema_name
+from eval_pipeline.datasets.artefact import Dataset, DatasetError, tool_schema_name
+from eval_pipeline.datasets.publishing import publish_checked
 from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
 from eval_pipeline.importers.benchmarks.agentdojo import import_suite
 from eval_pipeline.importers.benchmarks.taubench import import_tasks as import_taubench
@@ -91,7 +92,7 @@ def banking_injection_set(data: Path) -> Dataset:
 
 
 def publish_shipped(data: Path, store: DatasetStore | None = None) -> list[Dataset]:
-    """Rebuild both sets from the fixtures under ``data`` and publish them into ``store``.
+    """Rebuild both sets from the fixtures under ``data``, validate and publish them into ``store``.
 
     The default store is the package's shipped datasets.
     """
@@ -99,8 +100,8 @@ def publish_shipped(data: Path, store: DatasetStore | None = None) -> list[Datas
         raise FileNotFoundError(f"fixtures folder {data} does not exist (pass the clone's data/)")
     target = store or DatasetStore(shipped_datasets_dir())
     return [
-        target.publish(retail_refunds_golden(data)),
-        target.publish(banking_injection_set(data)),
+        publish_checked(target, retail_refunds_golden(data)).dataset,
+        publish_checked(target, banking_injection_set(data)).dataset,
     ]
 
 
@@ -113,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         published = publish_shipped(args.data)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, DatasetError) as exc:
         parser.exit(2, f"error: {exc}\n")
     for dataset in published:
         print(dataset.ref, len(dataset.items), dataset.content_hash)  # noqa: T201

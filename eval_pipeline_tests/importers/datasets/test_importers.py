@@ -141,15 +141,17 @@ def test_agentdojo_attacker_calls_become_forbidden_calls() -> None:
 def test_import_dataset_defaults_the_kind() -> None:
     adversarial = import_dataset(
         "agentdojo", [AGENTDOJO / "slack"], name="security/slack", version="v1", owner="sec"
-    )
+    ).dataset
     assert adversarial.kind == "adversarial"
-    golden = import_dataset("bfcl", [BFCL_Q, BFCL_A], name="golden/bfcl", version="v1", owner="ml")
+    golden = import_dataset(
+        "bfcl", [BFCL_Q, BFCL_A], name="golden/bfcl", version="v1", owner="ml"
+    ).dataset
     assert golden.kind == "golden"
 
 
 def test_unknown_format_and_missing_files_are_errors(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="expected one of"):
-        import_items("csv", [tmp_path])
+        import_items("xml", [tmp_path])
     with pytest.raises(SourceError, match="no such file"):
         import_items("tau2", [tmp_path / "nope.json"])
 

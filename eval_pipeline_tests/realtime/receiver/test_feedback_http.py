@@ -153,6 +153,8 @@ def test_the_serve_command_takes_feedback_that_review_and_triage_turn_into_a_cas
             "lookup timed out and the agent gave up",
             "--dataset",
             "regression/live",
+            "--input",  # the trace was recorded without message content
+            "Where is my order?",
         ],
     )
     assert labelled.exit_code == 0, labelled.output
