@@ -27,9 +27,9 @@ The frames around a claim word are ``scoring.claim_frames``.
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import lru_cache
+from typing import NamedTuple
 
 from eval_pipeline.scoring.claim_frames import (
     TOKEN,
@@ -95,8 +95,7 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CLAUSE_BREAKS = ",;:"
 
 
-@dataclass(frozen=True)
-class ActionClaim:
+class ActionClaim(NamedTuple):
     """One claimed action: its verb, the word used and the sentence it is in."""
 
     verb: str
