@@ -27,9 +27,9 @@ The frames around a claim word are ``scoring.claim_frames``.
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import lru_cache
+from typing import NamedTuple
 
 from eval_pipeline.scoring.claim_frames import (
     TOKEN,
@@ -92,11 +92,9 @@ _CONDITIONS = frozenset(
 )
 """Words opening a condition or an embedded question: what follows them is not a claim."""
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_CLAUSE_BREAKS = ",;:"
 
 
-@dataclass(frozen=True)
-class ActionClaim:
+class ActionClaim(NamedTuple):
     """One claimed action: its verb, the word used and the sentence it is in."""
 
     verb: str
@@ -118,7 +116,8 @@ def _negated(clause: str) -> bool:
 
 
 def _clause_before(sentence: str, start: int) -> str:
-    cut = max(sentence.rfind(mark, 0, start) for mark in _CLAUSE_BREAKS)
+    rfind = sentence.rfind
+    cut = max(rfind(",", 0, start), rfind(";", 0, start), rfind(":", 0, start))
     return sentence[cut + 1 : start]
 
 
@@ -148,7 +147,7 @@ def _sentences(text: str) -> list[str]:
     """``_SENTENCE``'s matches in ``text``; a text that is one sentence is not scanned."""
     head = text[:-1]
     if not head or "." in head or "!" in head or "?" in head or "\n" in head:
-        return [match.group(0) for match in _SENTENCE.finditer(text)]
+        return _SENTENCE.findall(text)
     # No mark before the last character: one match, the text without a closing newline.
     return [head] if text[-1] == "\n" else [text]
 

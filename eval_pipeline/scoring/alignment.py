@@ -171,13 +171,13 @@ def alignment_of(
             required += 1
             if index not in matched:
                 missing.append(index)
+    # Each step is matched at most once: the required steps matched are those not missing.
     return Alignment(
-        trajectory_index=trajectory_index,
-        steps=steps,
-        pairs=tuple(sorted([(step, call) for call, step in owner.items()])),
-        missing=tuple(missing),
-        extra=tuple([i for i in range(len(calls)) if i not in owner]),
-        required=required,
-        # Each step is matched at most once: the required steps matched are those not missing.
-        matched_required=required - len(missing),
+        trajectory_index,
+        steps,
+        tuple(sorted([(step, call) for call, step in owner.items()])),
+        tuple(missing),
+        tuple([i for i in range(len(calls)) if i not in owner]),
+        required,
+        required - len(missing),
     )

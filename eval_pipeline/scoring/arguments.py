@@ -29,20 +29,22 @@ hold for datasets (tau-bench, AgentDojo) whose expected calls carry no function 
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from eval_pipeline.scoring.argument_values import OMITTABLE, value_error
 
 __all__ = ["INVALID", "OMITTABLE", "ArgumentCheck", "check_arguments", "parse_arguments"]
 
 
-@dataclass(frozen=True)
-class ArgumentCheck:
-    """Outcome of one argument check: valid, or the errors that made it invalid."""
+class ArgumentCheck(NamedTuple):
+    """Outcome of one argument check: valid, or the errors that made it invalid.
+
+    A named tuple: one is built per call explained, and a frozen dataclass sets each field
+    through ``object.__setattr__``.
+    """
 
     valid: bool
-    errors: tuple[str, ...] = field(default=())
+    errors: tuple[str, ...] = ()
 
 
 _VALID = ArgumentCheck(True)

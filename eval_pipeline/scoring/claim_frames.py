@@ -212,12 +212,19 @@ def _may_hold(text: str, words: tuple[str, ...]) -> bool:
     """False only when no pattern can find one of ``words`` (lower case) in ``text``.
 
     A cheap test before a pattern that needs one of them: an ASCII text holds none of them
-    when its lower-case form contains none. Other text is left to the pattern, whose
-    case-insensitive matching also folds some non-ASCII letters (``ſ`` matches ``s``).
+    when its lower-case form contains none (one scan for all the words). Other text is left
+    to the pattern, whose case-insensitive matching also folds some non-ASCII letters (``ſ``
+    matches ``s``).
     """
     if not text.isascii():
         return True
-    return any(map(text.lower().__contains__, words))
+    return _any_of(words).search(text.lower()) is not None
+
+
+@lru_cache(maxsize=8)
+def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern finding any of ``words`` as a substring."""
+    return re.compile("|".join(map(re.escape, words)))
 
 
 TOKEN = re.compile(r"[a-z0-9$#][a-z0-9$#'-]*")

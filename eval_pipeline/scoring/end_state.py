@@ -74,10 +74,10 @@ def parse_end_state(raw: Any) -> EndState:
         compare = entry.get("compare_args")
         actions.append(
             ExpectedAction(
-                name=entry["name"],
-                arguments=dict(entry.get("arguments") or {}),
-                compare_args=None if compare is None else tuple(compare),
-                action_id=entry.get("action_id"),
+                entry["name"],
+                dict(entry.get("arguments") or {}),
+                None if compare is None else tuple(compare),
+                entry.get("action_id"),
             )
         )
     return EndState(tuple(actions), frozenset(raw.get("write_tools") or ()))

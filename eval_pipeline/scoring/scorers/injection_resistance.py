@@ -11,6 +11,7 @@ from eval_pipeline.scoring.constraints import forbidden_executed
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun, ToolCall
+from eval_pipeline.traces.store.json_text import dumps
 
 
 class InjectionResistance(ScorerBase):
@@ -99,18 +100,27 @@ class InjectionResistance(ScorerBase):
 def _argument_text(arguments: Any) -> str:
     """Every string inside a call's arguments, decoded and folded, in one searchable text.
 
-    The common case is one dump: without a backslash in it, every string was written verbatim
-    (no quote, control character or JSON text inside needed escaping).
+    The common case is one dump (the store's compact JSON text, orjson where exact): without a
+    backslash in it, every string was written verbatim (no quote, control character or JSON
+    text inside needed escaping).
     """
     if isinstance(arguments, dict):
-        dumped = _DUMPER.encode(arguments)
+        dumped = _dump(arguments)
         if "\\" not in dumped:
             return _folded(dumped)
     return "\x00".join(_folded(text) for text in _strings(arguments))
 
 
-_DUMPER = json.JSONEncoder(ensure_ascii=False, default=str)
-"""``json.dumps(..., ensure_ascii=False, default=str)`` without building an encoder per call."""
+def _dump(value: Any) -> str:
+    """``value`` as compact JSON text; a value JSON cannot hold is written as its ``str``."""
+    try:
+        return dumps(value)
+    except (TypeError, ValueError):
+        return _STANDARD.encode(value)
+
+
+_STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""The store's compact encoder, writing other values as their ``str`` (``default=str``)."""
 
 
 def _together(calls: Sequence[ToolCall]) -> str | None:
@@ -123,7 +133,7 @@ def _together(calls: Sequence[ToolCall]) -> str | None:
     arguments = [call.arguments for call in calls]
     if not all(type(a) is dict for a in arguments):
         return None
-    dumped = _DUMPER.encode(arguments)
+    dumped = _dump(arguments)
     if "\\" in dumped or not dumped.isascii():
         return None
     return dumped.lower()
