@@ -29,3 +29,11 @@ def test_off_loopback_without_a_token_and_bad_settings_are_input_errors(tmp_path
     assert bad_tokens.exit_code == 2 and f"{tokens}:1" in bad_tokens.output
     bad_stream = CliRunner().invoke(cli, ["serve", "--stream", "kafka://x"])
     assert bad_stream.exit_code == 2 and "--stream" in bad_stream.output
+
+
+def test_a_one_character_token_off_loopback_is_an_input_error() -> None:
+    result = CliRunner().invoke(
+        cli, ["serve", "--host", "0.0.0.0"], env={"EVAL_PIPELINE_RECEIVER_TOKEN": "x"}
+    )
+    assert result.exit_code == 2, result.output
+    assert "$EVAL_PIPELINE_RECEIVER_TOKEN: a token needs at least 16 characters" in result.output

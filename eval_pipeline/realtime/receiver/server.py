@@ -19,6 +19,7 @@ from pathlib import Path
 import grpc
 import uvicorn
 
+from eval_pipeline.bounded_read import read_bounded
 from eval_pipeline.realtime.receiver.auth import Authenticator
 from eval_pipeline.realtime.receiver.grpc_receiver import make_grpc_server
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
@@ -83,8 +84,8 @@ class Receiver:
         if endpoints.grpc_port is not None:
             credentials = None
             if tls:
-                key = Path(endpoints.ssl_keyfile or endpoints.ssl_certfile or "").read_bytes()
-                chain = Path(endpoints.ssl_certfile or "").read_bytes()
+                key = read_bounded(endpoints.ssl_keyfile or endpoints.ssl_certfile or "")
+                chain = read_bounded(endpoints.ssl_certfile or "")
                 credentials = grpc.ssl_server_credentials([(key, chain)])
             self._grpc, self.grpc_port = make_grpc_server(
                 write_path,
