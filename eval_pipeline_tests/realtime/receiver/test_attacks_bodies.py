@@ -15,7 +15,6 @@ import zlib
 
 import httpx
 import pytest
-from google.protobuf.json_format import MessageToJson
 from google.rpc import status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -28,6 +27,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
+from eval_pipeline.traces.decode.otlp_json import to_document
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 from eval_pipeline_tests.realtime.receiver.receivers import (
     agent_trace,
@@ -136,7 +136,7 @@ def test_an_oversized_resource_attribute_rejects_only_that_resources_spans() -> 
         request.resource_spans[1].scope_spans[0].spans[1].trace_id = (99).to_bytes(16, "big")
         as_json = httpx.post(
             url(receiver),
-            content=MessageToJson(request),
+            content=json.dumps(to_document(request)),  # OTLP/JSON: hex ids
             headers={"content-type": "application/json"},
             timeout=30,
         )
