@@ -8,10 +8,14 @@ probe every ``PROBE_S`` so a pool that broke while idle is noticed too. A broken
 replaced by a new one at once (its processes start while requests queue for them), and
 ``problem`` says so until a new worker is ready.
 
-A worker opens its writer (``writer.WriterSpec``) on first use, not in the pool's initializer:
-an initializer that raises (a store read-only for a moment at start-up) breaks the whole pool,
+Workers are forked from multiprocessing's fork server, which imported this module (ingest,
+the store, the redactor) once: a replacement runs in a fraction of a second, where a spawned
+process spent seconds importing (12 s on a loaded machine, while every request waited). Each
+worker takes the receiver's environment as it is now (the fork server's is that of its start),
+opens its writer (``writer.WriterSpec``) on first use, not in the pool's initializer: an
+initializer that raises (a store read-only for a moment at start-up) breaks the whole pool,
 where a failed open is one request's 503 and the next request tries again. Each worker dies
-with the receiver (``PR_SET_PDEATHSIG``).
+with the fork server (``PR_SET_PDEATHSIG``), which exits with the receiver.
 """
 
 import ctypes
@@ -26,11 +30,18 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
 from eval_pipeline.realtime.receiver.auth import Grant
-from eval_pipeline.realtime.receiver.rpc_status import unavailable
-from eval_pipeline.realtime.receiver.writer import STORE_UNAVAILABLE, Accepted, Writer, WriterSpec
+from eval_pipeline.realtime.receiver.rpc_status import Refusal, unavailable
+from eval_pipeline.realtime.receiver.writer import (
+    STORE_UNAVAILABLE,
+    Accepted,
+    Writer,
+    WriterSpec,
+    store_failure,
+)
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 
 LOG = logging.getLogger(__name__)
@@ -39,24 +50,42 @@ _PR_SET_PDEATHSIG = 1
 PROBE_S = 0.2
 """How often an idle pool is checked: a dead worker is replaced within this (plus a start)."""
 
+PRELOAD = (__name__, "pandas")
+"""What the fork server imports once for every worker: this module (ingest, the store, the
+redactor) and pandas, which pyarrow imports on a process's first table of Python rows (2.4 s
+of a fresh worker's first request, measured)."""
 _WORKER: dict[str, Any] = {}
 """This worker process's ``spec`` and, once opened, its ``writer``."""
 
 
-def _start_worker(spec: WriterSpec, parent: int) -> None:
+def _context() -> BaseContext:
+    """The fork server, with this module imported in it (spawn where there is none)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
+
+
+def _start_worker(spec: WriterSpec, receiver: int, environ: dict[str, str]) -> None:
+    _die_with_parent(receiver)
+    os.environ.clear()
+    os.environ.update(environ)
     _WORKER["spec"] = spec
-    _die_with_parent(parent)
 
 
-def _die_with_parent(parent: int) -> None:
-    """Have the kernel stop this worker when the receiver dies (even by SIGKILL).
+def _die_with_parent(receiver: int) -> None:
+    """Have the kernel stop this worker when its parent dies (even by SIGKILL).
 
-    Otherwise a killed receiver leaves its workers behind, holding the store and the stream.
+    The parent is the fork server (or, spawned, the receiver), which ends with the receiver;
+    otherwise a killed receiver would leave its workers behind, holding the store and the stream.
     """
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # the receiver died before the request above was made
+    try:
+        os.kill(receiver, 0)
+    except ProcessLookupError:  # the receiver died before the request above was made
         os._exit(1)
 
 
@@ -66,7 +95,7 @@ def _writer() -> Writer:
             _WORKER["writer"] = _WORKER["spec"].open()
         except STORE_UNAVAILABLE as exc:
             raise unavailable(
-                f"the write path cannot open the store ({type(exc).__name__}: {exc}); retry", 1
+                f"the write path cannot open the store ({store_failure(exc)}); retry", 1
             ) from None
     writer: Writer = _WORKER["writer"]
     return writer
@@ -108,9 +137,9 @@ class WorkerPool:
     def _start(self) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(
             self._workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=_context(),
             initializer=_start_worker,
-            initargs=(self._spec, os.getpid()),
+            initargs=(self._spec, os.getpid(), dict(os.environ)),
         )
         # The pool spawns a process per task submitted while none is idle, and counts each
         # finished task as idle: ``workers`` tasks at once start every process now, not inside
@@ -146,8 +175,10 @@ class WorkerPool:
         error = ready.exception()
         if error is None:
             self._problem = None
+        elif isinstance(error, Refusal):
+            self._problem = error.message
         elif not isinstance(error, BrokenProcessPool):
-            self._problem = f"a write-path worker cannot open the store: {error}"
+            self._problem = f"a write-path worker failed to start: {error!r}"
 
     def wrote(self) -> None:
         """A request was written: whatever kept the workers from writing is over."""
@@ -161,19 +192,20 @@ class WorkerPool:
             if self._closed:
                 return
             executor = self._executor
-            if self._suspect is executor:
-                self._replace(executor)
-                probe = None
-            elif probe is None or probe.done():
-                try:
-                    probe = executor.submit(os.getpid)
-                except BrokenProcessPool:
+            try:
+                if self._suspect is executor:
                     self._replace(executor)
                     probe = None
-                except RuntimeError:  # shut down under us: close() is under way
-                    return
-                else:
-                    probe.add_done_callback(partial(self._finished, executor))
+                elif probe is None or probe.done():
+                    try:
+                        probe = executor.submit(os.getpid)
+                    except BrokenProcessPool:
+                        self._replace(executor)
+                        probe = None
+                    else:
+                        probe.add_done_callback(partial(self._finished, executor))
+            except RuntimeError:  # no new process or task at interpreter shutdown or close()
+                return
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
         with self._lock:

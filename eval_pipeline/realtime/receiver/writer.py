@@ -39,6 +39,12 @@ STORE_UNAVAILABLE = (OSError, OperationalError)
 """What a store that cannot write now raises (transient: the sender is told to retry)."""
 
 
+def store_failure(exc: BaseException) -> str:
+    """A store failure in one line: the database driver's own error, not SQLAlchemy's wrapper."""
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {cause}"
+
+
 class SpanPublisher(Protocol):
     """Where stored rows go next: the span stream (``eval_pipeline.realtime.stream``)."""
 
@@ -156,7 +162,7 @@ class Writer:
             # a 503 (they drop a 500), and the store keeps each span once when they do.
             LOG.warning("the store refused a write: %r", exc)
             raise unavailable(
-                f"the store cannot take the spans now ({type(exc).__name__}: {exc}); retry",
+                f"the store cannot take the spans now ({store_failure(exc)}); retry",
                 self._retry_after_s,
             ) from exc
         if report.spans_decoded == 0 and not report.errors:

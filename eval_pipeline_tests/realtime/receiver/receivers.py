@@ -1,5 +1,6 @@
 """Builders for receiver tests: a running receiver, agent traces as OTLP requests."""
 
+import multiprocessing
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,9 +15,10 @@ from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.auth import Authenticator, Scope
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.realtime.receiver.http_receiver import LogsHandler
+from eval_pipeline.realtime.receiver.inflight import InflightBudget
 from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
 from eval_pipeline.realtime.receiver.write_path import WritePath
-from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer
+from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer, WriterSpec
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 BUILD_ATTRIBUTE = "eval_pipeline.build.id"
@@ -35,12 +37,24 @@ def running_receiver(
     queue: int = 8,
     on_logs: LogsHandler | None = None,
     store_root: Path | None = None,
+    processes: bool = False,
+    budget: InflightBudget | None = None,
 ) -> Iterator[Receiver]:
-    """A receiver on free loopback ports over the test's home, serving for the block."""
+    """A receiver on free loopback ports over the test's home, serving for the block.
+
+    ``processes``: write in worker processes over the home (``WriterSpec``, as ``serve``
+    does; the embedded stream), not in threads over ``store_root`` and ``stream``.
+    """
     home = current_home().ensure()
-    writer = Writer(
-        TraceStore(store_root or home.store), registry=BuildRegistry(home.state_url), stream=stream
-    )
+    writer: Writer | WriterSpec
+    if processes:
+        writer = WriterSpec(home.root)
+    else:
+        writer = Writer(
+            TraceStore(store_root or home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=stream,
+        )
     write_path = WritePath(writer, workers=workers, queue=queue)
     receiver = Receiver(
         write_path,
@@ -49,9 +63,15 @@ def running_receiver(
         limits=limits,
         header_timeout_s=header_timeout_s,
         on_logs=on_logs,
+        budget=budget,
     )
     with receiver.running():
         yield receiver
+
+
+def worker_processes() -> set[int]:
+    """The live worker processes this process started through multiprocessing (write path)."""
+    return {process.pid for process in multiprocessing.active_children() if process.pid}
 
 
 def url(receiver: Receiver, path: str = "/v1/traces") -> str:

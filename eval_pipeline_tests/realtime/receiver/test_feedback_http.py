@@ -167,7 +167,9 @@ def test_the_serve_command_takes_feedback_that_review_and_triage_turn_into_a_cas
 def test_a_note_is_stored_redacted_by_the_receivers_policy() -> None:
     note = "charged twice, card 4111 1111 1111 1111, write to ana.silva@example.com"
     with running_receiver() as receiver:
-        sent = _post(url(receiver, "/v1/feedback"), {"trace_id": STORED, "rating": "down", "note": note})
+        sent = _post(
+            url(receiver, "/v1/feedback"), {"trace_id": STORED, "rating": "down", "note": note}
+        )
         assert sent.status_code == 202, sent.text
     store = FeedbackStore(current_home().state_url)
     with store.engine.connect() as connection:
