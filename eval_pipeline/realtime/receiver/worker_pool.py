@@ -14,18 +14,16 @@ process spent seconds importing (12 s on a loaded machine, while every request w
 worker takes the receiver's environment as it is now (the fork server's is that of its start),
 opens its writer (``writer.WriterSpec``) on first use, not in the pool's initializer: an
 initializer that raises (a store read-only for a moment at start-up) breaks the whole pool,
-where a failed open is one request's 503 and the next request tries again. Each worker dies
-with the fork server (``PR_SET_PDEATHSIG``), which exits with the receiver.
+where a failed open is one request's 503 and the next request tries again. Each worker ends
+when the receiver does (``_die_with_receiver``).
 """
 
-import ctypes
-import ctypes.util
 import logging
 import multiprocessing
 import os
-import signal
-import sys
+import select
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -46,7 +44,6 @@ from eval_pipeline.traces.ingest.ingest import OtlpRequest
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
-_PR_SET_PDEATHSIG = 1
 PROBE_S = 0.2
 """How often an idle pool is checked: a dead worker is replaced within this (plus a start)."""
 
@@ -68,25 +65,39 @@ def _context() -> BaseContext:
 
 
 def _start_worker(spec: WriterSpec, receiver: int, environ: dict[str, str]) -> None:
-    _die_with_parent(receiver)
+    _die_with_receiver(receiver)
     os.environ.clear()
     os.environ.update(environ)
     _WORKER["spec"] = spec
 
 
-def _die_with_parent(receiver: int) -> None:
-    """Have the kernel stop this worker when its parent dies (even by SIGKILL).
+def _die_with_receiver(receiver: int) -> None:
+    """End this worker when the receiver ends, even by SIGKILL.
 
-    The parent is the fork server (or, spawned, the receiver), which ends with the receiver;
-    otherwise a killed receiver would leave its workers behind, holding the store and the stream.
+    Otherwise a killed receiver leaves its workers behind, holding the store and the stream
+    (and the fork server, which lives while its children do). A thread waits on the
+    receiver's pidfd (Linux), or checks every second that it still runs.
     """
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     try:
-        os.kill(receiver, 0)
-    except ProcessLookupError:  # the receiver died before the request above was made
+        watch: int | None = os.pidfd_open(receiver)
+    except ProcessLookupError:  # the receiver died before this worker started
         os._exit(1)
+    except (AttributeError, OSError):
+        watch = None
+    threading.Thread(target=_exit_with, args=(receiver, watch), daemon=True).start()
+
+
+def _exit_with(receiver: int, watch: int | None) -> None:
+    if watch is not None:
+        select.select([watch], [], [])
+    else:
+        while True:
+            time.sleep(1)
+            try:
+                os.kill(receiver, 0)
+            except ProcessLookupError:
+                break
+    os._exit(1)
 
 
 def _writer() -> Writer:

@@ -7,7 +7,8 @@ failed submits were never given back), and ``/healthz`` says so while it cannot 
 that cannot be opened while the workers start answers 503 with ``Retry-After`` (not 500), says
 why on ``/healthz`` and ``/readyz``, and takes every request once it can; a store that refuses
 a write answers 503 with ``Retry-After`` over HTTP and ``UNAVAILABLE`` with ``RetryInfo`` over
-gRPC; a write path whose pool refuses every job gives each slot back (it stays unsaturated).
+gRPC; a write path whose pool refuses every job gives each slot back (it stays unsaturated);
+a ``serve`` killed with SIGKILL leaves none of its processes behind.
 """
 
 import os
@@ -35,6 +36,7 @@ from eval_pipeline_tests.realtime.receiver.receivers import (
     url,
     worker_processes,
 )
+from eval_pipeline_tests.realtime.receiver.serve_process import start_serve
 
 PROTOBUF = {"content-type": "application/x-protobuf"}
 TRACE_SERVICE = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
@@ -148,3 +150,48 @@ def test_every_slot_comes_back_when_the_pool_refuses_the_job(isolated_home: Path
     with pytest.raises(RuntimeError):
         path.submit(lambda: None)
     assert not path.saturated
+
+
+def _states() -> dict[int, tuple[str, int]]:
+    """Every process's (state, parent), from /proc."""
+    states = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            states[int(entry.name)] = (fields[0], int(fields[1]))
+    return states
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below ``root`` (children, their children, ...)."""
+    states = _states()
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, (_, parent) in states.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    return {pid for pid, (state, _) in _states().items() if pid in pids and state != "Z"}
+
+
+def test_a_receiver_killed_with_sigkill_leaves_no_process_behind(tmp_path: Path) -> None:
+    server, port = start_serve(["--no-grpc"], tmp_path / "serve.log")
+    try:
+        assert _post(f"http://127.0.0.1:{port}/v1/traces", 0).status_code == 200
+        below = _descendants(server.pid)
+        assert len(below) >= 2, below  # the write path's workers (and their fork server)
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=20)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and _alive(below):
+            time.sleep(0.1)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert _alive(below) == set(), (tmp_path / "serve.log").read_text()
