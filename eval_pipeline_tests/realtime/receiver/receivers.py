@@ -1,6 +1,8 @@
 """Builders for receiver tests: a running receiver, agent traces as OTLP requests."""
 
 import multiprocessing
+import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +24,7 @@ from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer, Writer
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 BUILD_ATTRIBUTE = "eval_pipeline.build.id"
+MB = 1024 * 1024
 
 
 @contextmanager
@@ -72,6 +75,33 @@ def running_receiver(
 def worker_processes() -> set[int]:
     """The live worker processes this process started through multiprocessing (write path)."""
     return {process.pid for process in multiprocessing.active_children() if process.pid}
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (MB)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
+
+
+@contextmanager
+def rss_growth() -> Iterator[list[float]]:
+    """The largest RSS growth over the block (MB), sampled every 10 ms, in ``[0]`` after it."""
+    baseline = rss_mb()
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.01):
+            peak[0] = max(peak[0], rss_mb() - baseline)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        sampler.join()
+        peak[0] = max(peak[0], rss_mb() - baseline)
 
 
 def url(receiver: Receiver, path: str = "/v1/traces") -> str:
