@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.exc import OperationalError
 
@@ -33,6 +33,9 @@ from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, load_policy
 from eval_pipeline.traces.store.span_table import Row
 from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore
+
+if TYPE_CHECKING:
+    from eval_pipeline.realtime.stream.retention import Retention
 
 LOG = logging.getLogger(__name__)
 STORE_UNAVAILABLE = (OSError, OperationalError)
@@ -191,6 +194,8 @@ class WriterSpec:
     stream_url: str | None = None
     policy: str | None = None
     """A redaction policy file or shipped name (``load_policy``)."""
+    retention: "Retention | None" = None
+    """What the span stream keeps (``stream.retention``; its defaults when None)."""
 
     def open(self) -> Writer:
         """The writer over the home's store, registry and stream."""
@@ -200,6 +205,6 @@ class WriterSpec:
         return Writer(
             TraceStore(home.store),
             registry=BuildRegistry(home.state_url),
-            stream=open_stream(home, self.stream_url),
+            stream=open_stream(home, self.stream_url, retention=self.retention),
             policy=load_policy(self.policy),
         )
