@@ -38,8 +38,7 @@ def _stall(port: int, compressed: bytes) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
     sock.sendall(
         b"POST /v1/traces HTTP/1.1\r\nHost: x\r\ncontent-type: application/x-protobuf\r\n"
-        b"content-encoding: gzip\r\ncontent-length: %d\r\n\r\n" % (2 * len(compressed))
-        + compressed
+        b"content-encoding: gzip\r\ncontent-length: %d\r\n\r\n" % (2 * len(compressed)) + compressed
     )
     return sock
 

@@ -103,10 +103,9 @@ class Soak:
         attacks = [self._bomb, self._stall, self._garbage, self._not_a_request, self._oversized]
         with httpx.Client(timeout=60) as client:
             while not self.stop.is_set():
-                try:
+                # The receiver may close an attacker's connection: that is its right.
+                with contextlib.suppress(httpx.HTTPError):
                     rng.choice([*attacks, self._slow_headers])(client)
-                except httpx.HTTPError:
-                    pass  # the receiver may close an attacker's connection: that is its right
                 time.sleep(rng.random() / 2)
 
     def _post(self, client: httpx.Client, body: bytes, **headers: str) -> None:
