@@ -95,18 +95,14 @@ class WritePath:
         try:
             accepted = inner.result()
         except BrokenProcessPool:
-            self._failed(
-                done,
-                unavailable(
-                    "the write-path worker writing this request died; retry", self._retry_after_s
-                ),
-            )
+            died = "the write-path worker writing this request died; retry"
+            done.set_exception(unavailable(died, self._retry_after_s))
         except Refusal as refusal:
             if refusal.http_status == 503:
                 self._failure = refusal.message
-            self._failed(done, refusal)
+            done.set_exception(refusal)
         except BaseException as exc:
-            self._failed(done, exc)
+            done.set_exception(exc)
         else:
             self._failure = None
             if self._processes is not None:
@@ -115,13 +111,9 @@ class WritePath:
                 if self._on_stored is not None:
                     self._on_stored(accepted.report)
             except BaseException as exc:
-                self._failed(done, exc)
+                done.set_exception(exc)
                 return
             done.set_result(accepted)
-
-    @staticmethod
-    def _failed(done: "Future[Accepted]", exc: BaseException) -> None:
-        done.set_exception(exc)
 
     def problem(self) -> str | None:
         """Why the write path cannot write now; None when it can (liveness and readiness)."""
