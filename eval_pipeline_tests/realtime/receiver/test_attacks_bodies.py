@@ -25,7 +25,8 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 
 from eval_pipeline.home import current_home
-from eval_pipeline.realtime.receiver.http_body import BodyLimits
+from eval_pipeline.realtime.receiver.http_body import BodyLimits, Inflater
+from eval_pipeline.realtime.receiver.rpc_status import Refusal
 from eval_pipeline.traces.decode.errors import MAX_ATTRIBUTE_BYTES
 from eval_pipeline.traces.decode.otlp_json import to_document
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
@@ -154,3 +155,21 @@ def test_a_compression_bomb_is_a_413_and_nothing_is_stored() -> None:
         reply = httpx.post(url(receiver), content=bomb, headers=GZIP, timeout=30)
     assert reply.status_code == 413
     assert _stored_traces() == set()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+def test_members_split_anywhere_across_chunks_inflate_whole(chunk: int) -> None:
+    members = [traces_request(i, 2) for i in range(3)]
+    body = b"".join(gzip.compress(member) for member in members)
+    inflater = Inflater("gzip")
+    out = b"".join(
+        piece
+        for start in range(0, len(body), chunk)
+        for piece in inflater.feed(body[start : start + chunk])
+    )
+    inflater.finish()
+    assert out == b"".join(members)
+    cut = Inflater("gzip")
+    list(cut.feed(body[:-1]))
+    with pytest.raises(Refusal, match="truncated"):
+        cut.finish()
