@@ -157,6 +157,8 @@ def serving(home: Path, *extra: str, stream_url: str | None = None) -> Iterator[
     env = os.environ | {"EVAL_PIPELINE_HOME": str(home)}
     command = [sys.executable, "-c", "from eval_pipeline.cli import main; main()", "serve"]
     command += ["--port", str(port), "--no-grpc", *extra]
+    if not {"--detect", "--alert-webhook"} & set(extra):
+        command.append("--no-detect")  # serve runs the detectors by default: the receiver alone
     own_stream = None
     if stream_url is not None:
         own_stream = f"{stream_url.rstrip('/')}/bench{uuid.uuid4().hex[:12]}"

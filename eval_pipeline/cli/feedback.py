@@ -25,11 +25,12 @@ def feedback(trace_id: str, rating: str, note: str | None, fmt: str) -> None:
     from eval_pipeline.realtime.feedback.rating import (
         Feedback,
         FeedbackError,
-        optional_text,
         parse_rating,
         parse_trace_id,
+        redacted_note,
     )
     from eval_pipeline.realtime.feedback.store import FeedbackStore
+    from eval_pipeline.traces.redact.redactor import Redactor, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore
 
     home = current_home().ensure()
@@ -39,7 +40,7 @@ def feedback(trace_id: str, rating: str, note: str | None, fmt: str) -> None:
             trace_id=wanted,
             rating=parse_rating(rating),
             received_at=datetime.now(UTC),
-            note=optional_text(note, "note"),
+            note=redacted_note(note, Redactor(load_policy())),
             source="cli",
         )
     except FeedbackError as exc:

@@ -1,11 +1,36 @@
 """CLI: ``serve``, the OTLP receiver (HTTP 4318, gRPC 4317) and the real-time plane."""
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.home import current_home
+
+if TYPE_CHECKING:
+    from eval_pipeline.traces.redact.redactor import RedactionPolicy
+
+KEEP_TOOLS_HINT = (
+    "to keep tool payloads: --redaction-policy keep-tools (every tool), or a policy file "
+    "listing tools under tools.keep"
+)
+
+
+def policy_summary(policy: "RedactionPolicy") -> str:
+    """What ``policy`` drops and tokenises, and how to keep tool payloads (serve's first line)."""
+    every = ("*",)
+    if policy.keep_arguments == every and policy.keep_results == every:
+        tools = "keeps every tool's arguments and results"
+    elif not policy.keep_arguments and not policy.keep_results:
+        tools = "drops every tool's arguments and results"
+    else:
+        kept = ", ".join(sorted(set(policy.keep_arguments) | set(policy.keep_results)))
+        tools = f"drops tool arguments and results except for {kept}"
+    return (
+        f"redaction policy {policy.name!r}: {tools}; tokenises "
+        f"{', '.join(policy.detectors) or 'no personal data'} in what it keeps; {KEEP_TOOLS_HINT}"
+    )
 
 
 @click.command("serve")
@@ -26,15 +51,13 @@ from eval_pipeline.home import current_home
     default=None,
     help="Span stream: nats://HOST:PORT for NATS JetStream (default: the embedded log).",
 )
-@click.option(
-    "--alert-webhook", default=None, help="POST each alert here (runs the detector workers)."
-)
+@click.option("--alert-webhook", default=None, help="POST each alert here.")
 @click.option(
     "--detect/--no-detect",
-    default=None,
-    help="Run the detector workers, in a process of their own beside the receiver (default: "
-    "when --alert-webhook is given); alerts go to the state database and as JSON lines to "
-    "stdout.",
+    default=True,
+    show_default=True,
+    help="Run the detector workers, in a process of their own beside the receiver; alerts go "
+    "to the state database and as JSON lines to stdout.",
 )
 @click.option(
     "--detector-config",
@@ -47,7 +70,9 @@ from eval_pipeline.home import current_home
     "--redaction-policy",
     "policy_path",
     default=None,
-    help="Redaction policy file, or a shipped one: default, keep-tools.",
+    help="Redaction policy file, or a shipped one: default (drops every tool's arguments and "
+    "results, tokenises personal data in the rest), keep-tools (keeps tool payloads, personal "
+    "data in them still tokenised).",
 )
 @click.option("--ssl-certfile", type=click.Path(exists=True, path_type=Path), default=None)
 @click.option("--ssl-keyfile", type=click.Path(exists=True, path_type=Path), default=None)
@@ -57,6 +82,28 @@ from eval_pipeline.home import current_home
 )
 @click.option("--ingest-queue", default=8, show_default=True, help="Requests that may wait.")
 @click.option("--max-body-mb", default=32, show_default=True, help="Largest body on the wire.")
+@click.option(
+    "--max-inflight-mb",
+    default=256,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Request bytes held at once, over every connection (429 past it); at least twice "
+    "--max-body-mb (the largest inflated body).",
+)
+@click.option(
+    "--stream-max-age-h",
+    default=24.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Hours the span stream keeps a message.",
+)
+@click.option(
+    "--stream-max-messages",
+    default=1_000_000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Messages the span stream keeps (the oldest go first).",
+)
 @click.option("--header-timeout", default=10.0, show_default=True, help="Seconds for headers.")
 @click.option("--body-timeout", default=30.0, show_default=True, help="Seconds for a body.")
 def serve(
@@ -77,17 +124,26 @@ def serve(
     ingest_threads: bool,
     ingest_queue: int,
     max_body_mb: int,
+    max_inflight_mb: int,
+    stream_max_age_h: float,
+    stream_max_messages: int,
     header_timeout: float,
     body_timeout: float,
 ) -> None:
     """Receive OTLP traces, store them durably, publish them to the stream, then acknowledge.
 
-    OTLP logs (`/v1/logs`, the gRPC LogsService) take `gen_ai.evaluation.result` events: they
-    are stored as imported scores (what `export scores --otlp-endpoint` sends).
+    The detectors run beside the receiver unless --no-detect. OTLP logs (`/v1/logs`, the gRPC
+    LogsService) take `gen_ai.evaluation.result` events: they are stored as imported scores
+    (what `export scores --otlp-endpoint` sends).
+
+    Redaction: the default policy drops every tool's arguments and results and tokenises
+    personal data in what it keeps; to keep tool payloads, --redaction-policy keep-tools (every
+    tool) or a policy file listing tools under tools.keep. The first line logged says which.
 
     Live traffic is stored under the `production` build, partitioned by UTC day; a build id in
     the eval context is honoured only for an `evaluation` token, never into a pinned baseline.
     """
+    from eval_pipeline.bounded_read import read_bounded
     from eval_pipeline.builds import BuildRegistry
     from eval_pipeline.importers.backends.otel_events import EvaluationEventHandler
     from eval_pipeline.realtime.alerts.plane_process import PlaneProcess
@@ -95,10 +151,12 @@ def serve(
     from eval_pipeline.realtime.detectors.registry import default_detectors
     from eval_pipeline.realtime.receiver.auth import Authenticator, TokenError, load_tokens
     from eval_pipeline.realtime.receiver.http_body import BodyLimits
+    from eval_pipeline.realtime.receiver.inflight import InflightBudget
     from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
     from eval_pipeline.realtime.receiver.write_path import WritePath
     from eval_pipeline.realtime.receiver.writer import Writer, WriterSpec
     from eval_pipeline.realtime.stream import StreamUnavailable, open_stream
+    from eval_pipeline.realtime.stream.retention import Retention
     from eval_pipeline.traces.redact.redactor import PolicyError, load_policy
     from eval_pipeline.traces.store.trace_store import TraceStore
 
@@ -109,13 +167,25 @@ def serve(
     try:
         authenticator = Authenticator(load_tokens(token_file), host=host)
     except TokenError as exc:
-        raise InputError(f"--token-file: {exc}") from None
+        raise InputError(str(exc)) from None  # names the file and line, or the variable
+    for option, tls_file in (("--ssl-certfile", ssl_certfile), ("--ssl-keyfile", ssl_keyfile)):
+        try:
+            if tls_file is not None:
+                read_bounded(tls_file)
+        except OSError as exc:
+            raise InputError(f"{option}: {tls_file}: cannot be read: {exc.strerror}") from None
+    if max_inflight_mb < 2 * max_body_mb:
+        raise InputError(
+            f"--max-inflight-mb {max_inflight_mb}: below twice --max-body-mb ({max_body_mb}), "
+            "the largest inflated body would never be taken"
+        )
+    retention = Retention(max_age_s=stream_max_age_h * 3600, max_messages=stream_max_messages)
     home = current_home().ensure()
     try:
-        stream = open_stream(home, stream_url)
+        stream = open_stream(home, stream_url, retention=retention)
     except (ValueError, StreamUnavailable) as exc:
         raise InputError(f"--stream: {exc}") from None
-    writer: Writer | WriterSpec = WriterSpec(home.root, stream_url, policy_path)
+    writer: Writer | WriterSpec = WriterSpec(home.root, stream_url, policy_path, retention)
     if ingest_threads:
         writer = Writer(
             TraceStore(home.store),
@@ -131,7 +201,10 @@ def serve(
     )
     endpoints = Endpoints(host, port, None if no_grpc else grpc_port, ssl_certfile, ssl_keyfile)
     plane = None
-    if detect or (detect is None and alert_webhook):
+    if alert_webhook is not None and not detect:
+        stream.close()
+        raise InputError("--alert-webhook: alerts come from the detectors; drop --no-detect")
+    if detect:
         try:
             default_detectors(load_detector_config(detector_config))  # bad: exit 2 now
         except ValueError as exc:
@@ -155,7 +228,10 @@ def serve(
         on_logs=EvaluationEventHandler(
             home.store, pinned=lambda: BuildRegistry(home.state_url).baselines().values()
         ),
+        policy=policy,
+        budget=InflightBudget(max_inflight_mb * 1024 * 1024),
     )
+    click.echo(policy_summary(policy), err=True)
     click.echo(
         f"OTLP/HTTP on {receiver.http_url}"
         + ("" if receiver.grpc_port is None else f", OTLP/gRPC on port {receiver.grpc_port}"),

@@ -15,11 +15,11 @@ is published. ``review label --verdict defect --dataset ...`` calls the same ``t
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import click
 
+from eval_pipeline.bounded_read import read_bounded_text
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.datasets import case_references
 from eval_pipeline.datasets.artefact import Dataset, DatasetError
@@ -55,6 +55,10 @@ def _schemas_source(store: DatasetStore, ref: str) -> Dataset:
         raise InputError(f"--tool-schemas-from {ref}: {exc}") from None
 
 
+JSON_OPTION_LIMIT_BYTES = 16 * 1024 * 1024
+"""The largest JSON file an option takes (tool schemas, expected calls)."""
+
+
 def json_option(value: str | None, option: str) -> Any:
     """An option holding inline JSON (``[``/``{`` first) or the path of a JSON file."""
     if value is None:
@@ -62,9 +66,11 @@ def json_option(value: str | None, option: str) -> Any:
     text = value
     if value.lstrip()[:1] not in ("[", "{"):
         try:
-            text = Path(value).read_text()
+            text = read_bounded_text(value, JSON_OPTION_LIMIT_BYTES)
         except OSError as exc:
             raise InputError(f"{option} {value}: cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{option} {value}: not UTF-8 text ({exc.reason})") from None
     try:
         return json.loads(text)
     except ValueError as exc:

@@ -41,12 +41,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_pipeline.bounded_read import read_bounded
 from eval_pipeline.suites.calibration_labels import resolve_calibration_labels
 from eval_pipeline.suites.custom_metrics import define_custom_metrics
 from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
 from eval_pipeline.suites.suite_rules import check_budgets, pin_datasets, resolve_metrics
-from eval_pipeline.suites.yaml_source import YamlSourceError, load_yaml
+from eval_pipeline.suites.yaml_source import MAX_BYTES, YamlSourceError, load_yaml
 
 if TYPE_CHECKING:
     from eval_pipeline.datasets.store import DatasetStore
@@ -216,7 +217,7 @@ def load_suite(
     check_budgets(raw, issues)
     define_custom_metrics(raw, path, issues)
     resolve_metrics(raw, policy, issues)
-    fingerprint = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    fingerprint = hashlib.sha256(read_bounded(path, MAX_BYTES)).hexdigest()[:12]
     try:
         config = SuiteConfig.model_validate(
             {**raw, "source": str(path), "fingerprint": fingerprint}

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline.bounded_read import read_bounded_text
+
 FieldPath = tuple[str | int, ...]
 
 MAX_BYTES = 1024 * 1024
@@ -131,7 +133,7 @@ def load_yaml(path: Path) -> YamlSource:
             raise YamlSourceError(
                 path, 1, f"the file is {size:,} bytes; the limit is {MAX_BYTES:,}: refused unread"
             )
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded_text(path, MAX_BYTES)  # a device or pipe has no size to stat
     except OSError as exc:
         raise YamlSourceError(path, 1, f"cannot read ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from eval_pipeline.bounded_read import read_bounded
 from eval_pipeline.datasets.item import ForbiddenCall
 
 
@@ -98,8 +99,11 @@ def load_detector_config(path: Path | None) -> DetectorConfig:
     if path is None:
         return DetectorConfig()
     try:
-        document = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml.safe_load(read_bounded(path)) or {}
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise DetectorConfigError(f"{path}: cannot read detector settings: {reason}") from None
+    except yaml.YAMLError as exc:
         raise DetectorConfigError(f"{path}: cannot read detector settings: {exc}") from None
     if not isinstance(document, dict):
         raise DetectorConfigError(f"{path}: detector settings must be a mapping")

@@ -3,13 +3,15 @@
 The scale: ``up`` or ``down``, or a score in [0, 1] (1 best). A score below
 ``NEGATIVE_BELOW`` counts as a thumbs-down (it opens a review, like ``down``). The HTTP endpoint
 and the CLI both parse through here, so one input is accepted or refused the same way, with a
-``FeedbackError`` naming the field at fault.
+``FeedbackError`` naming the field at fault; the note is redacted here too (``redacted_note``).
 """
 
 import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
+
+from eval_pipeline.traces.redact.redactor import Redactor
 
 NEGATIVE_BELOW = 0.5
 """A numeric rating under this is negative feedback (routes the trace to review)."""
@@ -77,7 +79,8 @@ def optional_text(value: object, field: str, limit: int = 4000) -> str | None:
     """An optional string field (None when absent or blank); ``limit`` characters at most.
 
     Raises:
-        FeedbackError: not a string, or longer than ``limit``.
+        FeedbackError: not a string, longer than ``limit``, or not text (a lone surrogate,
+            which a JSON escape allows and no database column takes).
     """
     if value is None:
         return None
@@ -85,7 +88,23 @@ def optional_text(value: object, field: str, limit: int = 4000) -> str | None:
         raise FeedbackError(f"{field}: expected a string, got {type(value).__name__}")
     if len(value) > limit:
         raise FeedbackError(f"{field}: longer than {limit} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise FeedbackError(
+            f"{field}: not text: a lone surrogate at character {exc.start}"
+        ) from None
     return value.strip() or None
+
+
+def redacted_note(value: object, redactor: Redactor) -> str | None:
+    """The free-text note (``optional_text``) with the personal data ``redactor`` finds replaced.
+
+    People type e-mail addresses and card numbers into feedback: the note is stored as a span's
+    text would be, through the product's redaction policy, never raw.
+    """
+    note = optional_text(value, "note")
+    return None if note is None else redactor.scrub_text(note)
 
 
 @dataclass(frozen=True)

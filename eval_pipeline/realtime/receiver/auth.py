@@ -8,7 +8,8 @@ build whatever its eval context says) or ``evaluation`` (may write the build nam
 context, as runners do). No token may write into a pinned baseline (``write_guard``).
 
 Token file: one token a line, optionally followed by its scope (``production`` when omitted);
-blank lines and ``#`` comments are ignored.
+blank lines and ``#`` comments are ignored. Every token, from the file or the environment, has
+at least ``MIN_TOKEN_CHARS`` characters (a shorter one is a ``TokenError``: exit 2 from ``serve``).
 """
 
 import hmac
@@ -18,8 +19,12 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from eval_pipeline.bounded_read import read_bounded_text
+
 TOKEN_ENV = "EVAL_PIPELINE_RECEIVER_TOKEN"
 """A production-scope token from the environment (``--token-file`` for more, or other scopes)."""
+MIN_TOKEN_CHARS = 16
+"""Every token, from the file or the environment: a guessable one is no authentication."""
 
 
 class Scope(Enum):
@@ -51,9 +56,11 @@ def load_tokens(token_file: Path | None, environ: dict[str, str] | None = None) 
     tokens: dict[str, Scope] = {}
     if token_file is not None:
         try:
-            lines = Path(token_file).read_text().splitlines()
+            lines = read_bounded_text(token_file).splitlines()
         except OSError as exc:
             raise TokenError(f"{token_file}: cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise TokenError(f"{token_file}: not UTF-8 text ({exc.reason})") from None
         for number, line in enumerate(lines, 1):
             fields = line.split("#", 1)[0].split()
             if not fields:
@@ -61,11 +68,19 @@ def load_tokens(token_file: Path | None, environ: dict[str, str] | None = None) 
             scope = fields[1] if len(fields) > 1 else Scope.PRODUCTION.value
             if len(fields) > 2 or scope not in {s.value for s in Scope}:
                 raise TokenError(f"{token_file}:{number}: expected 'TOKEN [production|evaluation]'")
-            if len(fields[0]) < 16:
-                raise TokenError(f"{token_file}:{number}: a token needs at least 16 characters")
+            if len(fields[0]) < MIN_TOKEN_CHARS:
+                raise TokenError(
+                    f"{token_file}:{number}: a token needs at least {MIN_TOKEN_CHARS} characters"
+                )
             tokens[fields[0]] = Scope(scope)
-    if environ.get(TOKEN_ENV):
-        tokens.setdefault(environ[TOKEN_ENV], Scope.PRODUCTION)
+    token = environ.get(TOKEN_ENV, "")
+    if token:
+        if len(token.strip()) < MIN_TOKEN_CHARS:
+            raise TokenError(
+                f"${TOKEN_ENV}: a token needs at least {MIN_TOKEN_CHARS} characters "
+                f"(it has {len(token.strip())}); use a random one, e.g. `openssl rand -hex 24`"
+            )
+        tokens.setdefault(token.strip(), Scope.PRODUCTION)
     return tokens
 
 

@@ -4,7 +4,8 @@ JSON body ``{"trace_id", "rating", "note"?, "user_id"?, "session_id"?}``: ``rati
 ``down`` or a score in [0, 1] (``feedback.rating``). The request is admitted exactly as
 ``/v1/traces`` is (the same bearer tokens, body bounds and encodings), and stored on the write
 path's threads (429 when they are saturated) before the 202. User and session ids are stored
-as the home's keyed pseudonyms, never raw. A trace id the store does not hold yet is accepted:
+as the home's keyed pseudonyms, never raw; the free-text note is redacted by the receiver's
+redaction policy, as span text is. A trace id the store does not hold yet is accepted:
 feedback can arrive before its trace; ``review list`` shows whether the trace is stored. Bad
 input is a 400 whose message names the field.
 """
@@ -27,21 +28,25 @@ from eval_pipeline.realtime.feedback.rating import (
     optional_text,
     parse_rating,
     parse_trace_id,
+    redacted_note,
 )
 from eval_pipeline.realtime.feedback.store import FeedbackStore
 from eval_pipeline.realtime.receiver.auth import Grant
+from eval_pipeline.realtime.receiver.inflight import InflightBudget, Reservation
 from eval_pipeline.realtime.receiver.rpc_status import Refusal
+from eval_pipeline.traces.redact.redactor import Redactor
 
-Admit = Callable[[Request], Awaitable[tuple[Grant, bytes, bool]]]
-"""The receiver's admission: authenticate, type-check and read the body, or raise a Refusal."""
+Admit = Callable[[Request, Reservation], Awaitable[tuple[Grant, bytes, bool]]]
+"""The receiver's admission: authenticate, type-check and read the body (counted in the
+reservation), or raise a Refusal."""
 Submit = Callable[[Callable[[], bool]], "Future[bool]"]
 """The write path's ``submit``: run a job on its threads, or refuse (429) when full."""
 LOG = logging.getLogger(__name__)
 FIELDS = frozenset({"trace_id", "rating", "note", "user_id", "session_id"})
 
 
-def parse_feedback(body: bytes, *, received_at: datetime) -> Feedback:
-    """A feedback request body, checked and pseudonymised.
+def parse_feedback(body: bytes, *, received_at: datetime, redactor: Redactor) -> Feedback:
+    """A feedback request body, checked, pseudonymised and its note redacted by ``redactor``.
 
     Raises:
         FeedbackError: not a JSON object, an unknown field, or a field ``rating`` refuses.
@@ -64,7 +69,7 @@ def parse_feedback(body: bytes, *, received_at: datetime) -> Feedback:
         trace_id=parse_trace_id(data["trace_id"]),
         rating=parse_rating(data["rating"]),
         received_at=received_at,
-        note=optional_text(data.get("note"), "note"),
+        note=redacted_note(data.get("note"), redactor),
         user=pseudonym(USER, user) if user else None,
         session=pseudonym(SESSION, session) if session else None,
         source="http",
@@ -72,9 +77,9 @@ def parse_feedback(body: bytes, *, received_at: datetime) -> Feedback:
 
 
 def feedback_endpoint(
-    admitted: Admit, submit: Submit, state_url: str
+    admitted: Admit, budget: InflightBudget, submit: Submit, state_url: str, redactor: Redactor
 ) -> Callable[[Request], Awaitable[Response]]:
-    """The route's handler over the receiver's admission and write path."""
+    """The route's handler over the receiver's admission, write path and redaction policy."""
     stores: list[FeedbackStore] = []
 
     def store() -> FeedbackStore:
@@ -85,13 +90,14 @@ def feedback_endpoint(
 
     async def feedback(request: Request) -> Response:
         try:
-            _, body, json_encoded = await admitted(request)
-            if not json_encoded:
-                raise Refusal(415, "feedback is JSON: send Content-Type application/json")
-            try:
-                parsed = parse_feedback(body, received_at=datetime.now(UTC))
-            except FeedbackError as exc:
-                raise Refusal(400, f"feedback rejected: {exc}") from None
+            with budget.request() as held:
+                _, body, json_encoded = await admitted(request, held)
+                if not json_encoded:
+                    raise Refusal(415, "feedback is JSON: send Content-Type application/json")
+                try:
+                    parsed = parse_feedback(body, received_at=datetime.now(UTC), redactor=redactor)
+                except FeedbackError as exc:
+                    raise Refusal(400, f"feedback rejected: {exc}") from None
             opened = await asyncio.wrap_future(submit(lambda: store().record(parsed)))
         except Refusal as refusal:
             return _refused(refusal)

@@ -3,11 +3,14 @@
 Same write path as OTLP/HTTP (``write_path``): a trace request's bytes go to the one ingest
 function unparsed (ingest decodes them), are stored durably and published before the
 call returns. gzip-compressed requests are inflated by grpcio, within
-``max_message_bytes`` after decompression. Codes per the OTLP specification:
+``max_message_bytes`` after decompression; each request's bytes count against the receiver's
+in-flight budget until it is answered (``inflight``: ``RESOURCE_EXHAUSTED`` past it). Codes per
+the OTLP specification:
 ``UNAUTHENTICATED`` without a valid bearer token (``authorization`` metadata),
 ``INVALID_ARGUMENT`` for a request with no readable span, ``RESOURCE_EXHAUSTED`` (saturated)
-and ``UNAVAILABLE`` (stream down) with ``RetryInfo`` in ``grpc-status-details-bin``, so
-exporters retry after the delay; ``UNIMPLEMENTED`` for logs without a handler.
+and ``UNAVAILABLE`` (store or stream unavailable, a worker died) with ``RetryInfo`` in
+``grpc-status-details-bin``, so exporters retry after the delay; ``UNIMPLEMENTED`` for logs
+without a handler.
 """
 
 import logging
@@ -22,6 +25,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 
 from eval_pipeline.realtime.receiver.auth import Authenticator, Grant
 from eval_pipeline.realtime.receiver.http_receiver import LogsHandler, trace_response, unreadable
+from eval_pipeline.realtime.receiver.inflight import InflightBudget
 from eval_pipeline.realtime.receiver.rpc_status import Refusal
 from eval_pipeline.realtime.receiver.write_path import WritePath
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
@@ -48,17 +52,26 @@ def _grant(authenticator: Authenticator, context: grpc.ServicerContext) -> Grant
 
 class _Services:
     def __init__(
-        self, write_path: WritePath, authenticator: Authenticator, on_logs: LogsHandler | None
+        self,
+        write_path: WritePath,
+        authenticator: Authenticator,
+        on_logs: LogsHandler | None,
+        budget: InflightBudget,
     ) -> None:
         self._write_path = write_path
         self._authenticator = authenticator
         self._on_logs = on_logs
+        self._budget = budget
 
     def export_traces(self, payload: bytes, context: grpc.ServicerContext) -> bytes:
         try:
             grant = _grant(self._authenticator, context)
-            request = OtlpRequest(payload, "application/x-protobuf", "gRPC TraceService/Export")
-            accepted = self._write_path.submit_traces(request, grant).result()
+            with self._budget.request() as held:
+                held.take(len(payload))
+                request = OtlpRequest(payload, "application/x-protobuf", "gRPC TraceService/Export")
+                del payload
+                accepted = self._write_path.submit_traces(request, grant).result()
+                del request
             refusal = unreadable(accepted)
             if refusal is not None:
                 raise refusal
@@ -97,9 +110,13 @@ def make_grpc_server(
     max_message_bytes: int = 64 * 1024 * 1024,
     credentials: grpc.ServerCredentials | None = None,
     threads: int = 8,
+    budget: InflightBudget | None = None,
 ) -> tuple[grpc.Server, int]:
-    """A gRPC server (not started) serving OTLP on ``address``, and the port it bound."""
-    services = _Services(write_path, authenticator, on_logs)
+    """A gRPC server (not started) serving OTLP on ``address``, and the port it bound.
+
+    ``budget``: the request bytes in flight, shared with the HTTP server (its own if None).
+    """
+    services = _Services(write_path, authenticator, on_logs, budget or InflightBudget())
     traces = grpc.method_handlers_generic_handler(
         TRACE_SERVICE,
         {

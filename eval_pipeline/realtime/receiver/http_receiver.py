@@ -1,7 +1,8 @@
 """The OTLP/HTTP receiver: ``POST /v1/traces`` and ``/v1/logs``, liveness and readiness.
 
 A trace request is authenticated (``auth``), its body read within bounds (``http_body``: 413
-over the size, 415 for another media type or encoding, 408 when too slow), then handed to the
+over the size, 415 for another media type or encoding, 408 when too slow, 429 past the
+receiver's budget of bytes in flight, ``inflight``), then handed to the
 write path (``write_path``: bounded worker pool, durable store, stream) and acknowledged only
 after its spans are stored and published. The response is an OTLP
 ``ExportTraceServiceResponse`` in the request's encoding, with ``partial_success`` counting the
@@ -9,8 +10,10 @@ rejected spans and naming the first problems (and any build id not honoured); a 
 readable span is a 400. Every refusal is a ``google.rpc.Status`` in the request's encoding, with
 ``Retry-After`` when the sender should retry (429 saturated, 503 store or stream unavailable).
 
-``/healthz`` (liveness) answers from the event loop whatever the workers do; ``/readyz``
-(readiness) is 503 while the write path is saturated. ``/v1/logs`` hands the decoded
+``/healthz`` (liveness) answers from the event loop whatever the workers do: 200 ``ok`` while
+the write path can write, 503 with the reason when it cannot (dead workers being replaced, a
+store or stream refusing writes); ``/readyz`` (readiness) is 503 with the reason also while the
+write path is saturated or the in-flight budget is spent. ``/v1/logs`` hands the decoded
 ``ExportLogsServiceRequest`` to ``on_logs`` (404 without one). ``/v1/feedback`` takes users'
 ratings of traces into the state database (``feedback_route``). Never imports dagster.
 """
@@ -40,12 +43,13 @@ from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.auth import Authenticator, Grant
 from eval_pipeline.realtime.receiver.feedback_route import feedback_endpoint
 from eval_pipeline.realtime.receiver.http_body import BodyLimits, media_kind, read_body
+from eval_pipeline.realtime.receiver.inflight import InflightBudget, Reservation
 from eval_pipeline.realtime.receiver.rpc_status import Refusal
 from eval_pipeline.realtime.receiver.write_path import WritePath
 from eval_pipeline.realtime.receiver.writer import Accepted, SpanPublisher, Writer
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
 from eval_pipeline.traces.ingest.report import IngestReport
-from eval_pipeline.traces.redact.redactor import RedactionPolicy
+from eval_pipeline.traces.redact.redactor import RedactionPolicy, Redactor, load_policy
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 LOG = logging.getLogger(__name__)
@@ -97,15 +101,20 @@ def make_http_app(
     limits: BodyLimits | None = None,
     on_logs: LogsHandler | None = None,
     feedback_state_url: str | None = None,
+    policy: RedactionPolicy | None = None,
+    budget: InflightBudget | None = None,
 ) -> Starlette:
     """The receiver as an ASGI app over a write path shared with the gRPC server.
 
-    ``feedback_state_url``: the state database ``/v1/feedback`` writes (the home's by default).
+    ``feedback_state_url``: the state database ``/v1/feedback`` writes (the home's by default);
+    ``policy``: the redaction policy of feedback notes (the default policy when None);
+    ``budget``: the bytes in flight, shared with the gRPC server (a budget of its own if None).
     """
     limits = limits or BodyLimits()
+    budget = budget or InflightBudget()
 
-    async def admitted(request: Request) -> tuple[Grant, bytes, bool]:
-        """Authenticate, type-check and read the body, or raise the ``Refusal``."""
+    async def admitted(request: Request, held: Reservation) -> tuple[Grant, bytes, bool]:
+        """Authenticate, type-check and read the body into ``held``, or raise the ``Refusal``."""
         grant = authenticator.grant(request.headers.get("authorization"))
         if grant is None:
             raise Refusal(401, "missing or unknown bearer token")
@@ -115,36 +124,42 @@ def make_http_app(
             content_length=request.headers.get("content-length"),
             content_encoding=request.headers.get("content-encoding"),
             limits=limits,
+            reservation=held,
         )
         return grant, body, json_encoded
 
     async def traces(request: Request) -> Response:
         json_encoded = "json" in request.headers.get("content-type", "")
         try:
-            grant, body, json_encoded = await admitted(request)
-            otlp = OtlpRequest(body, request.headers["content-type"], "POST /v1/traces")
-            future = write_path.submit_traces(otlp, grant)
-            del body
-            accepted = await asyncio.wrap_future(future)
-            refusal = unreadable(accepted)
-            if refusal is not None:
-                raise refusal
+            with budget.request() as held:
+                return _reply(trace_response(await _ingested(request, held)), json_encoded)
         except Refusal as refusal:
             return _refuse(refusal, json_encoded)
         except Exception:
             LOG.exception("ingesting a request failed")
             return _refuse(Refusal(500, "internal error; see the receiver's log"), json_encoded)
-        return _reply(trace_response(accepted), json_encoded)
+
+    async def _ingested(request: Request, held: Reservation) -> Accepted:
+        grant, body, _ = await admitted(request, held)
+        otlp = OtlpRequest(body, request.headers["content-type"], "POST /v1/traces")
+        future = write_path.submit_traces(otlp, grant)
+        del body, otlp
+        accepted = await asyncio.wrap_future(future)
+        refusal = unreadable(accepted)
+        if refusal is not None:
+            raise refusal
+        return accepted
 
     async def logs(request: Request) -> Response:
         json_encoded = "json" in request.headers.get("content-type", "")
         try:
             if on_logs is None:
                 raise Refusal(404, "this receiver stores no logs (no logs handler)")
-            grant, body, json_encoded = await admitted(request)
-            decoded = decode_logs(body, json_encoded)
-            handler = on_logs
-            await asyncio.wrap_future(write_path.submit(lambda: handler(decoded, grant)))
+            with budget.request() as held:
+                grant, body, json_encoded = await admitted(request, held)
+                decoded = decode_logs(body, json_encoded)
+                handler = on_logs
+                await asyncio.wrap_future(write_path.submit(lambda: handler(decoded, grant)))
         except Refusal as refusal:
             return _refuse(refusal, json_encoded)
         except ValueError as exc:
@@ -155,12 +170,20 @@ def make_http_app(
         return _reply(ExportLogsServiceResponse(), json_encoded)
 
     async def health(_: Request) -> Response:
-        return Response(json.dumps({"status": "ok"}), media_type="application/json")
+        problem = write_path.problem()
+        if problem is not None:
+            return _status(503, "failing", problem)
+        return _status(200, "ok")
 
     async def ready(_: Request) -> Response:
+        problem = write_path.problem()
+        if problem is not None:
+            return _status(503, "unavailable", problem)
         if write_path.saturated:
-            return Response(json.dumps({"status": "saturated"}), 503, media_type="application/json")
-        return Response(json.dumps({"status": "ready"}), media_type="application/json")
+            return _status(503, "saturated", "every write-path worker is busy and its queue full")
+        if budget.held >= budget.limit_bytes:
+            return _status(503, "saturated", "the budget of request bytes in flight is spent")
+        return _status(200, "ready")
 
     return Starlette(
         routes=[
@@ -169,7 +192,11 @@ def make_http_app(
             Route(
                 "/v1/feedback",
                 feedback_endpoint(
-                    admitted, write_path.submit, feedback_state_url or current_home().state_url
+                    admitted,
+                    budget,
+                    write_path.submit,
+                    feedback_state_url or current_home().state_url,
+                    Redactor(policy or load_policy()),
                 ),
                 methods=["POST"],
             ),
@@ -177,6 +204,11 @@ def make_http_app(
             Route("/readyz", ready, methods=["GET"]),
         ]
     )
+
+
+def _status(code: int, status: str, reason: str | None = None) -> Response:
+    body = {"status": status} if reason is None else {"status": status, "reason": reason}
+    return Response(json.dumps(body), code, media_type="application/json")
 
 
 def decode_logs(body: bytes, json_encoded: bool) -> ExportLogsServiceRequest:
@@ -219,4 +251,5 @@ def make_app(
         authenticator or Authenticator({}, host="127.0.0.1"),
         limits=limits,
         on_logs=on_logs,
+        policy=policy,
     )

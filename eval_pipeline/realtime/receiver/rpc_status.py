@@ -28,9 +28,13 @@ _GRPC_CODES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Refusal(Exception):
-    """A request the receiver does not acknowledge: why, and when to retry (if ever)."""
+    """A request the receiver does not acknowledge: why, and when to retry (if ever).
+
+    Not frozen: Python code sets an exception's ``__traceback__`` (``contextlib``, and
+    ``concurrent.futures`` in a worker process, where a frozen refusal killed the worker).
+    """
 
     http_status: int
     message: str

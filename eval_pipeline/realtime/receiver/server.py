@@ -1,7 +1,8 @@
 """The receiver's servers: OTLP/HTTP (uvicorn) and OTLP/gRPC (grpcio) over one write path.
 
 ``Receiver`` binds both (HTTP 4318, gRPC 4317 by default), with the header deadline for slow
-clients (``slow_clients``), the body limits (``http_body``) and optional TLS: uvicorn's
+clients (``slow_clients``), the body limits (``http_body``), one budget of request bytes in
+flight for both (``inflight``) and optional TLS: uvicorn's
 ``ssl_certfile``/``ssl_keyfile`` for HTTP, ``grpc.ssl_server_credentials`` from the same files
 for gRPC. ``run`` serves until interrupted (the CLI); ``running`` serves in background threads
 (tests, ``bench serve``).
@@ -19,12 +20,15 @@ from pathlib import Path
 import grpc
 import uvicorn
 
+from eval_pipeline.bounded_read import read_bounded
 from eval_pipeline.realtime.receiver.auth import Authenticator
 from eval_pipeline.realtime.receiver.grpc_receiver import make_grpc_server
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.realtime.receiver.http_receiver import LogsHandler, make_http_app
+from eval_pipeline.realtime.receiver.inflight import InflightBudget
 from eval_pipeline.realtime.receiver.slow_clients import header_deadline_protocol
 from eval_pipeline.realtime.receiver.write_path import WritePath
+from eval_pipeline.traces.redact.redactor import RedactionPolicy
 
 
 def _exit_on_signal(number: int, _: object) -> None:
@@ -55,8 +59,14 @@ class Receiver:
         limits: BodyLimits | None = None,
         header_timeout_s: float = 10.0,
         on_logs: LogsHandler | None = None,
+        policy: RedactionPolicy | None = None,
+        budget: InflightBudget | None = None,
     ) -> None:
-        """Bind the sockets now (so ``http_port``/``grpc_port`` are known); serve later."""
+        """Bind the sockets now (so ``http_port``/``grpc_port`` are known); serve later.
+
+        ``policy`` redacts feedback notes (the default policy when None); ``budget`` bounds the
+        request bytes both servers hold at once (``inflight``; the default budget when None).
+        """
         self.write_path = write_path
         self.endpoints = endpoints
         limits = limits or BodyLimits()
@@ -67,7 +77,15 @@ class Receiver:
         )
         self.http_port = int(self._socket.getsockname()[1])
         tls = endpoints.ssl_certfile is not None
-        app = make_http_app(write_path, authenticator, limits=limits, on_logs=on_logs)
+        self.budget = budget or InflightBudget()
+        app = make_http_app(
+            write_path,
+            authenticator,
+            limits=limits,
+            on_logs=on_logs,
+            policy=policy,
+            budget=self.budget,
+        )
         self._http = uvicorn.Server(
             uvicorn.Config(
                 app,
@@ -83,8 +101,8 @@ class Receiver:
         if endpoints.grpc_port is not None:
             credentials = None
             if tls:
-                key = Path(endpoints.ssl_keyfile or endpoints.ssl_certfile or "").read_bytes()
-                chain = Path(endpoints.ssl_certfile or "").read_bytes()
+                key = read_bounded(endpoints.ssl_keyfile or endpoints.ssl_certfile or "")
+                chain = read_bounded(endpoints.ssl_certfile or "")
                 credentials = grpc.ssl_server_credentials([(key, chain)])
             self._grpc, self.grpc_port = make_grpc_server(
                 write_path,
@@ -93,6 +111,7 @@ class Receiver:
                 on_logs=on_logs,
                 max_message_bytes=limits.max_decompressed_bytes,
                 credentials=credentials,
+                budget=self.budget,
             )
 
     @property

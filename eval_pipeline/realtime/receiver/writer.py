@@ -2,9 +2,11 @@
 
 The request goes through the one ingest function into the trace store, which fsyncs before
 ``ingest`` returns; the rows written are then published to the span stream, and only then is
-the request acknowledged. A stream that cannot take them makes the request a 503
-(``UNAVAILABLE``): the sender retries, the store keeps each span once, and the stream gets
-every row of the retry.
+the request acknowledged. A stream that cannot take them, or a store that cannot write now
+(``STORE_UNAVAILABLE``: a full disk, a read-only mount, a locked database), makes the request a
+503 (``UNAVAILABLE``) with a retry delay: the sender retries, the store keeps each span once,
+and the stream gets every row of the retry. A body that gave no span and is not an OTLP trace
+request at all is a 400 (``request_shape``).
 
 Live traffic is production traffic: ``BuildGuard`` files a trace under ``production`` unless
 the sender's token may write evaluation builds, and never into a pinned baseline.
@@ -16,12 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from sqlalchemy.exc import OperationalError
 
 from eval_pipeline.builds import BuildRegistry
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.receiver.auth import Grant
-from eval_pipeline.realtime.receiver.rpc_status import unavailable
+from eval_pipeline.realtime.receiver.request_shape import not_a_trace_request
+from eval_pipeline.realtime.receiver.rpc_status import Refusal, unavailable
 from eval_pipeline.traces.eval_context import BUILD_ID
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, RowStore, ingest
 from eval_pipeline.traces.ingest.report import IngestReport
@@ -29,7 +34,18 @@ from eval_pipeline.traces.redact.redactor import RedactionPolicy, load_policy
 from eval_pipeline.traces.store.span_table import Row
 from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore
 
+if TYPE_CHECKING:
+    from eval_pipeline.realtime.stream.retention import Retention
+
 LOG = logging.getLogger(__name__)
+STORE_UNAVAILABLE = (OSError, OperationalError)
+"""What a store that cannot write now raises (transient: the sender is told to retry)."""
+
+
+def store_failure(exc: BaseException) -> str:
+    """A store failure in one line: the database driver's own error, not SQLAlchemy's wrapper."""
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {cause}"
 
 
 class SpanPublisher(Protocol):
@@ -131,13 +147,31 @@ class Writer:
         self._retry_after_s = retry_after_s
 
     def write(self, request: OtlpRequest, grant: Grant) -> Accepted:
-        """Ingest one request durably, publish what was written; ``Refusal`` 503 if not."""
-        guard = BuildGuard(grant, frozenset(self._registry.baselines().values()))
-        sink = CollectingStore(self.store, guard)
+        """Ingest one request durably, publish what was written; ``Refusal`` 503 if not.
+
+        Raises:
+            Refusal: 503 when the store or the stream cannot take the spans now (retry), 400
+                when the body holds no trace request at all (``request_shape``).
+        """
         day = datetime.now(UTC).strftime("%Y-%m-%d")
-        report = ingest(
-            [request], store=sink, policy=self._policy, day=day, default_build=PRODUCTION
-        )
+        try:
+            guard = BuildGuard(grant, frozenset(self._registry.baselines().values()))
+            sink = CollectingStore(self.store, guard)
+            report = ingest(
+                [request], store=sink, policy=self._policy, day=day, default_build=PRODUCTION
+            )
+        except STORE_UNAVAILABLE as exc:
+            # A full disk, a read-only mount, a locked or unreachable database: exporters retry
+            # a 503 (they drop a 500), and the store keeps each span once when they do.
+            LOG.warning("the store refused a write: %r", exc)
+            raise unavailable(
+                f"the store cannot take the spans now ({store_failure(exc)}); retry",
+                self._retry_after_s,
+            ) from exc
+        if report.spans_decoded == 0 and not report.errors:
+            problem = not_a_trace_request(request)
+            if problem is not None:
+                raise Refusal(400, f"{request.source}: {problem}")
         if self._stream is not None and sink.rows:
             try:
                 self._stream.publish_rows(sink.rows, builds=sink.builds, day=day)
@@ -160,6 +194,8 @@ class WriterSpec:
     stream_url: str | None = None
     policy: str | None = None
     """A redaction policy file or shipped name (``load_policy``)."""
+    retention: "Retention | None" = None
+    """What the span stream keeps (``stream.retention``; its defaults when None)."""
 
     def open(self) -> Writer:
         """The writer over the home's store, registry and stream."""
@@ -169,6 +205,6 @@ class WriterSpec:
         return Writer(
             TraceStore(home.store),
             registry=BuildRegistry(home.state_url),
-            stream=open_stream(home, self.stream_url),
+            stream=open_stream(home, self.stream_url, retention=self.retention),
             policy=load_policy(self.policy),
         )

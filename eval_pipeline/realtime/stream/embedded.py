@@ -9,7 +9,8 @@ once) and then new messages, in one transaction that first writes the consumer's
 which serialises the workers of one plane (SQLite's write lock, a row lock on PostgreSQL).
 
 Sequence numbers must commit in order or a cursor could pass a sequence that commits later:
-PostgreSQL publishers take the log's table lock (SQLite writers are serial anyway).
+PostgreSQL publishers take the log's table lock (SQLite writers are serial anyway). The log is
+bounded by age and count (``retention``): publishers trim it every few seconds.
 """
 
 import time
@@ -37,6 +38,7 @@ from eval_pipeline.realtime.stream.decoding import decode
 from eval_pipeline.realtime.stream.encoding import encode_rows
 from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX, OutgoingMessage
 from eval_pipeline.realtime.stream.protocol import Delivery
+from eval_pipeline.realtime.stream.retention import Retention
 from eval_pipeline.statedb import METADATA, engine_for, insert_new, insert_tuples
 from eval_pipeline.traces.store.span_table import Row
 
@@ -58,6 +60,8 @@ LOG = Table(
 READ_INDEX = Index("stream_log_by_seq", LOG.c.stream, LOG.c.seq)
 """Consumers read a stream's messages after a sequence: without this index SQLite reads
 them through the (stream, msg_id) key and sorts them, a cost that grows with the log."""
+AGE_INDEX = Index("stream_log_by_age", LOG.c.stream, LOG.c.published_at)
+"""Retention finds the messages past their age without reading the log."""
 
 CURSORS = Table(
     "stream_cursors",
@@ -94,12 +98,17 @@ _LOG_COLUMNS = (
 class EmbeddedStream:
     """``SpanStream`` over the state database at ``state_url``; ``prefix`` names the stream."""
 
-    def __init__(self, state_url: str, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self, state_url: str, prefix: str = DEFAULT_PREFIX, retention: Retention | None = None
+    ) -> None:
         self.engine: Engine = engine_for(state_url)
         self.prefix = prefix
-        # A state database made before the index existed: ``create_all`` adds no index to a
+        self.retention = retention or Retention()
+        self._trimmed_at = 0.0
+        # A state database made before the indexes existed: ``create_all`` adds no index to a
         # table that is there already.
         READ_INDEX.create(self.engine, checkfirst=True)
+        AGE_INDEX.create(self.engine, checkfirst=True)
 
     def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
         """Append the rows' messages in one transaction (see ``SpanStream.publish_rows``)."""
@@ -119,6 +128,36 @@ class EmbeddedStream:
             if connection.dialect.name == "postgresql":
                 connection.execute(text(f"LOCK TABLE {LOG.name} IN EXCLUSIVE MODE"))
             insert_tuples(connection, LOG, _LOG_COLUMNS, values, skip_existing=True)
+        if now - self._trimmed_at >= self.retention.trim_interval_s:
+            self.trim(now)
+
+    def trim(self, now: float | None = None) -> int:
+        """Delete what ``retention`` no longer keeps (and its claims); how many messages went.
+
+        Sequences grow with publication time, so both limits come down to one cut: every
+        message up to a sequence goes (one indexed range delete).
+        """
+        now = time.time() if now is None else now
+        self._trimmed_at = now
+        prefix = self.prefix
+        mine = LOG.c.stream == prefix
+        with self.engine.begin() as connection:
+            newest = connection.execute(select(func.max(LOG.c.seq)).where(mine)).scalar()
+            if newest is None:
+                return 0
+            aged = connection.execute(
+                select(func.max(LOG.c.seq)).where(
+                    mine, LOG.c.published_at < now - self.retention.max_age_s
+                )
+            ).scalar()
+            cut = max(newest - self.retention.max_messages, aged or 0)
+            if cut <= 0:
+                return 0
+            deleted = connection.execute(delete(LOG).where(mine, LOG.c.seq <= cut)).rowcount
+            connection.execute(
+                delete(PENDING).where(PENDING.c.stream == prefix, PENDING.c.seq <= cut)
+            )
+        return int(deleted or 0)
 
     def consumer(self, plane: str, *, ack_wait_s: float = 30.0) -> "EmbeddedConsumer":
         """A handle on the durable consumer ``plane`` (its cursor starts at the log's start)."""

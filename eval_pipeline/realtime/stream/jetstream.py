@@ -27,6 +27,7 @@ from eval_pipeline.realtime.stream.encoding import encode_rows
 from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX, OutgoingMessage, StreamUnavailable
 from eval_pipeline.realtime.stream.loop_thread import LoopThread
 from eval_pipeline.realtime.stream.protocol import Delivery
+from eval_pipeline.realtime.stream.retention import Retention
 from eval_pipeline.traces.store.span_table import Row
 
 DUPLICATE_WINDOW_S = 600.0
@@ -48,8 +49,10 @@ class JetStreamStream:
         *,
         connect_timeout_s: float = 2.0,
         publish_timeout_s: float = 5.0,
+        retention: Retention | None = None,
     ) -> None:
         self.url = url
+        self.retention = retention or Retention()
         self.prefix = prefix
         self.name = stream_name(prefix)
         self.publish_timeout_s = publish_timeout_s
@@ -79,17 +82,21 @@ class JetStreamStream:
         return await asyncio.wait_for(connecting, timeout_s)
 
     async def _ensure_stream(self) -> None:
+        config = StreamConfig(
+            name=self.name,
+            subjects=[f"{self.prefix}.>"],
+            storage=StorageType.FILE,
+            duplicate_window=DUPLICATE_WINDOW_S,
+            max_age=self.retention.max_age_s,
+            max_msgs=self.retention.max_messages,
+        )
         try:
-            await self._js.stream_info(self.name)
+            info = await self._js.stream_info(self.name)
         except NotFoundError:
-            await self._js.add_stream(
-                StreamConfig(
-                    name=self.name,
-                    subjects=[f"{self.prefix}.>"],
-                    storage=StorageType.FILE,
-                    duplicate_window=DUPLICATE_WINDOW_S,
-                )
-            )
+            await self._js.add_stream(config)
+            return
+        if (info.config.max_age, info.config.max_msgs) != (config.max_age, config.max_msgs):
+            await self._js.update_stream(config)  # a stream made before retention, or other limits
 
     def publish_rows(self, rows: Sequence[Row], *, builds: Sequence[str], day: str) -> None:
         """Publish and wait for every PubAck (see ``SpanStream.publish_rows``)."""

@@ -7,12 +7,17 @@ from urllib.parse import urlsplit
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX
 from eval_pipeline.realtime.stream.protocol import SpanStream
+from eval_pipeline.realtime.stream.retention import Retention
 
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def open_stream(
-    home: Path | Home, url: str | None = None, *, prefix: str = DEFAULT_PREFIX
+    home: Path | Home,
+    url: str | None = None,
+    *,
+    prefix: str = DEFAULT_PREFIX,
+    retention: Retention | None = None,
 ) -> SpanStream:
     """The span stream of ``home``.
 
@@ -23,6 +28,7 @@ def open_stream(
             ``nats://host:port/PREFIX`` to name the subject prefix and stream there (one
             server shared by several homes, or a benchmark's stream of its own).
         prefix: Subject prefix and stream name (tests use a unique one each).
+        retention: What the stream keeps (``Retention()``'s defaults when None).
 
     Raises:
         ValueError: ``url`` is neither None nor a ``nats://`` URL, or names a prefix that is
@@ -33,7 +39,7 @@ def open_stream(
         from eval_pipeline.realtime.stream.embedded import EmbeddedStream
 
         state = home if isinstance(home, Home) else Home(Path(home))
-        return EmbeddedStream(state.state_url, prefix)
+        return EmbeddedStream(state.state_url, prefix, retention)
     if url.startswith(("nats://", "tls://")):
         from eval_pipeline.realtime.stream.jetstream import JetStreamStream
 
@@ -46,5 +52,5 @@ def open_stream(
                 )
             prefix = named
             url = parts._replace(path="").geturl()
-        return JetStreamStream(url, prefix)
+        return JetStreamStream(url, prefix, retention=retention)
     raise ValueError(f"stream URL must be nats://host:port (or none for embedded), got {url!r}")

@@ -184,6 +184,9 @@ def decode_json(payload: bytes, source: str, limit: int) -> RawBatch:
     try:
         for resource, scope, spans, urls in iter_scopes(document, limit):
             for raw in spans:
+                if isinstance(resource, FieldError):
+                    result.reject(span_error(raw, resource, source))
+                    continue
                 try:
                     bad = invalid_text(raw, "") if not_utf8 else None
                     if bad is not None:
@@ -200,8 +203,9 @@ def decode_json(payload: bytes, source: str, limit: int) -> RawBatch:
 
 TOO_DEEP = FieldError("span", "cannot be ingested: nested too deep")
 """A span whose values nest deeper than Python can walk (``RecursionError``)."""
-Scope = tuple[dict[str, Any], str | None, list[Any], Urls]
-"""resource attributes, scope name, raw spans, ``(scope schema URL, resource schema URL)``."""
+Scope = tuple[dict[str, Any] | FieldError, str | None, list[Any], Urls]
+"""resource attributes (or why they cannot be kept: the scope's spans are rejected), scope name,
+raw spans, ``(scope schema URL, resource schema URL)``."""
 
 
 def _schema_url(obj: dict[str, Any], where: str, limit: int) -> str | None:
@@ -224,11 +228,16 @@ def iter_scopes(document: Any, limit: int) -> Iterator[Scope]:
         if not isinstance(resource_spans, dict):
             raise FieldError(where, "must be an object")
         resource_obj = resource_spans.get("resource") or {}
-        resource = (
-            attributes(resource_obj.get("attributes", []), f"{where}.resource.attributes", limit)
-            if isinstance(resource_obj, dict)
-            else {}
-        )
+        try:
+            resource: dict[str, Any] | FieldError = (
+                attributes(
+                    resource_obj.get("attributes", []), f"{where}.resource.attributes", limit
+                )
+                if isinstance(resource_obj, dict)
+                else {}
+            )
+        except FieldError as exc:  # this resource's spans are rejected, the others kept
+            resource = exc
         resource_url = _schema_url(resource_spans, where, limit)
         scopes = list_of(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
         for s_index, scope_spans in enumerate(scopes):

@@ -126,7 +126,14 @@ def _decode_request(request: Any, source: str, limit: int) -> RawBatch:
     batch = RawBatch()
     keep = batch.spans.append
     for resource_spans in request.resource_spans:
-        resource = attributes(resource_spans.resource.attributes, limit)
+        try:
+            resource = attributes(resource_spans.resource.attributes, limit)
+        except FieldError as exc:  # this resource's spans only: the others are kept
+            problem = FieldError(f"resource.{exc.field_name}", exc.message)
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    batch.reject(rejected(span, problem, source))
+            continue
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name or None
             urls = schema_urls(resource_spans, scope_spans)

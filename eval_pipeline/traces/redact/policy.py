@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from eval_pipeline.bounded_read import read_bounded_text
 from eval_pipeline.traces.redact.catalogue import RECOGNIZERS
 from eval_pipeline.traces.redact.keys import home_key
 
@@ -126,7 +127,7 @@ def load_policy(path: Path | str | None = None) -> RedactionPolicy:
         path = NAMED_POLICIES[path]
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_bounded_text(path))
     except OSError as exc:
         raise PolicyError(f"{path}: cannot read the policy ({exc.strerror})") from None
     except yaml.YAMLError as exc:

@@ -1,5 +1,8 @@
 """Builders for receiver tests: a running receiver, agent traces as OTLP requests."""
 
+import multiprocessing
+import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,12 +17,14 @@ from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.auth import Authenticator, Scope
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.realtime.receiver.http_receiver import LogsHandler
+from eval_pipeline.realtime.receiver.inflight import InflightBudget
 from eval_pipeline.realtime.receiver.server import Endpoints, Receiver
 from eval_pipeline.realtime.receiver.write_path import WritePath
-from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer
+from eval_pipeline.realtime.receiver.writer import SpanPublisher, Writer, WriterSpec
 from eval_pipeline.traces.store.trace_store import TraceStore
 
 BUILD_ATTRIBUTE = "eval_pipeline.build.id"
+MB = 1024 * 1024
 
 
 @contextmanager
@@ -35,12 +40,24 @@ def running_receiver(
     queue: int = 8,
     on_logs: LogsHandler | None = None,
     store_root: Path | None = None,
+    processes: bool = False,
+    budget: InflightBudget | None = None,
 ) -> Iterator[Receiver]:
-    """A receiver on free loopback ports over the test's home, serving for the block."""
+    """A receiver on free loopback ports over the test's home, serving for the block.
+
+    ``processes``: write in worker processes over the home (``WriterSpec``, as ``serve``
+    does; the embedded stream), not in threads over ``store_root`` and ``stream``.
+    """
     home = current_home().ensure()
-    writer = Writer(
-        TraceStore(store_root or home.store), registry=BuildRegistry(home.state_url), stream=stream
-    )
+    writer: Writer | WriterSpec
+    if processes:
+        writer = WriterSpec(home.root)
+    else:
+        writer = Writer(
+            TraceStore(store_root or home.store),
+            registry=BuildRegistry(home.state_url),
+            stream=stream,
+        )
     write_path = WritePath(writer, workers=workers, queue=queue)
     receiver = Receiver(
         write_path,
@@ -49,9 +66,42 @@ def running_receiver(
         limits=limits,
         header_timeout_s=header_timeout_s,
         on_logs=on_logs,
+        budget=budget,
     )
     with receiver.running():
         yield receiver
+
+
+def worker_processes() -> set[int]:
+    """The live worker processes this process started through multiprocessing (write path)."""
+    return {process.pid for process in multiprocessing.active_children() if process.pid}
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (MB)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
+
+
+@contextmanager
+def rss_growth() -> Iterator[list[float]]:
+    """The largest RSS growth over the block (MB), sampled every 10 ms, in ``[0]`` after it."""
+    baseline = rss_mb()
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.01):
+            peak[0] = max(peak[0], rss_mb() - baseline)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        sampler.join()
+        peak[0] = max(peak[0], rss_mb() - baseline)
 
 
 def url(receiver: Receiver, path: str = "/v1/traces") -> str:

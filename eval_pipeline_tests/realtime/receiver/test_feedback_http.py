@@ -164,3 +164,30 @@ def test_the_serve_command_takes_feedback_that_review_and_triage_turn_into_a_cas
     assert case.forbidden_calls == ()
     assert [c["tool"] for c in case.provenance["must_not_recur_skipped"]] == ["lookup"]
     assert case.slices["tool"] == "lookup" and case.provenance["build"] == "production"
+
+
+def test_a_note_is_stored_redacted_by_the_receivers_policy() -> None:
+    note = "charged twice, card 4111 1111 1111 1111, write to ana.silva@example.com"
+    with running_receiver() as receiver:
+        sent = _post(
+            url(receiver, "/v1/feedback"), {"trace_id": STORED, "rating": "down", "note": note}
+        )
+        assert sent.status_code == 202, sent.text
+    store = FeedbackStore(current_home().state_url)
+    with store.engine.connect() as connection:
+        (stored,) = [row.note for row in connection.execute(select(FEEDBACK))]
+    assert "4111" not in stored and "ana.silva" not in stored
+    assert stored.startswith("charged twice, card [")  # the rest of the text is kept
+
+
+@pytest.mark.parametrize("field", ["note", "user_id", "session_id"])
+def test_a_lone_surrogate_is_a_400_naming_the_field(field: str) -> None:
+    body = b'{"trace_id": "%s", "rating": "down", "%s": "a\\ud800b"}' % (
+        STORED.encode(),
+        field.encode(),
+    )
+    with running_receiver() as receiver:
+        refused = _post(url(receiver, "/v1/feedback"), body, token=None)
+    assert refused.status_code == 400, refused.text
+    assert f"{field}: " in refused.json()["message"]
+    assert FeedbackStore(current_home().state_url).thumbs_down_trace_ids() == set()

@@ -85,3 +85,8 @@ def test_tokens_come_from_a_file_and_the_environment(tmp_path: Path) -> None:
     file.write_text("short\n")
     with pytest.raises(TokenError, match="16 characters"):
         load_tokens(file, {})
+
+
+def test_a_short_token_in_the_environment_is_refused_naming_the_variable() -> None:
+    with pytest.raises(TokenError, match=r"\$EVAL_PIPELINE_RECEIVER_TOKEN: .*16 characters"):
+        load_tokens(None, {"EVAL_PIPELINE_RECEIVER_TOKEN": "x"})

@@ -8,47 +8,23 @@ ingested (the write path's workers run off the event loop). Memory is the proces
 (the receiver runs in the test's process), bounded by a generous limit, not a timing.
 """
 
-import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 
 from eval_pipeline.home import current_home
 from eval_pipeline.realtime.receiver.http_body import BodyLimits
 from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
-from eval_pipeline_tests.realtime.receiver.receivers import running_receiver, traces_request, url
+from eval_pipeline_tests.realtime.receiver.receivers import (
+    rss_growth,
+    running_receiver,
+    traces_request,
+    url,
+)
 
 MB = 1024 * 1024
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
-
-
-@contextmanager
-def rss_growth() -> Iterator[list[float]]:
-    """The largest RSS growth over the block (MB), sampled every 10 ms, in ``[0]`` after it."""
-    baseline = _rss_mb()
-    peak = [0.0]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.01):
-            peak[0] = max(peak[0], _rss_mb() - baseline)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        yield peak
-    finally:
-        done.set()
-        sampler.join()
-        peak[0] = max(peak[0], _rss_mb() - baseline)
 
 
 def _read_all(sock: socket.socket) -> bytes:

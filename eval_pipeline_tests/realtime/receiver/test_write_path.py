@@ -8,7 +8,6 @@ by the first concurrent burst, and its start (imports, opening the store) ran in
 burst: ``bench serve`` measured it as ingest time (issue 18).
 """
 
-import os
 from concurrent.futures import wait
 from pathlib import Path
 
@@ -18,22 +17,7 @@ from eval_pipeline.realtime.receiver.auth import Grant, Scope
 from eval_pipeline.realtime.receiver.write_path import WritePath
 from eval_pipeline.realtime.receiver.writer import WriterSpec
 from eval_pipeline.traces.ingest.ingest import OtlpRequest
-
-
-def _worker_processes() -> set[int]:
-    """This process's children started by multiprocessing's spawn (the pool's workers)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == os.getpid() and b"spawn_main" in command:
-            found.add(int(entry.name))
-    return found
+from eval_pipeline_tests.realtime.receiver.receivers import worker_processes
 
 
 def test_every_worker_process_runs_before_the_first_concurrent_request(
@@ -47,13 +31,13 @@ def test_every_worker_process_runs_before_the_first_concurrent_request(
         for body in bodies[:4]:  # one at a time: each finished task looked like an idle worker
             accepted = path.submit_traces(OtlpRequest(body, PROTOBUF["content-type"], "t"), grant)
             assert accepted.result(timeout=120).report.spans_stored == spans_in(body)
-        assert len(_worker_processes()) == 2
+        assert len(worker_processes()) == 2
         concurrent = [
             path.submit_traces(OtlpRequest(body, PROTOBUF["content-type"], "t"), grant)
             for body in bodies[4:]
         ]
         wait(concurrent, timeout=120)
         assert all(f.result().report.spans_stored == spans_in(bodies[0]) for f in concurrent)
-        assert len(_worker_processes()) == 2
+        assert len(worker_processes()) == 2
     finally:
         path.close()
