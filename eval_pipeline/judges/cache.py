@@ -5,26 +5,36 @@ judge, so re-running an unchanged suite makes zero judge calls; a changed rubric
 parameter changes the fingerprint and misses. Failures (``JudgeError``) and "cannot judge"
 answers are not cached: the next run tries again. ``stats`` counts hits, misses and inner calls.
 
-``judge_many`` answers a batch with one lookup query and one insert transaction (a round trip
-per verdict cost more than the offline judge itself), and hands the misses to the inner judge
-together, so the offline judge embeds their texts in one batch.
+``judge_many`` answers a batch with one lookup query and hands the misses to the inner judge
+together (``judges.fanout.judge_each``: the offline judge embeds their texts in one batch, the
+HTTP judge asks them concurrently up to its limit). ``complete`` does the same for a library
+metric's prompt (``judges.completion``), in the same table under its own keys: the reply text is
+stored, and the inner judge is asked only on a miss.
 
-``complete`` does the same for a library metric's prompt (``judges.completion``), in the same
-table under its own keys: the reply text is stored, and the inner judge is asked only on a miss.
+Writes are batched: new answers are staged and inserted ``WRITE_BATCH`` at a time in one
+transaction (a round trip per verdict cost more than the offline judge itself, and sixteen
+threads inserting one row each contend for SQLite's lock). A staged answer is served to lookups
+before it is written. Outside a batch (``batched_writes``, which ``judge_many`` and the library
+adapters' batches open) an answer is written at once, so nothing stays staged when a call ends.
+
+``watch`` reports progress: every answer the inner judge gave, of every request it was asked,
+across all the batches running at once (the CLI draws it with rich).
 """
 
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
 
 from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from eval_pipeline.judges.completion import CompletionRequest, completing_judge, completion_key
+from eval_pipeline.judges.fanout import Answer, LimitedJudge, judge_each
+from eval_pipeline.judges.limits import JudgeLimits
 from eval_pipeline.judges.protocol import (
     Judge,
     JudgeError,
@@ -45,6 +55,8 @@ JUDGE_CACHE = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 _KEYS_PER_QUERY = 500  # below every SQLite build's bound-parameter limit
+WRITE_BATCH = 64
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,11 @@ class CachedJudge:
         self._engine: Engine | None = None
         self._lock = threading.Lock()
         self._stats = CacheStats()
+        self._pending: dict[str, dict[str, object]] = {}
+        self._batches = 0
+        self._progress: Progress | None = None
+        self._asked = 0
+        self._answered = 0
 
     def _db(self) -> Engine:
         # Opened on first use, so building a judge only to read its fingerprint touches no DB.
@@ -92,6 +109,24 @@ class CachedJudge:
     def backend(self) -> str:
         """The inner judge's backend."""
         return self.inner.backend
+
+    @property
+    def limits(self) -> JudgeLimits | None:
+        """The inner judge's limits (None when it declares none)."""
+        return self.inner.limits if isinstance(self.inner, LimitedJudge) else None
+
+    def watch(self, progress: Progress | None) -> None:
+        """Call ``progress(answered, asked)`` as the inner judge answers (None: stop)."""
+        with self._lock:
+            self._progress = progress
+
+    def _advance(self, asked: int = 0, answered: int = 0) -> None:
+        with self._lock:
+            self._asked += asked
+            self._answered += answered
+            progress, done, total = self._progress, self._answered, self._asked
+        if progress is not None:
+            progress(done, total)
 
     @property
     def stats(self) -> CacheStats:
@@ -127,13 +162,16 @@ class CachedJudge:
             self._count(hits=1)
             return str(json.loads(stored[key])["completion"])
         self._count(misses=1, calls=1)
+        self._advance(asked=1)
         try:
             text = inner.complete(request)
         except Exception:
             self._count(errors=1)
             raise
+        finally:
+            self._advance(answered=1)
         task = ("completion " + request.caller)[:64]
-        self._insert([self._row(fingerprint, key, task, json.dumps({"completion": text}))])
+        self._stage([self._row(fingerprint, key, task, json.dumps({"completion": text}))])
         return text
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
@@ -151,8 +189,9 @@ class CachedJudge:
         """Verdicts for ``requests`` in order, or the exception a request raised in its place.
 
         One lookup for the whole batch; the misses go to the inner judge together (through
-        ``judge_each``) and its verdicts are stored in one transaction. A request repeated in
-        the batch is judged once, and its repeats count as hits, as they would one by one.
+        ``judge_each``) and its verdicts are stored in batches as they arrive. A request
+        repeated in the batch is judged once, and its repeats count as hits, as they would one
+        by one.
         """
         fingerprint = self.inner.fingerprint
         keys = [cache_key(fingerprint, request) for request in requests]
@@ -161,9 +200,19 @@ class CachedJudge:
         for key, request in zip(keys, requests, strict=True):
             if key not in stored:
                 todo.setdefault(key, request)
-        fresh = dict(zip(todo, judge_each(self.inner, list(todo.values())), strict=True))
+        asked = list(todo.items())
+
+        def arrived(position: int, answer: Answer) -> None:
+            self._advance(answered=1)
+            if isinstance(answer, JudgeVerdict):
+                key, request = asked[position]
+                self._stage([self._verdict_row(fingerprint, key, request.task, answer)])
+
+        self._advance(asked=len(asked))
+        with self.batched_writes():
+            answers = judge_each(self.inner, [request for _, request in asked], arrived)
+        fresh = dict(zip(todo, answers, strict=True))
         new = {k: v for k, v in fresh.items() if isinstance(v, JudgeVerdict)}
-        self._store(fingerprint, [(key, todo[key].task, verdict) for key, verdict in new.items()])
         hits, seen = 0, set()
         for key in keys:
             hits += key in stored or (key in seen and key in new)
@@ -173,9 +222,43 @@ class CachedJudge:
         )
         return [stored[key] if key in stored else fresh[key] for key in keys]
 
+    @contextmanager
+    def batched_writes(self) -> Iterator[None]:
+        """Stage new answers while the block runs; write what is staged when the last ends."""
+        with self._lock:
+            self._batches += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batches -= 1
+                last = self._batches == 0
+            if last:
+                self.flush()
+
+    def flush(self) -> None:
+        """Write every staged answer (one transaction)."""
+        with self._lock:
+            rows = list(self._pending.values())
+            self._pending.clear()
+        self._insert(rows)
+
+    def _stage(self, rows: list[dict[str, object]]) -> None:
+        with self._lock:
+            self._pending.update((str(row["key"]), row) for row in rows)
+            full = len(self._pending) >= WRITE_BATCH or self._batches == 0
+        if full:
+            self.flush()
+
     def _lookup_texts(self, keys: Sequence[str]) -> dict[str, str]:
-        wanted = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
+        with self._lock:
+            for key in keys:
+                if key in self._pending:
+                    found[key] = str(self._pending[key]["verdict"])
+        wanted = [key for key in dict.fromkeys(keys) if key not in found]
+        if not wanted:
+            return found
         with self._db().connect() as conn:
             for start in range(0, len(wanted), _KEYS_PER_QUERY):
                 chunk = wanted[start : start + _KEYS_PER_QUERY]
@@ -210,20 +293,12 @@ class CachedJudge:
             "created_at": datetime.now(UTC),
         }
 
-    def _store(
-        self, fingerprint: JudgeFingerprint, verdicts: list[tuple[str, str, JudgeVerdict]]
-    ) -> None:
-        self._insert(
-            [
-                self._row(
-                    fingerprint,
-                    key,
-                    task,
-                    json.dumps(asdict(verdict), sort_keys=True, default=str),
-                )
-                for key, task, verdict in verdicts
-            ]
-        )
+    @classmethod
+    def _verdict_row(
+        cls, fingerprint: JudgeFingerprint, key: str, task: str, verdict: JudgeVerdict
+    ) -> dict[str, object]:
+        text = json.dumps(asdict(verdict), sort_keys=True, default=str)
+        return cls._row(fingerprint, key, task, text)
 
     def _insert(self, rows: list[dict[str, object]]) -> None:
         if not rows:
@@ -240,28 +315,3 @@ class CachedJudge:
                         conn.execute(insert(JUDGE_CACHE).values(**row))
                 except IntegrityError:
                     pass
-
-
-@runtime_checkable
-class BatchJudge(Protocol):
-    """A judge that answers a batch at once (the cache, the offline judge)."""
-
-    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
-        """Verdicts in order, or the exception a request raised in its place."""
-        ...
-
-
-def judge_each(judge: Judge, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
-    """Ask ``judge`` about every request: its own batch if it has one, else one at a time.
-
-    A request's exception is its answer, so one bad input does not stop the others.
-    """
-    if isinstance(judge, BatchJudge):
-        return judge.judge_many(requests)
-    answers: list[JudgeVerdict | Exception] = []
-    for request in requests:
-        try:
-            answers.append(judge.judge(request))
-        except Exception as exc:
-            answers.append(exc)
-    return answers
