@@ -163,8 +163,8 @@ def _run_judge(
     except RubricError as exc:
         raise InputError(f"--task {task}: {exc}") from exc
     try:
-        limits = {} if workers is None else {"limits": JudgeLimits(max_concurrency=workers)}
-        judge = judge_from_config(model, rubric_version, **limits)
+        limits = None if workers is None else JudgeLimits(max_concurrency=workers)
+        judge = judge_from_config(model, rubric_version, limits=limits)
     except JudgeConfigError as exc:
         raise InputError(f"--judge {model}: {exc}") from exc
     requests = build_requests(labels, rubric, str(labels_path))

@@ -66,7 +66,12 @@ class HttpJudge:
         self.gate = RequestGate(self.limits)
         self.stats = HttpJudgeStats()
         self._retrier = Retrier(
-            self.retry, self.gate, self.stats, seed=seed, sleep=sleep, name=f"judge {model} at {base_url}"
+            self.retry,
+            self.gate,
+            self.stats,
+            seed=seed,
+            sleep=sleep,
+            name=f"judge {model} at {base_url}",
         )
         self._client: Any = None
         self._client_lock = threading.Lock()
@@ -125,9 +130,7 @@ class HttpJudge:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
         self._openai()
-        return self._retrier.run(
-            lambda: self._complete_once(request), self._tokens(request.prompt)
-        )
+        return self._retrier.run(lambda: self._complete_once(request), self._tokens(request.prompt))
 
     def _tokens(self, prompt: str) -> int:
         return estimated_tokens(len(SYSTEM_PROMPT) + len(prompt), self.max_tokens)

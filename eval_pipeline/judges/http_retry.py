@@ -173,4 +173,3 @@ class Retrier:
                 raise
         self.gate.succeeded()
         return answer
-

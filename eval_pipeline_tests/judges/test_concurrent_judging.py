@@ -79,7 +79,9 @@ def test_a_judged_metric_fills_the_judges_concurrency(tmp_path: Path) -> None:
 def test_metrics_of_a_build_are_judged_together(tmp_path: Path) -> None:
     runs, items = _cases(4)
     with fake_llm(latency=0.3) as server:
-        rows = _score(_judge(server, tmp_path, 8), ["faithfulness", "answer_relevancy"], runs, items)
+        rows = _score(
+            _judge(server, tmp_path, 8), ["faithfulness", "answer_relevancy"], runs, items
+        )
     assert sum(r.status == "scored" for r in rows) == 8
     assert server.max_in_flight == 8  # both metrics' four requests at once
 

@@ -50,9 +50,7 @@ class DeepEvalAdapter(LibraryAdapter):
         import deepeval.metrics
 
         cls = getattr(deepeval.metrics, self.metric_class)
-        return cls(
-            model=llm, threshold=self._threshold, async_mode=async_mode, include_reason=True
-        )
+        return cls(model=llm, threshold=self._threshold, async_mode=async_mode, include_reason=True)
 
     def prepare(self, run: AgentRun, item: DatasetItem) -> Prepared:
         """The verdict now (missing input, no LLM, judge-free), else DeepEval's coroutine."""

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from eval_pipeline.datasets.absent_references import absent_by_design
 from eval_pipeline.datasets.item import DatasetItem
-from eval_pipeline.judges.fanout import judge_each
 from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.fanout import judge_each
 from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
 from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
 from eval_pipeline.scoring.base import ScorerBase
