@@ -121,11 +121,12 @@ def _eval_pipeline(metric: str) -> Tool:
 def _deepeval(batch: list[Case], url: str, limit: int, work: Path) -> int:
     from deepeval.evaluate import evaluate
     from deepeval.evaluate.configs import AsyncConfig, CacheConfig, DisplayConfig, ErrorConfig
-    from deepeval.metrics import FaithfulnessMetric
+    from deepeval.metrics import BaseMetric, FaithfulnessMetric
     from deepeval.models import GPTModel
     from deepeval.test_case import LLMTestCase
 
     model = GPTModel(model=MODEL, base_url=url, api_key="bench")
+    metrics: list[BaseMetric] = [FaithfulnessMetric(model=model)]
     test_cases = [
         LLMTestCase(input=c.question, actual_output=c.answer, retrieval_context=list(c.contexts))
         for c in batch
@@ -133,7 +134,7 @@ def _deepeval(batch: list[Case], url: str, limit: int, work: Path) -> int:
     with contextlib.redirect_stdout(io.StringIO()):
         result = evaluate(
             test_cases=test_cases,
-            metrics=[FaithfulnessMetric(model=model)],
+            metrics=metrics,
             async_config=AsyncConfig(max_concurrent=limit),
             display_config=DisplayConfig(show_indicator=False, print_results=False),
             cache_config=CacheConfig(write_cache=False, use_cache=False),
