@@ -9,13 +9,10 @@ answers are not cached: the next run tries again. ``stats`` counts hits, misses 
 together (``judges.fanout.judge_each``: the offline judge embeds their texts in one batch, the
 HTTP judge asks them concurrently up to its limit). ``complete`` does the same for a library
 metric's prompt (``judges.completion``), in the same table under its own keys: the reply text is
-stored, and the inner judge is asked only on a miss.
-
-Writes are batched: new answers are staged and inserted ``WRITE_BATCH`` at a time in one
-transaction (a round trip per verdict cost more than the offline judge itself, and sixteen
-threads inserting one row each contend for SQLite's lock). A staged answer is served to lookups
-before it is written. Outside a batch (``batched_writes``, which ``judge_many`` and the library
-adapters' batches open) an answer is written at once, so nothing stays staged when a call ends.
+stored, and the inner judge is asked only on a miss; a prompt already being asked by another
+thread waits for that answer instead of asking again. New answers are written in batches
+(``judges.cache_table``; ``judge_many`` and the library adapters' batches open
+``batched_writes``).
 
 ``watch`` reports progress: every answer the inner judge gave, of every request it was asked,
 across all the batches running at once (the CLI draws it with rich).
@@ -24,14 +21,12 @@ across all the batches running at once (the CLI draws it with rich).
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 
-from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
-from sqlalchemy.exc import IntegrityError
-
+from eval_pipeline.judges.cache_table import JUDGE_CACHE, CacheTable, cache_row
 from eval_pipeline.judges.completion import CompletionRequest, completing_judge, completion_key
 from eval_pipeline.judges.fanout import Answer, LimitedJudge, judge_each
 from eval_pipeline.judges.limits import JudgeLimits
@@ -42,20 +37,9 @@ from eval_pipeline.judges.protocol import (
     JudgeRequest,
     JudgeVerdict,
 )
-from eval_pipeline.statedb import METADATA, engine_for
 
-JUDGE_CACHE = Table(
-    "judge_cache",
-    METADATA,
-    Column("key", String(64), primary_key=True),
-    Column("fingerprint", String(16), nullable=False, index=True),
-    Column("backend", String(64), nullable=False),
-    Column("task", String(64), nullable=False),
-    Column("verdict", Text, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-)
-_KEYS_PER_QUERY = 500  # below every SQLite build's bound-parameter limit
-WRITE_BATCH = 64
+__all__ = ["JUDGE_CACHE", "CacheStats", "CachedJudge", "cache_key"]
+
 Progress = Callable[[int, int], None]
 
 
@@ -84,21 +68,13 @@ class CachedJudge:
     def __init__(self, inner: Judge, url: str) -> None:
         self.inner = inner
         self.url = url
-        self._engine: Engine | None = None
+        self._table = CacheTable(url)
         self._lock = threading.Lock()
         self._stats = CacheStats()
-        self._pending: dict[str, dict[str, object]] = {}
-        self._batches = 0
+        self._asking: dict[str, Future[str]] = {}
         self._progress: Progress | None = None
         self._asked = 0
         self._answered = 0
-
-    def _db(self) -> Engine:
-        # Opened on first use, so building a judge only to read its fingerprint touches no DB.
-        with self._lock:
-            if self._engine is None:
-                self._engine = engine_for(self.url)
-            return self._engine
 
     @property
     def fingerprint(self) -> JudgeFingerprint:
@@ -157,22 +133,41 @@ class CachedJudge:
             raise JudgeError(f"judge {self.backend} is not generative: it cannot answer prompts")
         fingerprint = inner.fingerprint
         key = completion_key(fingerprint, request)
-        stored = self._lookup_texts([key])
+        stored = self._table.texts([key])
         if key in stored:
             self._count(hits=1)
             return str(json.loads(stored[key])["completion"])
+        with self._lock:
+            asking = self._asking.get(key)
+            if asking is None:
+                self._asking[key] = Future()
+        if asking is not None:  # another thread is asking this very prompt: share its answer
+            self._count(hits=1)
+            return asking.result()
         self._count(misses=1, calls=1)
         self._advance(asked=1)
         try:
             text = inner.complete(request)
-        except Exception:
+        except Exception as exc:
             self._count(errors=1)
+            self._answered_by(key, exc)
             raise
         finally:
             self._advance(answered=1)
-        task = ("completion " + request.caller)[:64]
-        self._stage([self._row(fingerprint, key, task, json.dumps({"completion": text}))])
+        row = cache_row(
+            fingerprint, key, "completion " + request.caller, json.dumps({"completion": text})
+        )
+        self._table.stage(row)
+        self._answered_by(key, text)
         return text
+
+    def _answered_by(self, key: str, answer: str | Exception) -> None:
+        with self._lock:
+            waiting = self._asking.pop(key)
+        if isinstance(answer, Exception):
+            waiting.set_exception(answer)
+        else:
+            waiting.set_result(answer)
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         """The cached verdict, or the inner judge's (stored on success).
@@ -206,10 +201,11 @@ class CachedJudge:
             self._advance(answered=1)
             if isinstance(answer, JudgeVerdict):
                 key, request = asked[position]
-                self._stage([self._verdict_row(fingerprint, key, request.task, answer)])
+                text = json.dumps(asdict(answer), sort_keys=True, default=str)
+                self._table.stage(cache_row(fingerprint, key, request.task, text))
 
         self._advance(asked=len(asked))
-        with self.batched_writes():
+        with self._table.batched_writes():
             answers = judge_each(self.inner, [request for _, request in asked], arrived)
         fresh = dict(zip(todo, answers, strict=True))
         new = {k: v for k, v in fresh.items() if isinstance(v, JudgeVerdict)}
@@ -222,57 +218,13 @@ class CachedJudge:
         )
         return [stored[key] if key in stored else fresh[key] for key in keys]
 
-    @contextmanager
-    def batched_writes(self) -> Iterator[None]:
-        """Stage new answers while the block runs; write what is staged when the last ends."""
-        with self._lock:
-            self._batches += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._batches -= 1
-                last = self._batches == 0
-            if last:
-                self.flush()
-
-    def flush(self) -> None:
-        """Write every staged answer (one transaction)."""
-        with self._lock:
-            rows = list(self._pending.values())
-            self._pending.clear()
-        self._insert(rows)
-
-    def _stage(self, rows: list[dict[str, object]]) -> None:
-        with self._lock:
-            self._pending.update((str(row["key"]), row) for row in rows)
-            full = len(self._pending) >= WRITE_BATCH or self._batches == 0
-        if full:
-            self.flush()
-
-    def _lookup_texts(self, keys: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        with self._lock:
-            for key in keys:
-                if key in self._pending:
-                    found[key] = str(self._pending[key]["verdict"])
-        wanted = [key for key in dict.fromkeys(keys) if key not in found]
-        if not wanted:
-            return found
-        with self._db().connect() as conn:
-            for start in range(0, len(wanted), _KEYS_PER_QUERY):
-                chunk = wanted[start : start + _KEYS_PER_QUERY]
-                rows = conn.execute(
-                    select(JUDGE_CACHE.c.key, JUDGE_CACHE.c.verdict).where(
-                        JUDGE_CACHE.c.key.in_(chunk)
-                    )
-                )
-                found.update((key, text) for key, text in rows)
-        return found
+    def batched_writes(self) -> AbstractContextManager[None]:
+        """Stage new answers while the block runs (``CacheTable.batched_writes``)."""
+        return self._table.batched_writes()
 
     def _lookup(self, keys: Sequence[str]) -> dict[str, JudgeVerdict]:
         found: dict[str, JudgeVerdict] = {}
-        for key, text in self._lookup_texts(keys).items():
+        for key, text in self._table.texts(keys).items():
             raw = json.loads(text)
             found[key] = JudgeVerdict(
                 score=raw["score"],
@@ -281,37 +233,3 @@ class CachedJudge:
                 details=raw["details"],
             )
         return found
-
-    @staticmethod
-    def _row(fingerprint: JudgeFingerprint, key: str, task: str, text: str) -> dict[str, object]:
-        return {
-            "key": key,
-            "fingerprint": fingerprint.digest,
-            "backend": fingerprint.backend,
-            "task": task,
-            "verdict": text,
-            "created_at": datetime.now(UTC),
-        }
-
-    @classmethod
-    def _verdict_row(
-        cls, fingerprint: JudgeFingerprint, key: str, task: str, verdict: JudgeVerdict
-    ) -> dict[str, object]:
-        text = json.dumps(asdict(verdict), sort_keys=True, default=str)
-        return cls._row(fingerprint, key, task, text)
-
-    def _insert(self, rows: list[dict[str, object]]) -> None:
-        if not rows:
-            return
-        try:
-            with self._db().begin() as conn:
-                conn.execute(insert(JUDGE_CACHE), rows)
-        except IntegrityError:
-            # A concurrent worker stored some of these keys first (both answers came from the
-            # same judge on the same input): store the rest one by one.
-            for row in rows:
-                try:
-                    with self._db().begin() as conn:
-                        conn.execute(insert(JUDGE_CACHE).values(**row))
-                except IntegrityError:
-                    pass

@@ -93,6 +93,8 @@ def test_library_adapters_score_runs_concurrently(tmp_path: Path, metric: str) -
         rows = _score(_judge(server, tmp_path, 8), [metric], runs, items)
     assert [r.status for r in rows] == ["scored"] * 8, [r.reason for r in rows]
     assert server.max_in_flight >= 6  # was 1: measure(async_mode=False), one case at a time
+    # Cases whose prompts coincide (the fake's claims repeat) share one answer, even in flight.
+    assert server.answered_twice() == 0
 
 
 def test_calibration_judges_its_items_concurrently(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from eval_pipeline.suites.config import SuiteError, load_suite
 
 SUITE = """\
 suite: limited
-risk_tier: medium
+risk_tier: low
 judge:
   model: judge-model
   rubric_version: "1"
@@ -57,4 +57,4 @@ def test_the_judge_block_sets_the_judges_limits(tmp_path: Path) -> None:
 def test_a_bad_limit_names_its_field_and_line(tmp_path: Path, line: str, field: str) -> None:
     with pytest.raises(SuiteError) as caught:
         load_suite(_suite(tmp_path, line))
-    assert [(issue.field, issue.line) for issue in caught.value.issues] == [(field, 7)]
+    assert [(issue.field, issue.line) for issue in caught.value.issues] == [(field, 8)]
