@@ -69,11 +69,15 @@ def _score(
 
 def test_a_judged_metric_fills_the_judges_concurrency(tmp_path: Path) -> None:
     runs, items = _cases(24)
+    shown: list[tuple[int, int]] = []
     with fake_llm(latency=0.2) as server:
-        rows = _score(_judge(server, tmp_path, 8), ["faithfulness"], runs, items)
+        judge = _judge(server, tmp_path, 8)
+        judge.watch(lambda done, total: shown.append((done, total)))  # the CLI's progress bar
+        rows = _score(judge, ["faithfulness"], runs, items)
     assert [r.status for r in rows] == ["scored"] * 24
     assert server.answered == 24
     assert server.max_in_flight == 8  # was 1: one request at a time
+    assert shown[-1] == (24, 24) and len(shown) == 25  # asked 24, then each answer as it came
 
 
 def test_metrics_of_a_build_are_judged_together(tmp_path: Path) -> None:
