@@ -214,3 +214,68 @@ def bench_redact(repeats: int, fmt: str) -> None:
     from benchmarks.redact import run
 
     _emit(run(repeats=repeats), fmt)
+
+
+@bench.command("judge")
+@click.option("--cases", "n_cases", type=click.IntRange(min=1), default=37, show_default=True)
+@click.option(
+    "--latency",
+    type=click.FloatRange(min=0.0),
+    default=0.5,
+    show_default=True,
+    help="Seconds the fake endpoint takes per request.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="The limit each tool is given (eval-pipeline's max_concurrency, DeepEval's "
+    "max_concurrent, RAGAS's max_workers).",
+)
+@click.option(
+    "--reject-above",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The endpoint answers 429 (Retry-After: 1) above this many requests in flight.",
+)
+@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--tool",
+    "tools",
+    multiple=True,
+    type=click.Choice(
+        [
+            "eval-pipeline",
+            "eval-pipeline deepeval.faithfulness",
+            "eval-pipeline ragas.faithfulness",
+            "deepeval",
+            "ragas",
+        ]
+    ),
+    help="Measure only these tools (repeatable; default: all).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_judge(
+    n_cases: int,
+    latency: float,
+    concurrency: int,
+    reject_above: int | None,
+    rounds: int,
+    tools: tuple[str, ...],
+    fmt: str,
+) -> None:
+    """Judged test cases/s and calls per case: eval-pipeline vs DeepEval and RAGAS, one endpoint."""
+    from benchmarks.judge import TOOLS, run
+
+    _emit(
+        run(
+            n_cases=n_cases,
+            latency=latency,
+            concurrency=concurrency,
+            reject_above=reject_above,
+            rounds=rounds,
+            tools=tools or tuple(TOOLS),
+        ),
+        fmt,
+    )

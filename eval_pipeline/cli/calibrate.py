@@ -60,9 +60,8 @@ def _print_report(payload: dict[str, Any]) -> None:
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Concurrent judge calls (with --judge).",
+    default=None,
+    help="Judge calls in flight at once (with --judge; default: the judge's, 16).",
 )
 @click.option(
     "--save-verdicts",
@@ -89,7 +88,7 @@ def calibrate_command(
     task: str,
     rubric_version: str | None,
     limit: int | None,
-    workers: int,
+    workers: int | None,
     save_verdicts: Path | None,
     slices: tuple[str, ...],
     threshold: float,
@@ -151,11 +150,12 @@ def _run_judge(
     model: str,
     task: str,
     rubric_version: str | None,
-    workers: int,
+    workers: int | None,
 ) -> tuple[Any, dict[str, Any]]:
     from eval_pipeline.judges.errors import JudgeCannotJudge
     from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
     from eval_pipeline.judges.labelled_run import build_requests, run_judge
+    from eval_pipeline.judges.limits import JudgeLimits
     from eval_pipeline.judges.rubrics import RubricError, load_rubric
 
     try:
@@ -163,12 +163,13 @@ def _run_judge(
     except RubricError as exc:
         raise InputError(f"--task {task}: {exc}") from exc
     try:
-        judge = judge_from_config(model, rubric_version)
+        limits = None if workers is None else JudgeLimits(max_concurrency=workers)
+        judge = judge_from_config(model, rubric_version, limits=limits)
     except JudgeConfigError as exc:
         raise InputError(f"--judge {model}: {exc}") from exc
     requests = build_requests(labels, rubric, str(labels_path))
     try:
-        run = run_judge(judge, requests, workers=workers)
+        run = run_judge(judge, requests)
     except JudgeCannotJudge as exc:
         raise InputError(f"judge {judge.backend} cannot judge task {task}: {exc}") from exc
     fingerprint = judge.fingerprint

@@ -35,6 +35,7 @@ def score(suite_ref: str, build: str, spread_repeats: int, fmt: str, quiet: bool
     """Score a build's stored runs on its suite's metrics and store the scores."""
     from eval_pipeline.cli.stage import STAGE_INPUT_ERRORS, cli_stage, exit_if_metrics_errored
     from eval_pipeline.evaluation.stages import score_runs, stored_runs
+    from eval_pipeline.judges.cache import CachedJudge
     from eval_pipeline.scoring.aggregate import summarise
     from eval_pipeline.scoring.store import ScoreStore
 
@@ -43,8 +44,11 @@ def score(suite_ref: str, build: str, spread_repeats: int, fmt: str, quiet: bool
         runs = stored_runs(stage)
         if not runs:
             raise InputError(f"build {build}: no stored traces under {stage.home.store}")
-        # Scoring is one batch call per scorer: the display says what runs and for how long.
+        # Scoring is one batch call per scorer: the display says what runs and for how long,
+        # and counts the judge's answers of the requests it was asked (all metrics at once).
         shown.status(f"score {build}: {len(runs)} runs on {len(stage.scorers)} metrics")
+        if isinstance(stage.judge, CachedJudge):
+            stage.judge.watch(shown.advance)
         try:
             summary = score_runs(stage)
         except STAGE_INPUT_ERRORS as exc:

@@ -75,15 +75,19 @@ def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
         SuiteResolutionError: the block names a model with no endpoint configured.
     """
     from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
+    from eval_pipeline.judges.limits import JudgeLimits
 
     if suite.judge is None:
         return None
+    block = suite.judge
+    limits = JudgeLimits(block.max_concurrency, block.requests_per_minute, block.tokens_per_minute)
     try:
         return judge_from_config(
-            suite.judge.model,
-            suite.judge.rubric_version,
-            base_url=suite.judge.base_url,
+            block.model,
+            block.rubric_version,
+            base_url=block.base_url,
             state_url=state_url,
+            limits=limits,
         )
     except JudgeConfigError as exc:
         raise SuiteResolutionError(f"suite {suite.suite}: {exc}") from exc

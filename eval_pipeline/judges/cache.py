@@ -5,26 +5,31 @@ judge, so re-running an unchanged suite makes zero judge calls; a changed rubric
 parameter changes the fingerprint and misses. Failures (``JudgeError``) and "cannot judge"
 answers are not cached: the next run tries again. ``stats`` counts hits, misses and inner calls.
 
-``judge_many`` answers a batch with one lookup query and one insert transaction (a round trip
-per verdict cost more than the offline judge itself), and hands the misses to the inner judge
-together, so the offline judge embeds their texts in one batch.
+``judge_many`` answers a batch with one lookup query and hands the misses to the inner judge
+together (``judges.fanout.judge_each``: the offline judge embeds their texts in one batch, the
+HTTP judge asks them concurrently up to its limit). ``complete`` does the same for a library
+metric's prompt (``judges.completion``), in the same table under its own keys: the reply text is
+stored, and the inner judge is asked only on a miss; a prompt already being asked by another
+thread waits for that answer instead of asking again. New answers are written in batches
+(``judges.cache_table``; ``judge_many`` and the library adapters' batches open
+``batched_writes``).
 
-``complete`` does the same for a library metric's prompt (``judges.completion``), in the same
-table under its own keys: the reply text is stored, and the inner judge is asked only on a miss.
+``watch`` reports progress: every answer the inner judge gave, of every request it was asked,
+across all the batches running at once (the CLI draws it with rich).
 """
 
 import hashlib
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
 
-from sqlalchemy import Column, DateTime, Engine, String, Table, Text, insert, select
-from sqlalchemy.exc import IntegrityError
-
+from eval_pipeline.judges.cache_table import JUDGE_CACHE, CacheTable, cache_row
 from eval_pipeline.judges.completion import CompletionRequest, completing_judge, completion_key
+from eval_pipeline.judges.fanout import Answer, LimitedJudge, judge_each
+from eval_pipeline.judges.limits import JudgeLimits
 from eval_pipeline.judges.protocol import (
     Judge,
     JudgeError,
@@ -32,19 +37,10 @@ from eval_pipeline.judges.protocol import (
     JudgeRequest,
     JudgeVerdict,
 )
-from eval_pipeline.statedb import METADATA, engine_for
 
-JUDGE_CACHE = Table(
-    "judge_cache",
-    METADATA,
-    Column("key", String(64), primary_key=True),
-    Column("fingerprint", String(16), nullable=False, index=True),
-    Column("backend", String(64), nullable=False),
-    Column("task", String(64), nullable=False),
-    Column("verdict", Text, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-)
-_KEYS_PER_QUERY = 500  # below every SQLite build's bound-parameter limit
+__all__ = ["JUDGE_CACHE", "CacheStats", "CachedJudge", "cache_key"]
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -72,16 +68,13 @@ class CachedJudge:
     def __init__(self, inner: Judge, url: str) -> None:
         self.inner = inner
         self.url = url
-        self._engine: Engine | None = None
+        self._table = CacheTable(url)
         self._lock = threading.Lock()
         self._stats = CacheStats()
-
-    def _db(self) -> Engine:
-        # Opened on first use, so building a judge only to read its fingerprint touches no DB.
-        with self._lock:
-            if self._engine is None:
-                self._engine = engine_for(self.url)
-            return self._engine
+        self._asking: dict[str, Future[str]] = {}
+        self._progress: Progress | None = None
+        self._asked = 0
+        self._answered = 0
 
     @property
     def fingerprint(self) -> JudgeFingerprint:
@@ -92,6 +85,24 @@ class CachedJudge:
     def backend(self) -> str:
         """The inner judge's backend."""
         return self.inner.backend
+
+    @property
+    def limits(self) -> JudgeLimits | None:
+        """The inner judge's limits (None when it declares none)."""
+        return self.inner.limits if isinstance(self.inner, LimitedJudge) else None
+
+    def watch(self, progress: Progress | None) -> None:
+        """Call ``progress(answered, asked)`` as the inner judge answers (None: stop)."""
+        with self._lock:
+            self._progress = progress
+
+    def _advance(self, asked: int = 0, answered: int = 0) -> None:
+        with self._lock:
+            self._asked += asked
+            self._answered += answered
+            progress, done, total = self._progress, self._answered, self._asked
+        if progress is not None:
+            progress(done, total)
 
     @property
     def stats(self) -> CacheStats:
@@ -122,19 +133,41 @@ class CachedJudge:
             raise JudgeError(f"judge {self.backend} is not generative: it cannot answer prompts")
         fingerprint = inner.fingerprint
         key = completion_key(fingerprint, request)
-        stored = self._lookup_texts([key])
+        stored = self._table.texts([key])
         if key in stored:
             self._count(hits=1)
             return str(json.loads(stored[key])["completion"])
+        with self._lock:
+            asking = self._asking.get(key)
+            if asking is None:
+                self._asking[key] = Future()
+        if asking is not None:  # another thread is asking this very prompt: share its answer
+            self._count(hits=1)
+            return asking.result()
         self._count(misses=1, calls=1)
+        self._advance(asked=1)
         try:
             text = inner.complete(request)
-        except Exception:
+        except Exception as exc:
             self._count(errors=1)
+            self._answered_by(key, exc)
             raise
-        task = ("completion " + request.caller)[:64]
-        self._insert([self._row(fingerprint, key, task, json.dumps({"completion": text}))])
+        finally:
+            self._advance(answered=1)
+        row = cache_row(
+            fingerprint, key, "completion " + request.caller, json.dumps({"completion": text})
+        )
+        self._table.stage(row)
+        self._answered_by(key, text)
         return text
+
+    def _answered_by(self, key: str, answer: str | Exception) -> None:
+        with self._lock:
+            waiting = self._asking.pop(key)
+        if isinstance(answer, Exception):
+            waiting.set_exception(answer)
+        else:
+            waiting.set_result(answer)
 
     def judge(self, request: JudgeRequest) -> JudgeVerdict:
         """The cached verdict, or the inner judge's (stored on success).
@@ -151,8 +184,9 @@ class CachedJudge:
         """Verdicts for ``requests`` in order, or the exception a request raised in its place.
 
         One lookup for the whole batch; the misses go to the inner judge together (through
-        ``judge_each``) and its verdicts are stored in one transaction. A request repeated in
-        the batch is judged once, and its repeats count as hits, as they would one by one.
+        ``judge_each``) and its verdicts are stored in batches as they arrive. A request
+        repeated in the batch is judged once, and its repeats count as hits, as they would one
+        by one.
         """
         fingerprint = self.inner.fingerprint
         keys = [cache_key(fingerprint, request) for request in requests]
@@ -161,9 +195,20 @@ class CachedJudge:
         for key, request in zip(keys, requests, strict=True):
             if key not in stored:
                 todo.setdefault(key, request)
-        fresh = dict(zip(todo, judge_each(self.inner, list(todo.values())), strict=True))
+        asked = list(todo.items())
+
+        def arrived(position: int, answer: Answer) -> None:
+            self._advance(answered=1)
+            if isinstance(answer, JudgeVerdict):
+                key, request = asked[position]
+                text = json.dumps(asdict(answer), sort_keys=True, default=str)
+                self._table.stage(cache_row(fingerprint, key, request.task, text))
+
+        self._advance(asked=len(asked))
+        with self._table.batched_writes():
+            answers = judge_each(self.inner, [request for _, request in asked], arrived)
+        fresh = dict(zip(todo, answers, strict=True))
         new = {k: v for k, v in fresh.items() if isinstance(v, JudgeVerdict)}
-        self._store(fingerprint, [(key, todo[key].task, verdict) for key, verdict in new.items()])
         hits, seen = 0, set()
         for key in keys:
             hits += key in stored or (key in seen and key in new)
@@ -173,23 +218,13 @@ class CachedJudge:
         )
         return [stored[key] if key in stored else fresh[key] for key in keys]
 
-    def _lookup_texts(self, keys: Sequence[str]) -> dict[str, str]:
-        wanted = list(dict.fromkeys(keys))
-        found: dict[str, str] = {}
-        with self._db().connect() as conn:
-            for start in range(0, len(wanted), _KEYS_PER_QUERY):
-                chunk = wanted[start : start + _KEYS_PER_QUERY]
-                rows = conn.execute(
-                    select(JUDGE_CACHE.c.key, JUDGE_CACHE.c.verdict).where(
-                        JUDGE_CACHE.c.key.in_(chunk)
-                    )
-                )
-                found.update((key, text) for key, text in rows)
-        return found
+    def batched_writes(self) -> AbstractContextManager[None]:
+        """Stage new answers while the block runs (``CacheTable.batched_writes``)."""
+        return self._table.batched_writes()
 
     def _lookup(self, keys: Sequence[str]) -> dict[str, JudgeVerdict]:
         found: dict[str, JudgeVerdict] = {}
-        for key, text in self._lookup_texts(keys).items():
+        for key, text in self._table.texts(keys).items():
             raw = json.loads(text)
             found[key] = JudgeVerdict(
                 score=raw["score"],
@@ -198,70 +233,3 @@ class CachedJudge:
                 details=raw["details"],
             )
         return found
-
-    @staticmethod
-    def _row(fingerprint: JudgeFingerprint, key: str, task: str, text: str) -> dict[str, object]:
-        return {
-            "key": key,
-            "fingerprint": fingerprint.digest,
-            "backend": fingerprint.backend,
-            "task": task,
-            "verdict": text,
-            "created_at": datetime.now(UTC),
-        }
-
-    def _store(
-        self, fingerprint: JudgeFingerprint, verdicts: list[tuple[str, str, JudgeVerdict]]
-    ) -> None:
-        self._insert(
-            [
-                self._row(
-                    fingerprint,
-                    key,
-                    task,
-                    json.dumps(asdict(verdict), sort_keys=True, default=str),
-                )
-                for key, task, verdict in verdicts
-            ]
-        )
-
-    def _insert(self, rows: list[dict[str, object]]) -> None:
-        if not rows:
-            return
-        try:
-            with self._db().begin() as conn:
-                conn.execute(insert(JUDGE_CACHE), rows)
-        except IntegrityError:
-            # A concurrent worker stored some of these keys first (both answers came from the
-            # same judge on the same input): store the rest one by one.
-            for row in rows:
-                try:
-                    with self._db().begin() as conn:
-                        conn.execute(insert(JUDGE_CACHE).values(**row))
-                except IntegrityError:
-                    pass
-
-
-@runtime_checkable
-class BatchJudge(Protocol):
-    """A judge that answers a batch at once (the cache, the offline judge)."""
-
-    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
-        """Verdicts in order, or the exception a request raised in its place."""
-        ...
-
-
-def judge_each(judge: Judge, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict | Exception]:
-    """Ask ``judge`` about every request: its own batch if it has one, else one at a time.
-
-    A request's exception is its answer, so one bad input does not stop the others.
-    """
-    if isinstance(judge, BatchJudge):
-        return judge.judge_many(requests)
-    answers: list[JudgeVerdict | Exception] = []
-    for request in requests:
-        try:
-            answers.append(judge.judge(request))
-        except Exception as exc:
-            answers.append(exc)
-    return answers

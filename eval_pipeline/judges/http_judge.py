@@ -2,11 +2,12 @@
 
 Ollama and hosted services work the same way. The rendered rubric prompt goes out as the user
 message, with the verdict's JSON schema as structured output (``response_format`` of type
-``json_schema``). A server that rejects that (HTTP 400) is asked again with ``json_object``;
-every reply is validated locally against the schema. Timeouts, connection errors, 429/5xx and
-replies that are not a valid verdict are retried (tenacity) with exponential backoff and seeded
-jitter; other client errors (401, 404, ...) fail at once. When the attempts are used up the
-judge raises ``JudgeError`` and the score becomes ``error``.
+``json_schema``). A server that rejects that (HTTP 400) is asked again with ``json_object``,
+and the judge keeps to ``json_object`` once such a retry is answered (a 400 that the retry gets
+too is that request's own error, not the server's format support); every reply is validated
+locally against the schema. Retries and their limits are ``judges.http_retry``'s; every request
+goes through the judge's ``RequestGate`` (``judges.limits``: in flight, per minute, after 429s),
+so all who share the judge share its limits.
 
 ``complete`` answers a library metric's own prompt (``judges.completion``) over the same client,
 retry policy and concurrency limit, so DeepEval and RAGAS metrics reach the model only through
@@ -14,51 +15,25 @@ this judge (and the cache around it).
 """
 
 import json
-import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from eval_pipeline.judges.completion import CompletionRequest
-from eval_pipeline.judges.protocol import JudgeError, JudgeFingerprint, JudgeRequest, JudgeVerdict
+from eval_pipeline.judges.http_retry import HttpJudgeStats, Retrier, RetryPolicy
+from eval_pipeline.judges.limits import JudgeLimits, RequestGate, estimated_tokens
+from eval_pipeline.judges.protocol import JudgeFingerprint, JudgeRequest, JudgeVerdict
 from eval_pipeline.judges.rubrics import latest_version
 from eval_pipeline.judges.verdict_parsing import FENCE, VerdictFormatError, parse_verdict
 
-_T = TypeVar("_T")
+__all__ = ["BACKEND", "HttpJudge", "HttpJudgeStats", "RetryPolicy"]
 
 BACKEND = "openai-compatible"
 SYSTEM_PROMPT = (
     "You are a strict, consistent evaluator. Follow the rubric exactly and answer with one JSON "
     "object matching the given schema, nothing else."
 )
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How many attempts, and the exponential backoff between them (seconds)."""
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 20.0
-    jitter: float = 0.25
-
-    def delay(self, retry: int, rng: random.Random) -> float:
-        """Delay before retry number ``retry`` (0-based): base * 2**retry, capped, plus jitter."""
-        raw = min(self.max_delay, self.base_delay * (2**retry))
-        return float(raw * (1.0 + self.jitter * rng.random()))
-
-
-@dataclass
-class HttpJudgeStats:
-    """Counters: requests sent, retries, failures, and the backoff delays slept."""
-
-    requests: int = 0
-    retries: int = 0
-    failures: int = 0
-    json_object_fallbacks: int = 0
-    delays: list[float] = field(default_factory=list)
 
 
 class HttpJudge:
@@ -75,7 +50,7 @@ class HttpJudge:
         max_tokens: int = 1024,
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
-        max_concurrency: int = 4,
+        limits: JudgeLimits | None = None,
         seed: int = 0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -87,14 +62,20 @@ class HttpJudge:
         self.max_tokens = max_tokens
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
-        self._semaphore = threading.BoundedSemaphore(max_concurrency)
-        self._rng = random.Random(seed)
-        self._lock = threading.Lock()
-        self._sleep = sleep
+        self.limits = limits or JudgeLimits()
+        self.gate = RequestGate(self.limits)
+        self.stats = HttpJudgeStats()
+        self._retrier = Retrier(
+            self.retry,
+            self.gate,
+            self.stats,
+            seed=seed,
+            sleep=sleep,
+            name=f"judge {model} at {base_url}",
+        )
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._json_schema_supported = True
-        self.stats = HttpJudgeStats()
 
     @property
     def backend(self) -> str:
@@ -135,7 +116,8 @@ class HttpJudge:
         Raises:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
-        return self._retrying(lambda: self._attempt(request))
+        self._openai()  # built before the gate paces the first request, not inside its slot
+        return self._retrier.run(lambda: self._attempt(request), self._tokens(request.prompt))
 
     def complete(self, request: CompletionRequest) -> str:
         """The model's reply to a library metric's prompt, retried like a verdict.
@@ -147,59 +129,11 @@ class HttpJudge:
         Raises:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
-        return self._retrying(lambda: self._complete_once(request))
+        self._openai()
+        return self._retrier.run(lambda: self._complete_once(request), self._tokens(request.prompt))
 
-    def _retrying(self, attempt: Callable[[], _T]) -> _T:
-        """Run ``attempt`` under the retry policy (tenacity), counting retries and delays."""
-        import openai
-        from tenacity import RetryCallState, RetryError, Retrying, stop_after_attempt
-        from tenacity import retry_if_exception_type as retry_on
-
-        transient = (
-            openai.APITimeoutError,
-            openai.APIConnectionError,
-            openai.RateLimitError,
-            openai.InternalServerError,
-            VerdictFormatError,
-        )
-
-        def wait(state: RetryCallState) -> float:
-            if state.attempt_number >= self.retry.max_attempts:
-                return 0.0  # no retry follows: keep the seeded jitter sequence unchanged
-            with self._lock:
-                return self.retry.delay(state.attempt_number - 1, self._rng)
-
-        def count(state: RetryCallState) -> None:
-            with self._lock:
-                self.stats.retries += 1
-                self.stats.delays.append(float(state.upcoming_sleep))
-
-        retrying = Retrying(
-            stop=stop_after_attempt(self.retry.max_attempts),
-            wait=wait,
-            retry=retry_on(transient),
-            before_sleep=count,
-            sleep=self._sleep,
-        )
-        try:
-            for step in retrying:
-                with step, self._semaphore:
-                    return attempt()
-        except openai.APIStatusError as exc:
-            with self._lock:
-                self.stats.failures += 1
-            raise JudgeError(
-                f"judge {self.model} at {self.base_url}: HTTP {exc.status_code}: {exc.message}"
-            ) from exc
-        except RetryError as exc:
-            last = exc.last_attempt.exception()
-            with self._lock:
-                self.stats.failures += 1
-            raise JudgeError(
-                f"judge {self.model} at {self.base_url}: gave up after {self.retry.max_attempts} "
-                f"attempts; last error: {type(last).__name__}: {last}"
-            ) from last
-        raise AssertionError("tenacity ended without an outcome")  # pragma: no cover
+    def _tokens(self, prompt: str) -> int:
+        return estimated_tokens(len(SYSTEM_PROMPT) + len(prompt), self.max_tokens)
 
     def _complete_once(self, request: CompletionRequest) -> str:
         messages = [{"role": "user", "content": request.prompt}]
@@ -219,16 +153,20 @@ class HttpJudge:
         """A reply in ``json_schema`` mode, or ``json_object`` on servers that refuse it."""
         import openai
 
-        if self._json_schema_supported:
-            try:
-                return self._complete(messages, json_schema)
-            except openai.BadRequestError:
-                # Servers without json_schema support answer 400; json_object plus our own
-                # validation is the portable fallback.
+        if not self._json_schema_supported:
+            return self._complete(messages, {"type": "json_object"})
+        try:
+            return self._complete(messages, json_schema)
+        except openai.BadRequestError:
+            # Servers without json_schema support answer 400; json_object plus our own
+            # validation is the portable fallback. Only an answered retry says that was the
+            # cause: a 400 the retry gets too is this request's error, raised from here.
+            reply = self._complete(messages, {"type": "json_object"})
+        with self._client_lock:
+            if self._json_schema_supported:
                 self._json_schema_supported = False
-                with self._lock:
-                    self.stats.json_object_fallbacks += 1
-        return self._complete(messages, {"type": "json_object"})
+                self._retrier.count(json_object_fallbacks=1)
+        return reply
 
     def _attempt(self, request: JudgeRequest) -> JudgeVerdict:
         messages = [
@@ -242,8 +180,7 @@ class HttpJudge:
     def _complete(
         self, messages: list[dict[str, str]], response_format: dict[str, Any] | None
     ) -> str:
-        with self._lock:
-            self.stats.requests += 1
+        self._retrier.count(requests=1)
         extra = {"response_format": response_format} if response_format is not None else {}
         response = self._openai().chat.completions.create(
             model=self.model,

@@ -15,6 +15,7 @@ import pandas as pd
 
 from eval_pipeline.judges.calibration import CalibrationReport, calibrate
 from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.fanout import judge_each
 from eval_pipeline.judges.label_files import LabelFileError, item_ids
 from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
 from eval_pipeline.judges.rubrics import Rubric, RubricError, conclude, load_rubric
@@ -69,30 +70,30 @@ def build_requests(
     return requests
 
 
-def run_judge(
-    judge: Judge, requests: list[tuple[str, JudgeRequest]], *, workers: int = 1
-) -> LabelledRun:
-    """Judge every request (``workers`` threads); failures are recorded, not raised."""
+def run_judge(judge: Judge, requests: list[tuple[str, JudgeRequest]]) -> LabelledRun:
+    """Judge every request, concurrently up to the judge's limit; failures are recorded.
+
+    The requests go to the judge as one batch (``judges.fanout.judge_each``: one cache
+    lookup, the misses asked concurrently up to the judge's ``max_concurrency``).
+    """
     errors: dict[str, str] = {}
-
-    def one(pair: tuple[str, JudgeRequest]) -> dict[str, Any] | None:
-        item, request = pair
-        try:
-            verdict = conclude(request, judge.judge(request))  # a custom rubric's own threshold
-        except JudgeCannotJudge:
-            raise
-        except JudgeError as exc:
-            errors[item] = str(exc)
-            return None
-        return {
-            "item_id": item,
-            "verdict": "pass" if verdict.passed else "fail",
-            "score": verdict.score,
-            "reason": verdict.reason,
-        }
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        rows = [r for r in pool.map(one, requests) if r is not None]
+    rows = []
+    answers = judge_each(judge, [request for _, request in requests])
+    for (item, request), answer in zip(requests, answers, strict=True):
+        if isinstance(answer, JudgeError) and not isinstance(answer, JudgeCannotJudge):
+            errors[item] = str(answer)
+            continue
+        if isinstance(answer, Exception):
+            raise answer
+        verdict = conclude(request, answer)  # a custom rubric's own threshold
+        rows.append(
+            {
+                "item_id": item,
+                "verdict": "pass" if verdict.passed else "fail",
+                "score": verdict.score,
+                "reason": verdict.reason,
+            }
+        )
     frame = pd.DataFrame(rows, columns=["item_id", "verdict", "score", "reason"])
     return LabelledRun(frame, errors)
 
@@ -134,7 +135,6 @@ def calibrate_judge(
     slice_columns: tuple[str, ...] = (),
     seed: int = 0,
     n_resamples: int = 2000,
-    workers: int = 1,
     source: str = "labels",
 ) -> tuple[CalibrationReport, LabelledRun]:
     """Run ``judge`` on labelled items for ``task`` and calibrate its verdicts against the labels.
@@ -147,7 +147,7 @@ def calibrate_judge(
         JudgeCannotJudge: the judge has no method for ``task``.
     """
     rubric = load_rubric(task, rubric_version)
-    run = run_judge(judge, build_requests(labels, rubric, source), workers=workers)
+    run = run_judge(judge, build_requests(labels, rubric, source))
     report = calibrate(
         labels,
         run.verdicts,

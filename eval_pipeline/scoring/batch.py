@@ -8,12 +8,17 @@ every metric ("no trace recorded"), a run the runner marked failed as ``error`` 
 failure, and unmatched runs are returned for the caller to report.
 
 A scorer that can score many runs at once (``score_many``, the judge-based ones) gets all the
-build's runs in one call; its rows then go through ``score_run`` like any other scorer's.
+build's runs in one call; its rows then go through ``score_run`` like any other scorer's. The
+batches of scorers that need a judge run at the same time, one thread each, so a build's judged
+metrics wait on the model together: the judge's own limits (``judges.limits``) bound what is in
+flight across them, and each batch's rows stay in its scorer's place, so the rows do not depend
+on which answer came first.
 """
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.protocol import Scorer
@@ -83,17 +88,23 @@ class _Answered:
 def _batched(
     scorers: Sequence[Scorer], pairs: list[tuple[AgentRun, DatasetItem]]
 ) -> dict[int, list[Score]]:
-    """Rows of every batch scorer over ``pairs``, by scorer position."""
-    rows: dict[int, list[Score]] = {}
-    for n, scorer in enumerate(scorers):
-        if not isinstance(scorer, BatchScorer) or not pairs:
-            continue
+    """Rows of every batch scorer over ``pairs``, by scorer position (judged ones at once)."""
+    batch = [n for n, s in enumerate(scorers) if isinstance(s, BatchScorer) and pairs]
+
+    def rows_of(n: int) -> list[Score] | None:
         try:
-            rows[n] = scorer.score_many(pairs)
+            return cast(BatchScorer, scorers[n]).score_many(pairs)
         except Exception:
             # Scored run by run instead, where the failure becomes that run's error row.
-            continue
-    return rows
+            return None
+
+    judged = [n for n in batch if scorers[n].needs_judge]
+    answers: dict[int, list[Score] | None] = {}
+    if len(judged) > 1:
+        with ThreadPoolExecutor(len(judged), thread_name_prefix="judged-metric") as pool:
+            answers.update(zip(judged, pool.map(rows_of, judged), strict=True))
+    answers.update((n, rows_of(n)) for n in batch if n not in answers)
+    return {n: rows for n, rows in sorted(answers.items()) if rows is not None}
 
 
 def run_key(run: AgentRun) -> tuple[str, int]:

@@ -9,7 +9,8 @@ datasets:
     version: 2026q3                  # or pin with an explicit version key
 runs_per_item: 3
 judge: {model: ..., rubric_version: ..., calibration_set: ..., base_url: ...}  # base_url optional
-# or your own labels instead of a shipped set: calibration: {labels: labels.csv, task: faithfulness}
+  # or your own labels instead of a shipped set: calibration: {labels: labels.csv, task: faithfulness}
+  # optional: max_concurrency: 16, requests_per_minute: 500, tokens_per_minute: 200000
 redaction_policy: keep-tools         # runner spans: default | keep-tools | a policy file
 metrics:
   - {id: task_completion, threshold: 0.85, max_regression: 0.02}
@@ -99,6 +100,12 @@ class JudgeConfig(BaseModel):
     """The suite's own labels file, instead of a shipped set."""
     base_url: Text | None = None
     """The OpenAI-compatible endpoint of a named model (else ``EVAL_PIPELINE_JUDGE_BASE_URL``)."""
+    max_concurrency: Annotated[int, Field(strict=True, ge=1, le=1024)] = 16
+    """Requests to the endpoint in flight at once, across the metrics and runs of a build."""
+    requests_per_minute: Positive | None = None
+    """Requests started per minute at most (None: no limit beyond ``max_concurrency``)."""
+    tokens_per_minute: Positive | None = None
+    """Estimated tokens (prompt + ``max_tokens``) per minute at most (None: no limit)."""
 
 
 class MetricSpec(BaseModel):

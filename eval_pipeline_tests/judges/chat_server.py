@@ -2,8 +2,8 @@
 
 Each POST to ``/v1/chat/completions`` takes the next step of the script:
 ``("ok", verdict_dict)``, ``("text", raw_content)``, ``("slow", seconds, verdict_dict)``,
-``("status", code)``. Request bodies are recorded in arrival order, and the most requests
-ever in flight at once.
+``("status", code)`` or ``("status", code, headers)``. Request bodies are recorded in arrival
+order, and the most requests ever in flight at once.
 """
 
 import json
@@ -65,10 +65,14 @@ def _handler(server_state: ChatServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-        def _send(self, code: int, payload: dict[str, Any]) -> None:
+        def _send(
+            self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(payload).encode()
             try:
                 self.send_response(code)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -98,7 +102,8 @@ def _handler(server_state: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, _completion(json.dumps(step[2]), model))
             else:
                 code = int(step[1])
-                self._send(code, {"error": {"message": f"scripted {code}", "type": "test"}})
+                error = {"error": {"message": f"scripted {code}", "type": "test"}}
+                self._send(code, error, step[2] if len(step) > 2 else None)
 
     return Handler
 

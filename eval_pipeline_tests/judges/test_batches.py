@@ -11,8 +11,9 @@ the hits, misses and inner calls that one-by-one calls would count.
 import numpy as np
 from sqlalchemy import event
 
-from eval_pipeline.judges.cache import CachedJudge, judge_each
+from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.fanout import judge_each
 from eval_pipeline.judges.offline.embedder import MiniLMEmbedder
 from eval_pipeline.judges.offline.judge import OfflineJudge
 from eval_pipeline.judges.protocol import JudgeRequest, JudgeVerdict

@@ -10,6 +10,7 @@ gets ``json_object`` and the reply is still validated.
 import pytest
 
 from eval_pipeline.judges.http_judge import HttpJudge, RetryPolicy
+from eval_pipeline.judges.limits import JudgeLimits
 from eval_pipeline.judges.protocol import JudgeError
 from eval_pipeline.judges.rubrics import load_rubric
 from eval_pipeline_tests.judges.chat_server import chat_server
@@ -142,8 +143,28 @@ def test_concurrency_limit_caps_requests_in_flight() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     with chat_server([("slow", 0.2, VALID)] * 6) as server:
-        judge = _judge(server.url, max_concurrency=2)
+        judge = _judge(server.url, limits=JudgeLimits(max_concurrency=2))
         with ThreadPoolExecutor(max_workers=6) as pool:
             verdicts = list(pool.map(lambda _: judge.judge(_request()), range(6)))
     assert len(verdicts) == 6
     assert server.max_in_flight == 2
+
+
+def test_a_429_waits_its_retry_after_and_has_its_own_attempt_budget() -> None:
+    slept: list[float] = []
+    script = [("status", 429, {"Retry-After": "0.3"})] * 5 + [("ok", VALID)]
+    with chat_server(script) as server:
+        judge = _judge(server.url, sleep=slept.append)  # FAST allows 3 attempts for errors
+        verdict = judge.judge(_request())
+    assert verdict.score == VALID["score"]
+    assert len(server.bodies) == 6 and judge.stats.rate_limited == 5
+    assert all(delay >= 0.3 for delay in slept)  # at least what the endpoint asked
+    assert judge.gate.limit < judge.limits.max_concurrency  # and it asks for less at once
+
+
+def test_a_503_without_retry_after_backs_off_exponentially() -> None:
+    slept: list[float] = []
+    with chat_server([("status", 503), ("status", 503), ("ok", VALID)]) as server:
+        judge = _judge(server.url, sleep=slept.append)
+        judge.judge(_request())
+    assert len(slept) == 2 and slept[1] > slept[0] >= FAST.base_delay

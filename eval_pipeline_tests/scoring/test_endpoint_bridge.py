@@ -61,7 +61,8 @@ def test_a_reply_that_is_not_json_is_retried(tmp_path: Path) -> None:
 
 
 def test_a_model_that_keeps_failing_gives_an_error_row_naming_the_judge(tmp_path: Path) -> None:
-    with chat_server([("status", 503)] * 10) as server:
+    # 500s: an error, three attempts (a 503 asks for less and gets the rate-limit budget).
+    with chat_server([("status", 500)] * 10) as server:
         judge = _judge(server.url, tmp_path)
         score = build_scorer("deepeval.faithfulness", judge=judge).score(RUN, ITEM)
     assert score.status == "error"

@@ -3,7 +3,8 @@
 Ids ``deepeval.<metric>``. ``ToolCorrectnessMetric`` needs no judge (it still demands a model
 object, so it gets one that must never be called); the others need an LLM (see
 ``LibraryAdapter``). Trace metrics get the run as ``LLMTestCase._trace_dict``. Each score
-builds a new metric instance and runs it synchronously (``async_mode=False``).
+builds a new metric instance (DeepEval keeps results on it): a judged one runs DeepEval's async
+path (``async_mode=True``, ``a_measure``), many runs at once, the judge-free one synchronously.
 """
 
 from typing import Any, ClassVar
@@ -11,7 +12,7 @@ from typing import Any, ClassVar
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import deepeval_test_case
-from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter, Prepared
 from eval_pipeline.scoring.error_reason import error_reason
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of
@@ -45,38 +46,50 @@ class DeepEvalAdapter(LibraryAdapter):
             return "run has no final answer"
         return None
 
-    def build_metric(self, llm: Any) -> Any:
+    def build_metric(self, llm: Any, *, async_mode: bool) -> Any:
         """A fresh DeepEval metric instance."""
         import deepeval.metrics
 
         cls = getattr(deepeval.metrics, self.metric_class)
-        return cls(model=llm, threshold=self._threshold, async_mode=False, include_reason=True)
+        return cls(model=llm, threshold=self._threshold, async_mode=async_mode, include_reason=True)
 
-    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
-        """Run the DeepEval metric on the run (see the class docstring)."""
+    def prepare(self, run: AgentRun, item: DatasetItem) -> Prepared:
+        """The verdict now (missing input, no LLM, judge-free), else DeepEval's coroutine."""
         fingerprint, backend = self.judge_identity()
         why = self.missing(run, item)
         if why is not None:
             return self.unscored(why, judge_fingerprint=fingerprint, judge_backend=backend)
-        if self.needs_judge:
-            llm = self.resolve_llm()
-            if isinstance(llm, str):
-                return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
-        else:
+        case = deepeval_test_case(run, item, with_trace=self.with_trace)
+        if not self.needs_judge:
             from eval_pipeline.scoring.adapters.llm_bridge import deepeval_unused_llm
 
-            llm = deepeval_unused_llm()
-        case = deepeval_test_case(run, item, with_trace=self.with_trace)
-        try:
-            metric = self.build_metric(llm)
-            metric.measure(case, _show_indicator=False)
-        except Exception as exc:
-            return self.errored(
-                f"deepeval {self.metric_class}: {error_reason(exc)}",
-                judge_fingerprint=fingerprint,
-                judge_backend=backend,
-            )
-        return self.finish(run, metric.score, str(metric.reason or ""))
+            try:
+                metric = self.build_metric(deepeval_unused_llm(), async_mode=False)
+                metric.measure(case, _show_indicator=False)
+            except Exception as exc:
+                return self._failed(exc)
+            return self.finish(run, metric.score, str(metric.reason or ""))
+        llm = self.resolve_llm()
+        if isinstance(llm, str):
+            return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
+
+        async def measured() -> Verdict:
+            try:
+                metric = self.build_metric(llm, async_mode=True)
+                await metric.a_measure(case, _show_indicator=False)
+            except Exception as exc:
+                return self._failed(exc)
+            return self.finish(run, metric.score, str(metric.reason or ""))
+
+        return measured
+
+    def _failed(self, exc: Exception) -> Verdict:
+        fingerprint, backend = self.judge_identity()
+        return self.errored(
+            f"deepeval {self.metric_class}: {error_reason(exc)}",
+            judge_fingerprint=fingerprint,
+            judge_backend=backend,
+        )
 
 
 class DeepEvalToolCorrectness(DeepEvalAdapter):

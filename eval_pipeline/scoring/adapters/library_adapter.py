@@ -1,12 +1,29 @@
-"""Common part of the DeepEval and RAGAS adapters: identity, the judge LLM, error handling."""
+"""Common part of the DeepEval and RAGAS adapters: identity, the judge LLM, batches, errors.
 
+An adapter ``prepare``s each run: a verdict at once when the metric cannot run (a missing
+input, no generative judge) or needs no judge, else a coroutine that runs the library's async
+API (DeepEval's ``a_measure``, RAGAS's ``ascore``) and turns its result or its exception into
+the run's verdict. ``score_many`` runs a build's coroutines concurrently, up to the judge's
+``max_concurrency`` (``concurrent_cases``), with the judge cache's writes batched; ``verdict``
+is a batch of one, so a run scores the same alone and in a batch.
+"""
+
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from typing import Any, ClassVar
 
+from eval_pipeline.datasets.item import DatasetItem
+from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.completion import CompletingJudge, completing_judge
+from eval_pipeline.judges.fanout import concurrency_of
 from eval_pipeline.judges.protocol import Judge
+from eval_pipeline.scoring.adapters.concurrent_cases import run_concurrently
 from eval_pipeline.scoring.base import ScorerBase
+from eval_pipeline.scoring.score import Score
 from eval_pipeline.scoring.verdict import Verdict
 from eval_pipeline.traces.model import AgentRun
+
+Prepared = Verdict | Callable[[], Awaitable[Verdict]]
 
 
 class LibraryAdapter(ScorerBase):
@@ -29,6 +46,33 @@ class LibraryAdapter(ScorerBase):
     def arguments(self) -> dict[str, Any]:
         """The threshold when not the default (the judge is supplied when rebuilding)."""
         return {"threshold": self._threshold} if self._threshold != 0.5 else {}
+
+    def prepare(self, run: AgentRun, item: DatasetItem) -> Prepared:
+        """The run's verdict, or the coroutine that computes it (implemented per library)."""
+        raise NotImplementedError
+
+    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
+        """Score one run: a batch of one."""
+        return self.verdicts([(run, item)])[0]
+
+    def score_many(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Score]:
+        """Score runs concurrently (see the module docstring): the rows ``score`` gives."""
+        return [
+            verdict.row(self.id, self.version, run.trace_id)
+            for verdict, (run, _) in zip(self.verdicts(pairs), pairs, strict=True)
+        ]
+
+    def verdicts(self, pairs: Sequence[tuple[AgentRun, DatasetItem]]) -> list[Verdict]:
+        """The verdicts on runs, in order, the library coroutines run concurrently."""
+        prepared = [self.prepare(run, item) for run, item in pairs]
+        waiting = [(n, job) for n, job in enumerate(prepared) if not isinstance(job, Verdict)]
+        writes = (
+            self._judge.batched_writes() if isinstance(self._judge, CachedJudge) else nullcontext()
+        )
+        with writes:
+            done = run_concurrently([job for _, job in waiting], concurrency_of(self._judge))
+        verdicts = {n: verdict for (n, _), verdict in zip(waiting, done, strict=True)}
+        return [v if isinstance(v, Verdict) else verdicts[n] for n, v in enumerate(prepared)]
 
     def make_llm(self, judge: CompletingJudge) -> Any:
         """Build the library LLM over the judge (implemented per library)."""

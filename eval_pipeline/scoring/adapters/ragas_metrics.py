@@ -3,7 +3,8 @@
 Ids ``ragas.<metric>``. ``ToolCallAccuracy`` and ``ToolCallF1`` need no judge; agent goal
 accuracy (with the item's reference answer when it has one, else without) and faithfulness
 need an LLM (see ``LibraryAdapter``). The run is fed as RAGAS messages
-(``adapters.conversion``); each score builds a new metric and calls ``metric.score(...)``.
+(``adapters.conversion``); each score builds a new metric; a judged one awaits
+``metric.ascore(...)``, many runs at once, a judge-free one calls ``metric.score(...)``.
 """
 
 from typing import Any, ClassVar
@@ -11,7 +12,7 @@ from typing import Any, ClassVar
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.completion import CompletingJudge
 from eval_pipeline.scoring.adapters.conversion import ragas_messages, ragas_reference_calls
-from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter
+from eval_pipeline.scoring.adapters.library_adapter import LibraryAdapter, Prepared
 from eval_pipeline.scoring.error_reason import error_reason
 from eval_pipeline.scoring.protocol import Layer
 from eval_pipeline.scoring.run_text import evidence_of, question_of
@@ -43,30 +44,41 @@ class RagasAdapter(LibraryAdapter):
         """The RAGAS class to use for this item."""
         return self.metric_class
 
-    def verdict(self, run: AgentRun, item: DatasetItem) -> Verdict:
-        """Run the RAGAS metric on the run (see the class docstring)."""
+    def prepare(self, run: AgentRun, item: DatasetItem) -> Prepared:
+        """The verdict now (missing input, no LLM, judge-free), else RAGAS's coroutine."""
         fingerprint, backend = self.judge_identity()
         fields = self.inputs(run, item)
         if isinstance(fields, str):
             return self.unscored(fields, judge_fingerprint=fingerprint, judge_backend=backend)
-        kwargs: dict[str, Any] = {}
-        if self.needs_judge:
-            llm = self.resolve_llm()
-            if isinstance(llm, str):
-                return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
-            kwargs["llm"] = llm
-        try:
-            import ragas.metrics.collections as collections
+        import ragas.metrics.collections as collections
 
-            metric = getattr(collections, self.metric_name(item))(**kwargs)
-            result = metric.score(**fields)
-        except Exception as exc:
-            return self.errored(
-                f"ragas {self.metric_name(item)}: {error_reason(exc)}",
-                judge_fingerprint=fingerprint,
-                judge_backend=backend,
-            )
-        return self.finish(run, result.value, str(getattr(result, "reason", "") or ""))
+        name = self.metric_name(item)
+        if not self.needs_judge:
+            try:
+                result = getattr(collections, name)().score(**fields)
+            except Exception as exc:
+                return self._failed(name, exc)
+            return self.finish(run, result.value, str(getattr(result, "reason", "") or ""))
+        llm = self.resolve_llm()
+        if isinstance(llm, str):
+            return self.unscored(llm, judge_fingerprint=fingerprint, judge_backend=backend)
+
+        async def scored() -> Verdict:
+            try:
+                result = await getattr(collections, name)(llm=llm).ascore(**fields)
+            except Exception as exc:
+                return self._failed(name, exc)
+            return self.finish(run, result.value, str(getattr(result, "reason", "") or ""))
+
+        return scored
+
+    def _failed(self, name: str, exc: Exception) -> Verdict:
+        fingerprint, backend = self.judge_identity()
+        return self.errored(
+            f"ragas {name}: {error_reason(exc)}",
+            judge_fingerprint=fingerprint,
+            judge_backend=backend,
+        )
 
 
 class _ToolCallMetric(RagasAdapter):

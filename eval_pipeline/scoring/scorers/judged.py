@@ -9,7 +9,7 @@ on task completion without an expected outcome), unless the item declares that i
 reference the judge needed by design (``absent_by_design``: a production regression case the
 reviewer gave no reference answer): then the metric does not apply (``not_applicable``).
 
-``score_many`` scores many runs with one batch of requests (``judges.cache.judge_each``): the
+``score_many`` scores many runs with one batch of requests (``judges.fanout.judge_each``): the
 judge cache looks them up in one query and the offline judge embeds their texts together, which
 is most of the cost of scoring a build. ``score`` is a batch of one.
 """
@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from eval_pipeline.datasets.absent_references import absent_by_design
 from eval_pipeline.datasets.item import DatasetItem
-from eval_pipeline.judges.cache import judge_each
 from eval_pipeline.judges.errors import JudgeCannotJudge
+from eval_pipeline.judges.fanout import judge_each
 from eval_pipeline.judges.protocol import Judge, JudgeError, JudgeRequest
 from eval_pipeline.judges.rubrics import Rubric, RubricError, load_rubric
 from eval_pipeline.scoring.base import ScorerBase
