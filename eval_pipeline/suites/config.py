@@ -9,7 +9,7 @@ datasets:
     version: 2026q3                  # or pin with an explicit version key
 runs_per_item: 3
 judge: {model: ..., rubric_version: ..., calibration_set: ..., base_url: ...}  # base_url optional
-  # or your own labels instead of a shipped set: calibration: {labels: labels.csv, task: faithfulness}
+  # or own labels, not a shipped set: calibration: {labels: labels.csv, task: faithfulness}
   # optional: max_concurrency: 16, requests_per_minute: 500, tokens_per_minute: 200000
 redaction_policy: keep-tools         # runner spans: default | keep-tools | a policy file
 metrics:
