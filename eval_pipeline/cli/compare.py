@@ -4,8 +4,9 @@
 regressed, improved, stayed and could not be paired, largest effect first, each with its input
 and reference and every run of both builds (score, reason, stored answer and tool calls,
 trace). The baseline defaults to the candidate's own (the registry's, else its suite's pinned
-baseline; ``--suite`` names the suite of a candidate that is not registered, as for ``gate``). ``--format markdown`` and ``json`` are for CI comments and scripts; ``--trace-url``
-(or ``EVAL_PIPELINE_TRACE_URL``) turns trace ids into links to a tracing UI. Exit 0 whatever
+baseline; ``--suite`` names the suite of a candidate that is not registered, as for ``gate``).
+``--format markdown`` and ``json`` are for CI comments and scripts; ``--trace-url`` (or
+``EVAL_PIPELINE_TRACE_URL``) turns trace ids into links to a tracing UI. Exit 0 whatever
 changed (the gate decides); 2 for bad input: a build with no scores, an unknown metric or slice,
 no baseline to compare with.
 """

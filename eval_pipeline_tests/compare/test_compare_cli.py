@@ -2,8 +2,8 @@
 
 Contract: ``--candidate B`` alone compares with B's baseline as its gate takes it (the suite's
 pinned one), and ``--suite S`` names that suite for a candidate that is not registered (as
-``gate --suite`` does); ``--format json`` is one document with every shown item's runs of both builds,
-``markdown`` opens with the summary table for a CI comment, ``text`` one block per item;
+``gate --suite`` does); ``--format json`` is one document with every shown item's runs of both
+builds, ``markdown`` opens with the summary table for a CI comment, ``text`` one block per item;
 ``--trace-url`` turns trace ids into links. An unknown metric or slice, a malformed slice, an
 unregistered candidate without ``--baseline`` or a build without scores is bad input: exit 2
 with one ``error:`` line naming what is at fault.
@@ -90,7 +90,9 @@ def test_an_unregistered_candidate_takes_the_pinned_baseline_of_the_suite_named(
     at_story: StoryHome,
 ) -> None:
     suite = str(at_story.suite)
-    document = json.loads(_run("--candidate", at_story.defect, "--suite", suite, "--format", "json"))
+    document = json.loads(
+        _run("--candidate", at_story.defect, "--suite", suite, "--format", "json")
+    )
     assert document["baseline"] == at_story.baseline
     # Not registered: the suite named resolves the baseline, so what is missing is its scores.
     err = _run("--candidate", "never-registered", "--suite", suite, code=2)
