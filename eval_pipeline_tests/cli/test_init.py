@@ -139,3 +139,14 @@ def test_a_name_that_is_not_a_suite_name_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
     named = _invoke("init", tmp_path / "My Agent!", "--format", "json")
     assert named.exit_code == 0 and json.loads(named.stdout)["name"] == "my-agent"
+
+
+def test_running_before_the_dataset_is_imported_says_how_to_import_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "early"
+    assert _invoke("init", folder).exit_code == 0
+    monkeypatch.chdir(folder)
+    ran = _invoke("run", "--suite", "suite.yaml", "--build", "v1", "--runner", "python:a:b")
+    assert ran.exit_code == 2
+    assert "dataset golden/early@v1" in ran.stderr and "eval-pipeline datasets import" in ran.stderr
