@@ -4,8 +4,9 @@
 regressed, improved, stayed and could not be paired, largest effect first, each with its input
 and reference and every run of both builds (score, reason, stored answer and tool calls,
 trace). The baseline defaults to the candidate's own (the registry's, else its suite's pinned
-baseline). ``--format markdown`` and ``json`` are for CI comments and scripts; ``--trace-url``
-(or ``EVAL_PIPELINE_TRACE_URL``) turns trace ids into links to a tracing UI. Exit 0 whatever
+baseline; ``--suite`` names the suite of a candidate that is not registered, as for ``gate``).
+``--format markdown`` and ``json`` are for CI comments and scripts; ``--trace-url`` (or
+``EVAL_PIPELINE_TRACE_URL``) turns trace ids into links to a tracing UI. Exit 0 whatever
 changed (the gate decides); 2 for bad input: a build with no scores, an unknown metric or slice,
 no baseline to compare with.
 """
@@ -18,21 +19,26 @@ from eval_pipeline.home import Home, current_home
 DIRECTION_CHOICES = ("regressed", "improved", "unchanged", "unpaired")
 
 
-def default_baseline(home: Home, candidate: str) -> str:
+def default_baseline(home: Home, candidate: str, suite: str | None = None) -> str:
     """The candidate's baseline as its gate would take it (registry, then the suite's pin).
 
+    ``suite`` (a name or YAML path) stands in for the registry's when the candidate is not
+    registered, and must be its registered suite when it is.
+
     Raises:
-        InputError: the candidate is not registered, or its suite pins no baseline.
+        InputError: the candidate is not registered and no suite is named, the suite cannot
+            be resolved, or it pins no baseline.
     """
-    from eval_pipeline.evaluation.stage import BuildNotRegisteredError, load_stage
+    from eval_pipeline.evaluation.stage import BuildNotRegisteredError, open_stage
+    from eval_pipeline.evaluation.suite_parts import SuiteResolutionError
     from eval_pipeline.suites.config import SuiteError
     from eval_pipeline.suites.locate import SuiteNotFoundError
 
     try:
-        stage = load_stage(home, candidate)
+        stage = open_stage(home, candidate, suite)
     except BuildNotRegisteredError as exc:
         raise InputError(f"--baseline: not given, and {exc}") from exc
-    except (SuiteNotFoundError, SuiteError) as exc:
+    except (SuiteNotFoundError, SuiteError, SuiteResolutionError) as exc:
         raise InputError(f"--baseline: not given, and build {candidate}'s suite: {exc}") from exc
     if stage.baseline is None:
         raise InputError(
@@ -45,6 +51,11 @@ def default_baseline(home: Home, candidate: str) -> str:
 @click.command("compare")
 @click.option("--candidate", required=True, help="The build to look at.")
 @click.option("--baseline", default=None, help="The build to compare with (default: its own).")
+@click.option(
+    "--suite",
+    default=None,
+    help="Suite name or YAML path whose pinned baseline is the default (an unregistered build).",
+)
 @click.option("--metric", "metrics", multiple=True, help="Only this metric (repeatable).")
 @click.option("--slice", "slice_", default=None, metavar="NAME=VALUE", help="Only these items.")
 @click.option(
@@ -77,6 +88,7 @@ def default_baseline(home: Home, candidate: str) -> str:
 def compare(
     candidate: str,
     baseline: str | None,
+    suite: str | None,
     metrics: tuple[str, ...],
     slice_: str | None,
     directions: tuple[str, ...],
@@ -96,7 +108,7 @@ def compare(
         comparison = compare_builds(
             home,
             candidate,
-            baseline or default_baseline(home, candidate),
+            baseline or default_baseline(home, candidate, suite),
             metrics=metrics,
             slice_=parse_slice(slice_),
             directions=directions or DIRECTION_CHOICES,

@@ -1,17 +1,18 @@
 """CLI: ``eval-pipeline init [DIR]``, a working project to start from.
 
-Writes into an empty folder (``--force``: a non-empty one, replacing files of the same names):
-a suite, a small dataset (JSON Lines, one item per line), a stand-in agent with a Python entry
-point (``agent.py``) and the same agent behind an HTTP endpoint (``agent_http.py``), a GitHub
-Actions workflow that runs, scores and gates every push, and a README. The templates are
-package data (``cli/scaffold``). The dataset is published at once as ``golden/NAME@v1`` in the
-home the project's commands will use: ``EVAL_PIPELINE_HOME`` when set, else the project's own
-``.eval_pipeline`` (the default home of commands run inside it; ``.gitignore`` leaves it out),
-so ``run``, ``score`` and ``gate`` accept the project as it is written. A folder that is not
-empty, or a name that is not a valid suite name, is exit 2 and nothing is written.
+Writes into an empty folder (``--force``: a non-empty one, replacing files of the same names)
+every file a team brings of its own: a suite, a small dataset in the user-facing item format
+(JSON Lines, one item per line), human labels that calibrate the suite's judge (``labels.csv``),
+a custom Python metric (``metrics.py``) and a judged rubric metric (``rubrics/``), a stand-in
+agent with a Python entry point (``agent.py``) and the same agent behind an HTTP endpoint
+(``agent_http.py``), a GitHub Actions workflow that runs, scores and gates every push, and a
+README. The templates are package data (``cli/scaffold``). ``init`` publishes nothing: the
+dataset is published the way every user's dataset is, by ``eval-pipeline datasets import``
+(validated before publishing), the first of the next steps it prints and the first step of the
+workflow. A folder that is not empty, or a name that is not a valid suite name, is exit 2 and
+nothing is written.
 """
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ import click
 
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option
-from eval_pipeline.home import DEFAULT_DIRNAME, ENV_VAR, Home, current_home
+from eval_pipeline.home import DEFAULT_DIRNAME
 from eval_pipeline.package_data import package_path
 
 MARKER = "__NAME__"
@@ -43,6 +44,9 @@ FILES = (
     ScaffoldFile("README.md", "README.md"),
     ScaffoldFile("suite.yaml", "suite.yaml"),
     ScaffoldFile("dataset.jsonl", "datasets/__NAME__.jsonl", named=False),
+    ScaffoldFile("labels.csv", "labels.csv", named=False),
+    ScaffoldFile("metrics.py", "metrics.py", named=False),
+    ScaffoldFile("rubrics/helpfulness.yaml", "rubrics/helpfulness.yaml", named=False),
     ScaffoldFile("agent.py", "agent.py", named=False),
     ScaffoldFile("agent_http.py", "agent_http.py", named=False),
     ScaffoldFile("eval-workflow.yaml", ".github/workflows/eval.yml"),
@@ -97,65 +101,18 @@ def write_project(folder: Path, name: str, *, force: bool) -> list[Path]:
     return written
 
 
-def project_home(folder: Path) -> Home:
-    """The home the project's commands use: ``EVAL_PIPELINE_HOME``, else ``folder``'s default."""
-    if os.environ.get(ENV_VAR):
-        return current_home()
-    return Home((folder / DEFAULT_DIRNAME).resolve())
-
-
-def publish_dataset(home: Home, path: Path, name: str) -> str:
-    """Publish the project's JSON Lines items as ``golden/NAME@v1``; its ``name@version``.
-
-    Publishing the same items again is a no-op; other items under the same version are refused
-    (a published version never changes).
-
-    Raises:
-        InputError: a line is not an item, or ``golden/NAME@v1`` holds other items.
-    """
-    import json
-
-    from eval_pipeline.datasets.artefact import Dataset, DatasetError
-    from eval_pipeline.datasets.codec import ItemDecodeError, item_from_dict
-    from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
-
-    items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(item_from_dict(json.loads(line)))
-        except (ValueError, ItemDecodeError) as exc:
-            raise InputError(f"{path}:{number}: {exc}") from exc
-    try:
-        dataset = Dataset(
-            name=f"golden/{name}",
-            version="v1",
-            owner="unowned",
-            kind="golden",
-            items=tuple(items),
-            provenance={"source": str(path), "made_by": "eval-pipeline init"},
-            description=f"the starter dataset of {name}",
-        )
-        store = DatasetStore(home.ensure().datasets, read_only_roots=(shipped_datasets_dir(),))
-        return store.publish(dataset).ref
-    except DatasetError as exc:
-        raise InputError(f"{path}: {exc}") from exc
-
-
 @click.command("init")
 @click.argument("folder", default=".", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--name", default=None, help="Suite and dataset name (default: the folder's).")
 @click.option("--force", is_flag=True, help="Write into a non-empty folder (same names replaced).")
 @format_option()
 def init(folder: Path, name: str | None, force: bool, fmt: str) -> None:
-    """Scaffold a project: suite, dataset, agent stubs (Python and HTTP), CI workflow, README."""
+    """Scaffold a project: suite, dataset, labels, metrics, agent stubs, CI workflow, README."""
     name = project_name(folder, name)
     written = write_project(folder, name, force=force)
-    home = project_home(folder)
-    published = publish_dataset(home, folder / "datasets" / f"{name}.jsonl", name)
     next_steps = [
         f"cd {folder}" if folder != Path(".") else None,
+        f"eval-pipeline datasets import {name} datasets/{name}.jsonl",
         "eval-pipeline run --suite suite.yaml --build v1 --runner python:agent:run_item",
         "eval-pipeline score --suite suite.yaml --build v1",
         "eval-pipeline gate --suite suite.yaml --candidate v1 --no-baseline",
@@ -166,15 +123,13 @@ def init(folder: Path, name: str | None, force: bool, fmt: str) -> None:
                 "project": str(folder),
                 "name": name,
                 "files": [str(p) for p in written],
-                "dataset": published,
-                "home": str(home.root),
+                "next": [step for step in next_steps if step],
             }
         )
         return
     click.echo(f"project {name} in {folder}: {len(written)} files written")
     for path in written:
         click.echo(f"  {path}")
-    click.echo(f"dataset {published} published in {home.root}")
     click.echo("next:")
     click.echo("\n".join(f"  {step}" for step in next_steps if step))
 

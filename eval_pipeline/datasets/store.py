@@ -27,6 +27,8 @@ from eval_pipeline.package_data import package_path
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
 FORMAT_VERSION = 1
+NOT_PUBLISHED = "no such dataset: publish one with `eval-pipeline datasets import NAME FILE`"
+"""What a missing dataset's error says, wherever it is named (a suite, a load)."""
 
 
 class DatasetNotFoundError(DatasetError, LookupError):
@@ -180,7 +182,7 @@ class DatasetStore:
         folder = self._find(name, version)
         if folder is None:
             known = self.versions(name)
-            hint = f" (known versions: {', '.join(known)})" if known else " (no such dataset)"
+            hint = f" (known versions: {', '.join(known)})" if known else f" ({NOT_PUBLISHED})"
             raise DatasetNotFoundError(f"dataset {name}@{version} not found{hint}")
         return read_dataset(folder)
 

@@ -169,6 +169,8 @@ class SuiteConfig(BaseModel):
 
 
 def _check_context(config: SuiteConfig, issues: IssueList, store: "DatasetStore | None") -> None:
+    from eval_pipeline.datasets.store import NOT_PUBLISHED
+
     seen: set[str] = set()
     for index, ref in enumerate(config.datasets):
         where = ("datasets", index, "name")
@@ -177,7 +179,7 @@ def _check_context(config: SuiteConfig, issues: IssueList, store: "DatasetStore 
         seen.add(ref.ref)
         if store is not None and not issues.has(where) and not store.exists(ref.name, ref.version):
             known = store.versions(ref.name)
-            hint = f"published versions: {', '.join(known)}" if known else "no such dataset"
+            hint = f"published versions: {', '.join(known)}" if known else NOT_PUBLISHED
             issues.add(where, f"dataset {ref.ref} is not published ({hint})")
     if len(set(config.slices)) != len(config.slices):
         issues.add(("slices",), "slice keys must be unique")

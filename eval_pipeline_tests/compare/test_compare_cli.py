@@ -1,8 +1,9 @@
 """``eval-pipeline compare``: formats, the default baseline, filters and bad input.
 
 Contract: ``--candidate B`` alone compares with B's baseline as its gate takes it (the suite's
-pinned one); ``--format json`` is one document with every shown item's runs of both builds,
-``markdown`` opens with the summary table for a CI comment, ``text`` one block per item;
+pinned one), and ``--suite S`` names that suite for a candidate that is not registered (as
+``gate --suite`` does); ``--format json`` is one document with every shown item's runs of both
+builds, ``markdown`` opens with the summary table for a CI comment, ``text`` one block per item;
 ``--trace-url`` turns trace ids into links. An unknown metric or slice, a malformed slice, an
 unregistered candidate without ``--baseline`` or a build without scores is bad input: exit 2
 with one ``error:`` line naming what is at fault.
@@ -83,3 +84,16 @@ def test_bad_input_exits_2_naming_what_is_wrong(at_story: StoryHome) -> None:
     assert err.startswith("error: --baseline: not given, and build 'never-registered'")
     err = _run("--candidate", "never-scored", "--baseline", at_story.baseline, code=2)
     assert err.startswith("error: build never-scored has no stored scores")
+
+
+def test_an_unregistered_candidate_takes_the_pinned_baseline_of_the_suite_named(
+    at_story: StoryHome,
+) -> None:
+    suite = str(at_story.suite)
+    document = json.loads(
+        _run("--candidate", at_story.defect, "--suite", suite, "--format", "json")
+    )
+    assert document["baseline"] == at_story.baseline
+    # Not registered: the suite named resolves the baseline, so what is missing is its scores.
+    err = _run("--candidate", "never-registered", "--suite", suite, code=2)
+    assert err.startswith("error: build never-registered has no stored scores"), err
