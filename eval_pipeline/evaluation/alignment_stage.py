@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from eval_pipeline.evaluation.calibration_stage import calibrate_judge_on
 from eval_pipeline.evaluation.calibration_sets import CalibrationSet, suite_calibration_set
+from eval_pipeline.evaluation.calibration_stage import calibrate_judge_on
 from eval_pipeline.evaluation.suite_parts import SuiteResolutionError, suite_judge
 from eval_pipeline.home import Home
 from eval_pipeline.judges.aligned_judge import AlignedJudge, Alignment, store_alignment
@@ -89,7 +89,8 @@ def align(
     source = str(entry.path)
     table = read_table(entry.path)
     require_columns(table, ["item_id", "label"], source)
-    human_of = dict(zip(item_ids(table, source), to_pass(table["label"], source, "label")))
+    ids, human = item_ids(table, source), to_pass(table["label"], source, "label")
+    human_of = dict(zip(ids, human, strict=True))
     requests = build_requests(table, load_rubric(entry.task), source)
     scored = run_judge(base, requests).verdicts.set_index("item_id")
     today = run_judge(current, requests).verdicts.set_index("item_id")

@@ -103,6 +103,8 @@ def align_threshold(
         human: the human label per item (True = pass).
         folds: k of the stratified k-fold (reduced to the smaller class's size when needed).
         seed: shuffles the folds and seeds the bootstrap.
+        n_resamples: bootstrap resamples of the gain.
+        confidence: the gain interval's coverage.
 
     Raises:
         AlignmentInputError: fewer than two items of either class.

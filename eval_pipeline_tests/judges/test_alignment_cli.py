@@ -12,8 +12,8 @@ aligned judge on the same labels gains nothing and is refused too.
 
 import json
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -21,46 +21,9 @@ from eval_pipeline.builds import stale_baselines
 from eval_pipeline.cli import cli
 from eval_pipeline.evaluation.planning import suite_judge_digests
 from eval_pipeline.home import current_home
+from eval_pipeline_tests.judges.lenient_labels import lenient_items, lenient_labels
 
 SET = "human-labels/agent-faithfulness-v1"
-
-
-def _items() -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    for n in range(16):
-        order, day = f"#W{4100000 + n * 7919}", 10 + n % 18
-        record = {"order_id": order, "status": "delivered", "delivered_on": f"2024-05-{day}"}
-        context = [json.dumps(record)]
-        question = f"Where is my order {order}?"
-        right = f"Your order {order} was delivered on 2024-05-{day}."
-        remark = " Our courier Dalton left it at the front desk."
-        wrong = f"Your order {order} was delivered on 2024-06-{day + 3}."
-        # Two of the remark answers go to a strict reviewer: they fail (label noise).
-        for kind, answer, label in (
-            ("exact", right, "pass"),
-            ("remark", right + remark, "fail" if n < 2 else "pass"),
-            ("wrong-date", wrong, "fail"),
-        ):
-            rows.append(
-                {
-                    "item_id": f"{kind}-{n:02d}",
-                    "label": label,
-                    "question": question,
-                    "contexts": context,
-                    "answer": answer,
-                }
-            )
-    return rows
-
-
-def _labels(path: Path, *, shuffle: bool = False) -> Path:
-    rows = _items()
-    if shuffle:
-        labels = [row["label"] for row in rows]
-        permuted = np.random.default_rng(7).permutation(np.array(labels, dtype=object))
-        rows = [{**row, "label": label} for row, label in zip(rows, permuted, strict=True)]
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    return path
 
 
 @pytest.fixture
@@ -84,7 +47,7 @@ def _run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def _align(suite: Path, labels: Path) -> tuple[int, dict[str, object]]:
+def _align(suite: Path, labels: Path) -> tuple[int, dict[str, Any]]:
     code, out = _run("judges", "align", "--suite", str(suite), "--labels", str(labels),
                      "--resamples", "500", "--format", "json")  # fmt: skip
     assert code in (0, 1), out
@@ -94,21 +57,21 @@ def _align(suite: Path, labels: Path) -> tuple[int, dict[str, object]]:
 def test_a_threshold_that_helps_is_adopted_and_changes_the_fingerprint(
     suite: Path, tmp_path: Path
 ) -> None:
-    labels = _labels(tmp_path / "lenient.jsonl")
+    labels = lenient_labels(tmp_path / "lenient.jsonl")
     before = suite_judge_digests(current_home().state_url)["lenient-support"]
     code, result = _align(suite, labels)
     assert code == 0 and result["adopted"] is True, result["reason"]
     assert result["base_fingerprint"] == result["current_fingerprint"] == before
-    gain_low, _ = result["gain_interval"]  # type: ignore[misc]
+    gain_low, _ = result["gain_interval"]
     assert gain_low > 0
     assert result["aligned_balanced_accuracy"] > result["current_balanced_accuracy"]
-    assert 0.0 < float(result["threshold"]) <= 0.5  # type: ignore[arg-type]
+    assert 0.0 < result["threshold"] <= 0.5
     after = suite_judge_digests(current_home().state_url)["lenient-support"]
     assert after == result["new_fingerprint"] != before
     # A baseline scored by the judge before the adoption is what the schedule rescores.
     scored_with: dict[str, str | None] = {"b1": before}
     assert stale_baselines({"lenient-support": "b1"}, scored_with, {"lenient-support": after})
-    assert result["calibration"]["judge_fingerprint"] == after  # type: ignore[index]
+    assert result["calibration"]["judge_fingerprint"] == after
 
     code, out = _run("judges", "agreement", "--suite", str(suite), "--labels", str(labels),
                      "--format", "json")  # fmt: skip
@@ -127,12 +90,12 @@ def test_a_threshold_that_helps_is_adopted_and_changes_the_fingerprint(
 
 
 def test_shuffled_labels_are_refused_with_the_figures(suite: Path, tmp_path: Path) -> None:
-    labels = _labels(tmp_path / "shuffled.jsonl", shuffle=True)
+    labels = lenient_labels(tmp_path / "shuffled.jsonl", shuffle=True)
     before = suite_judge_digests(current_home().state_url)["lenient-support"]
     code, result = _align(suite, labels)
     assert code == 1 and result["adopted"] is False
     assert result["new_fingerprint"] is None
-    low, _ = result["gain_interval"]  # type: ignore[misc]
+    low, _ = result["gain_interval"]
     assert low <= 0 and "refused" in str(result["reason"])
     assert suite_judge_digests(current_home().state_url)["lenient-support"] == before
     code, text = _run("judges", "align", "--suite", str(suite), "--labels", str(labels))
@@ -150,7 +113,7 @@ def test_agreement_text_has_the_confusion_matrix_and_bad_input_exits_2(
     assert code == 2 and str(missing) in out and "error:" in out
     one_class = tmp_path / "one-class.jsonl"
     one_class.write_text(
-        "".join(json.dumps({**row, "label": "pass"}) + "\n" for row in _items()[:6])
+        "".join(json.dumps({**row, "label": "pass"}) + "\n" for row in lenient_items()[:6])
     )
     code, out = _run("judges", "align", "--suite", str(suite), "--labels", str(one_class))
     assert code == 2 and "two human-failed" in out
