@@ -98,6 +98,7 @@ def test_shuffled_labels_are_refused_with_the_figures(suite: Path, tmp_path: Pat
     low, _ = result["gain_interval"]
     assert low <= 0 and "refused" in str(result["reason"])
     assert suite_judge_digests(current_home().state_url)["lenient-support"] == before
+    assert _align(suite, labels) == (code, result)  # seeded folds and bootstrap: the same figures
     code, text = _run("judges", "align", "--suite", str(suite), "--labels", str(labels))
     assert code == 1 and "refused: balanced accuracy" in text
 
