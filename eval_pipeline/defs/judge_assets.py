@@ -14,10 +14,13 @@ def make_judge_calibration(judge_code_version: str) -> dg.AssetsDefinition:
     def judge_calibration(eval_home: EvalHomeResource) -> dg.MaterializeResult:
         """Agreement of each suite's judge with human labels on the set the suite names.
 
-        Accuracy, Cohen's kappa, false-pass rate (the judge passes what humans failed) and
-        false-fail rate, with bootstrap intervals, overall and per slice. Stale when a suite's
-        judge model or rubric changes. Scoring a build calibrates its judge too when this has
-        not run, so the gate trusts a judge the same way on every path.
+        Per label set: accuracy, balanced accuracy, Cohen's kappa, false-pass rate (the judge
+        passes what humans failed) and false-fail rate with percentile bootstrap intervals,
+        the confusion matrix (``<set>:agreement``, Markdown) and the alignment adopted for the
+        judge (``eval-pipeline judges align``), if any. Stale when a suite's judge model or
+        rubric changes (``judges align`` calibrates the judge it adopts itself). Scoring a
+        build calibrates its judge too when this has not run, so the gate trusts a judge the
+        same way on every path.
         """
         summary = calibration_stage.calibrate_suite_judges(eval_home.home())
         return dg.MaterializeResult(metadata=typed_metadata(summary))

@@ -25,7 +25,7 @@ def make_baseline_rescore_schedule(job_name: str) -> dg.ScheduleDefinition:
     ) -> list[dg.RunRequest] | dg.SkipReason:
         """Only stale partitions are requested, and the run key makes repeats idempotent."""
         registry = eval_home.registry()
-        current = suite_judge_digests()
+        current = suite_judge_digests(eval_home.home().state_url)  # with adopted alignments
         scored_with = registry.scored_with()
         stale = stale_baselines(registry.baselines(), scored_with, current)
         if not stale:

@@ -10,6 +10,7 @@ or None until it is measured; recalibrating the same judge keeps it.
 """
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from eval_pipeline.evaluation.calibration_sets import (
 )
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.home import Home
+from eval_pipeline.judges.agreement import agreement_markdown
+from eval_pipeline.judges.aligned_judge import AlignedJudge
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.suites.config import SuiteConfig
 from eval_pipeline.suites.locate import suite_files
@@ -187,6 +190,13 @@ def calibrate_suite_judges(home: Home) -> dict[str, Any]:
         ):
             meta[f"{name}:{field}"] = report[field]
         meta[f"{name}:intervals"] = report["intervals"]
+        meta[f"{name}:confusion"] = report["confusion"]
+        meta[f"{name}:agreement_md"] = agreement_markdown(report)
+        meta[f"{name}:alignment"] = (
+            asdict(judge.alignment)
+            if isinstance(judge, AlignedJudge)
+            else "none adopted (eval-pipeline judges align)"
+        )
         variance = report.get("variance")
         meta[f"{name}:variance"] = (
             {key: variance[key] for key in _VARIANCE_SUMMARY}

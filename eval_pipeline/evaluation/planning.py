@@ -36,12 +36,13 @@ def plan_build_requests(records: Sequence[BuildRecord], cursor: str | None) -> B
     return BuildPlan(builds=tuple((build, at) for at, build in fresh), cursor=fresh[-1][0])
 
 
-def suite_judge_digests() -> dict[str, str]:
+def suite_judge_digests(state_url: str = "sqlite://") -> dict[str, str]:
     """Suite name -> fingerprint digest of the judge its ``judge:`` block names (known suites).
 
     The fingerprint is computed without calling the judge, so a named judge's endpoint need
     not answer; a suite whose judge cannot be built (no endpoint) is left out here and fails
-    when a build on it is scored.
+    when a build on it is scored. Give the home's ``state_url`` to include the alignments
+    adopted there (``judges align``); the in-memory default holds none.
     """
     from eval_pipeline.evaluation.suite_parts import SuiteResolutionError, suite_judge
     from eval_pipeline.suites.config import load_suite
@@ -50,7 +51,7 @@ def suite_judge_digests() -> dict[str, str]:
     for path in suite_files():
         suite = load_suite(path)
         try:
-            judge = suite_judge(suite, state_url="sqlite://")
+            judge = suite_judge(suite, state_url=state_url)
         except SuiteResolutionError:
             continue
         if judge is not None:

@@ -71,9 +71,12 @@ def suite_items(
 def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
     """The judge the suite's ``judge:`` block names (cached in ``state_url``), or None.
 
+    With the alignment adopted for the suite on that judge (``judges align``), if any.
+
     Raises:
         SuiteResolutionError: the block names a model with no endpoint configured.
     """
+    from eval_pipeline.judges.aligned_judge import aligned
     from eval_pipeline.judges.factory import JudgeConfigError, judge_from_config
     from eval_pipeline.judges.limits import JudgeLimits
 
@@ -82,7 +85,7 @@ def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
     block = suite.judge
     limits = JudgeLimits(block.max_concurrency, block.requests_per_minute, block.tokens_per_minute)
     try:
-        return judge_from_config(
+        judge = judge_from_config(
             block.model,
             block.rubric_version,
             base_url=block.base_url,
@@ -91,6 +94,7 @@ def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
         )
     except JudgeConfigError as exc:
         raise SuiteResolutionError(f"suite {suite.suite}: {exc}") from exc
+    return aligned(judge, suite.suite, state_url)
 
 
 def judged_metrics(suite: SuiteConfig) -> tuple[str, ...]:

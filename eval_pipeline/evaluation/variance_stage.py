@@ -15,6 +15,7 @@ from eval_pipeline.evaluation.calibration_stage import (
 )
 from eval_pipeline.evaluation.suite_parts import SuiteResolutionError, suite_judge
 from eval_pipeline.home import Home
+from eval_pipeline.judges.aligned_judge import AlignedJudge
 from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.label_files import read_table
 from eval_pipeline.judges.labelled_run import build_requests, repeated_scores
@@ -54,7 +55,8 @@ def measure_judge_variance(
     if limit is not None:
         labels = labels.head(limit)
     requests = build_requests(labels, load_rubric(entry.task), str(entry.path))
-    fresh = judge.inner if isinstance(judge, CachedJudge) else judge
+    base = judge.inner if isinstance(judge, AlignedJudge) else judge  # alignment keeps scores
+    fresh = base.inner if isinstance(base, CachedJudge) else base
     scores, errors = repeated_scores(fresh, requests, repeats, workers=workers)
     advice = runs_per_item_advice(
         scores, 2.0 * target_half_width, n_items=n_items, confidence=confidence

@@ -18,6 +18,7 @@ import pandas as pd
 from eval_pipeline.judges.label_files import LabelFileError, item_ids, require_columns, to_pass
 
 STATISTICS = ("accuracy", "kappa", "false_pass_rate", "false_fail_rate", "balanced_accuracy")
+INTERVAL_METHOD = "percentile bootstrap over items, seeded"
 Floats = npt.NDArray[np.float64]
 
 
@@ -49,6 +50,7 @@ class CalibrationReport:
             "confusion": self.confusion,
             "intervals": self.intervals,
             "confidence": self.confidence,
+            "interval_method": INTERVAL_METHOD,
             "missing_verdicts": self.missing_verdicts,
             "slices": {
                 column: {value: report.to_json() for value, report in values.items()}

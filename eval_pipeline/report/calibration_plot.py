@@ -7,12 +7,16 @@ does not apply: the plot is a dot-and-interval row per statistic (agreement abov
 below), the false-pass rate coloured by whether it is under the tier's ceiling, drawn as a red
 dashed line on its row, with the confusion counts in the title. Per-slice rows follow when the
 labelled set has slices. A statistic whose denominator is empty is labelled "n/a".
+``agreement_html`` gives the same report as tables (``judges.agreement``'s rows): each
+statistic with its interval, and the confusion matrix, which the plot can only name.
 """
 
+import html
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from eval_pipeline.judges.agreement import INTERVAL_METHOD, confusion_rows, statistic_rows
 from eval_pipeline.report.figures import CANDIDATE_COLOUR, VERDICT_COLOURS, figure_png
 
 STATISTICS = (
@@ -98,3 +102,24 @@ def calibration_figure(calibration: dict[str, Any], title: str = "") -> Figure:
 def calibration_png(calibration: dict[str, Any], title: str = "") -> bytes:
     """The plot as PNG bytes."""
     return figure_png(calibration_figure(calibration, title))
+
+
+def agreement_html(calibration: dict[str, Any]) -> str:
+    """The agreement report as two HTML tables: statistics with intervals, confusion matrix."""
+    e = html.escape
+    stats = "".join(
+        f"<tr><td>{e(label)}</td><td>{value}</td><td>{span}</td></tr>"
+        for label, value, span in statistic_rows(calibration)
+    )
+    confusion = "".join(
+        f"<tr><th>{who}</th><td>{hp}</td><td>{hf}</td></tr>"
+        for who, hp, hf in confusion_rows(calibration)
+    )
+    confidence = float(calibration.get("confidence", 0.95))
+    return (
+        f'<table id="agreement"><caption>n = {e(str(calibration.get("n")))}; '
+        f"{confidence:.0%} intervals: {e(INTERVAL_METHOD)}</caption>"
+        f"<tr><th>statistic</th><th>value</th><th>interval</th></tr>{stats}</table>"
+        '<table id="confusion"><caption>confusion matrix</caption>'
+        f"<tr><th></th><th>human pass</th><th>human fail</th></tr>{confusion}</table>"
+    )

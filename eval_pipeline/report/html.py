@@ -11,6 +11,7 @@ script, no stylesheet or font from the network: the page renders offline and fro
 the only links out are to a tracing UI, when a trace URL template is set (``trace_links``).
 """
 
+from eval_pipeline.report.calibration_plot import agreement_html
 from eval_pipeline.report.changes_section import STYLE as CHANGES_STYLE
 from eval_pipeline.report.changes_section import changes_section
 from eval_pipeline.report.figures import png_data_uri
@@ -89,6 +90,8 @@ def _plots(inputs: ReportInputs) -> list[str]:
             png_data_uri(pngs["calibration"]),
         )
     )
+    if inputs.calibration is not None:
+        parts.append(agreement_html(inputs.calibration))
     return parts
 
 

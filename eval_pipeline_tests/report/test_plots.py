@@ -9,11 +9,18 @@ then each slice's false-pass rate, the false-pass rows coloured by the tier's ce
 where a rate has no denominator.
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 
+from eval_pipeline.judges.agreement import agreement_markdown
 from eval_pipeline.judges.calibration import calibrate
-from eval_pipeline.report.calibration_plot import calibration_figure, calibration_rows
+from eval_pipeline.report.calibration_plot import (
+    agreement_html,
+    calibration_figure,
+    calibration_rows,
+)
 from eval_pipeline.report.distributions import distribution_figure, metric_scores
 from eval_pipeline.report.figures import VERDICT_COLOURS
 from eval_pipeline_tests.report.gate_reports import real_gate_frames, real_gate_report
@@ -79,3 +86,26 @@ def test_the_calibration_plot_draws_each_statistic_and_colours_false_pass_by_the
     nobody_failed = {**good, "false_pass_rate": None, "slices": {}}
     texts = [t.get_text() for t in calibration_figure(nobody_failed).axes[0].texts]
     assert "n/a" in texts
+
+
+def test_the_agreement_tables_hold_every_statistic_and_the_confusion_matrix() -> None:
+    report = _calibration(judge_wrong_on={1, 2, 3})  # 2 false passes of 20, 1 false fail of 20
+    page = agreement_html(report)
+    cells = re.findall(r"<t[dh]>([^<]*)</t[dh]>", page)
+    confusion = cells[cells.index("human fail") + 1 :]
+    assert confusion == ["judge pass", "19", "2", "judge fail", "1", "18"]
+    assert report["confusion"] == {
+        "judge_pass_human_pass": 19,
+        "judge_pass_human_fail": 2,
+        "judge_fail_human_pass": 1,
+        "judge_fail_human_fail": 18,
+    }
+    low, high = report["intervals"]["false_pass_rate"]  # type: ignore[index]
+    assert f"[{low:.3f}, {high:.3f}]" in cells and "0.100" in cells
+    assert "percentile bootstrap" in page
+    markdown = agreement_markdown(report)
+    assert "| judge pass | 19 | 2 |" in markdown
+    assert (
+        f"| false-pass rate (judge passes, human failed) | 0.100 | [{low:.3f}, {high:.3f}] |"
+        in (markdown)
+    )
