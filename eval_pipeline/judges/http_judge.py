@@ -103,6 +103,10 @@ class HttpJudge:
                     timeout=self.timeout,
                     max_retries=0,  # retries are ours: seeded jitter, and malformed replies count
                 )
+                # The client loads its resources on first use: load them now, outside the
+                # gate's slots, so the first paced requests are not held back and then sent
+                # in a burst.
+                _ = self._client.chat.completions.create
             return self._client
 
     @property

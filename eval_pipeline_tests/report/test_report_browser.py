@@ -81,7 +81,12 @@ def read_report(browser: Chromium, page: Path, report: dict[str, Any], shots: Pa
     images = js(
         browser, "Object.fromEntries([...document.images].map(i => [i.id, i.naturalWidth]))"
     )
-    assert set(images) == {"forest-plot", "distribution-plot", "calibration-plot"}
+    assert set(images) == {
+        "forest-plot",
+        "distribution-plot",
+        "calibration-plot",
+        "history-plot",
+    }
     assert all(width > 0 for width in images.values()), images
     nist = table_rows(browser, "nist-table")
     assert {row[0] for row in nist} == {"GOVERN", "MAP", "MEASURE", "MANAGE"}
