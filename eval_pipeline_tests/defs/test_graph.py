@@ -144,6 +144,7 @@ def evaluation_job() -> dg.JobDefinition:
     return build_definitions().resolve_job_def("build_evaluation_job")
 
 
+@pytest.mark.slow  # several minutes: each step a process importing dagster
 def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
     from eval_pipeline.defs.launch import local_instance
 
