@@ -8,11 +8,11 @@ a conversation that crossed midnight then shows the turns stored that day. ``fin
 looks a session id up in every build (or one).
 """
 
-from eval_pipeline.traces.store.trace_store import TraceStore
+from eval_pipeline.traces.runs.assemble import assemble_runs
 from eval_pipeline.traces.sessions.assemble import Clock, sessions_from_runs
 from eval_pipeline.traces.sessions.end import DEFAULT_IDLE_TIMEOUT_S
 from eval_pipeline.traces.sessions.model import Session
-from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.store.trace_store import TraceStore
 
 
 def read_sessions(
@@ -38,9 +38,9 @@ def find_session(
 ) -> list[Session]:
     """The sessions with this id, one per build holding it (only ``build`` when given)."""
     builds = [build] if build is not None else store.builds()
-    found = []
-    for name in builds:
-        for session in read_sessions(store, name, now=now, idle_timeout_s=idle_timeout_s):
-            if session.session_id == session_id:
-                found.append(session)
-    return found
+    return [
+        session
+        for name in builds
+        for session in read_sessions(store, name, now=now, idle_timeout_s=idle_timeout_s)
+        if session.session_id == session_id
+    ]
