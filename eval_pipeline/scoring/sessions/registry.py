@@ -1,0 +1,54 @@
+"""Session metric id -> scorer class, and their catalogue cards.
+
+Kept apart from the per-run registry (``scoring.registry``) so per-run scoring, suites' gated
+metric ids and ``select_metric_ids`` never hand a run to a session scorer; ``metrics list``
+shows both (a session metric's layer is ``session``).
+"""
+
+import importlib
+from typing import Any
+
+from eval_pipeline.scoring.catalogue import BUILT_IN, MetricCard, card_of
+from eval_pipeline.scoring.sessions.base import SessionScorerBase
+
+_SESSION: dict[str, str] = {
+    "session.repeated_user_requests": "repeated_requests:RepeatedUserRequests",
+    "session.knowledge_retention": "knowledge_retention:KnowledgeRetention",
+    "session.goal_completed": "goal:GoalCompleted",
+    "session.turns_to_resolution": "goal:TurnsToResolution",
+}
+"""Metric id -> ``module:Class`` under ``eval_pipeline.scoring.sessions``."""
+
+
+def session_metric_ids() -> frozenset[str]:
+    """Every session metric id."""
+    return frozenset(_SESSION)
+
+
+def session_scorer_class(metric_id: str) -> type[SessionScorerBase]:
+    """The class of a session metric.
+
+    Raises:
+        KeyError: unknown session metric id (the message lists the known ones).
+    """
+    if metric_id not in _SESSION:
+        raise KeyError(f"unknown session metric id {metric_id!r}; known: {sorted(_SESSION)}")
+    module_name, _, class_name = _SESSION[metric_id].partition(":")
+    module = importlib.import_module(f"eval_pipeline.scoring.sessions.{module_name}")
+    cls: type[SessionScorerBase] = getattr(module, class_name)
+    return cls
+
+
+def build_session_scorer(metric_id: str, **arguments: Any) -> SessionScorerBase:
+    """Build a session metric's scorer with its arguments.
+
+    Raises:
+        KeyError: unknown id. TypeError: an argument it does not take.
+        ValueError: a value it rejects.
+    """
+    return session_scorer_class(metric_id)(**arguments)
+
+
+def session_metric_card(metric_id: str) -> MetricCard:
+    """A session metric's catalogue card (read off its class, like every other metric's)."""
+    return card_of(session_scorer_class(metric_id), source=BUILT_IN)
