@@ -10,9 +10,11 @@ import json
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
+from eval_pipeline.package_data import package_path
 from eval_pipeline_tests.conftest import DATA_DIR
 
 CONVERSATIONS = DATA_DIR / "conversations" / "support_conversations.otlp.json"
+SHIPPED = package_path("eval_pipeline.suites", "shipped", "support-agent.yaml")
 OPENINFERENCE = DATA_DIR / "otel" / "synthetic" / "openinference_support_session.otlp.json"
 
 
@@ -108,3 +110,19 @@ def test_openinference_session_id_makes_a_session():
     _ingest(OPENINFERENCE, "oi")
     (row,) = _list("--build", "oi")
     assert (row["session_id"], row["turns"]) == ("sess-42", 2)
+
+
+def test_the_suite_sets_the_idle_timeout_unless_the_option_does(tmp_path):
+    _ingest()
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SHIPPED.read_text() + "sessions: {idle_timeout_s: 10000000000}\n")
+    rows = _list("--suite", suite)
+    assert [r["end_reason"] for r in rows] == ["marker", None]
+    assert [r["end_reason"] for r in _list("--suite", suite, "--idle-timeout-s", 60)] == [
+        "marker",
+        "idle",
+    ]
+    shown = _invoke("sessions", "show", "conv-cancel-9", "--suite", suite, "--format", "json")
+    assert json.loads(shown.output)["ended"] is False
+    missing = _invoke("sessions", "list", "--suite", tmp_path / "nope.yaml")
+    assert missing.exit_code == 2 and "nope.yaml" in missing.output
