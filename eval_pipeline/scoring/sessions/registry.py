@@ -5,19 +5,19 @@ metric ids and ``select_metric_ids`` never hand a run to a session scorer; ``met
 shows both (a session metric's layer is ``session``).
 """
 
-import importlib
 from typing import Any
 
 from eval_pipeline.scoring.catalogue import BUILT_IN, MetricCard, card_of
 from eval_pipeline.scoring.sessions.base import SessionScorerBase
+from eval_pipeline.scoring.sessions.goal import GoalCompleted, TurnsToResolution
+from eval_pipeline.scoring.sessions.knowledge_retention import KnowledgeRetention
+from eval_pipeline.scoring.sessions.repeated_requests import RepeatedUserRequests
 
-_SESSION: dict[str, str] = {
-    "session.repeated_user_requests": "repeated_requests:RepeatedUserRequests",
-    "session.knowledge_retention": "knowledge_retention:KnowledgeRetention",
-    "session.goal_completed": "goal:GoalCompleted",
-    "session.turns_to_resolution": "goal:TurnsToResolution",
+_SESSION: dict[str, type[SessionScorerBase]] = {
+    cls.metric_id: cls
+    for cls in (RepeatedUserRequests, KnowledgeRetention, GoalCompleted, TurnsToResolution)
 }
-"""Metric id -> ``module:Class`` under ``eval_pipeline.scoring.sessions``."""
+"""Metric id -> scorer class (imported statically: the modules are small and pure)."""
 
 
 def session_metric_ids() -> frozenset[str]:
@@ -33,10 +33,7 @@ def session_scorer_class(metric_id: str) -> type[SessionScorerBase]:
     """
     if metric_id not in _SESSION:
         raise KeyError(f"unknown session metric id {metric_id!r}; known: {sorted(_SESSION)}")
-    module_name, _, class_name = _SESSION[metric_id].partition(":")
-    module = importlib.import_module(f"eval_pipeline.scoring.sessions.{module_name}")
-    cls: type[SessionScorerBase] = getattr(module, class_name)
-    return cls
+    return _SESSION[metric_id]
 
 
 def build_session_scorer(metric_id: str, **arguments: Any) -> SessionScorerBase:
