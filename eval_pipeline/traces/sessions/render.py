@@ -71,6 +71,10 @@ def _short(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _dash(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
 def render_text(document: dict[str, Any]) -> str:
     """The ``sessions show --format text`` transcript of a ``session_document``."""
     if document["ended"]:
@@ -80,7 +84,7 @@ def render_text(document: dict[str, Any]) -> str:
         state = "open"
     out = [
         f"session {document['session_id']}  build={document['build']}  "
-        f"item={document['item_id']} run={document['run_index']}  {state}",
+        f"item={_dash(document['item_id'])} run={_dash(document['run_index'])}  {state}",
         f"start {document['start_time'] or '-'}  duration {document['duration_s']:.3f}s  "
         f"turns {document['turns']}  tokens {document['input_tokens']} in / "
         f"{document['output_tokens']} out  tool calls {document['tool_calls']}  "
