@@ -17,9 +17,10 @@ from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.detectors.config import DetectorConfig, SessionSettings
 from eval_pipeline.traces.sessions.end import SESSION_END
 from eval_pipeline.traces.store.span_table import span_row
-from eval_pipeline_tests.realtime.alerts.test_plane import DAY, wait_for
+from eval_pipeline_tests.realtime.alerts.test_plane import DAY, prefix, stream_url, wait_for
 from eval_pipeline_tests.traces.sessions.conversations import SECOND, turn_spans
 
+__all__ = ["prefix", "stream_url"]  # fixtures shared with test_plane: embedded and NATS
 ASKED = "Can you cancel order #W5918442?"
 
 
@@ -40,18 +41,20 @@ def _rows(conversation: str, questions: list[str], last_end_ns: int, marker: boo
     return [span_row(span) for span in spans]
 
 
-def _plane(home: Home, idle_s: float) -> RealtimePlane:
+def _plane(home: Home, idle_s: float, stream_url: str | None, prefix: str) -> RealtimePlane:
     config = DetectorConfig(quiet_period_s=0.2, sessions=SessionSettings(idle_timeout_s=idle_s))
-    return RealtimePlane.start(home, config=config, prefix="sessions")
+    return RealtimePlane.start(home, config=config, stream_url=stream_url, prefix=prefix)
 
 
-def test_a_user_asking_three_times_alerts_when_the_session_goes_idle(isolated_home: Path):
+def test_a_user_asking_three_times_alerts_when_the_session_goes_idle(
+    isolated_home: Path, stream_url: str | None, prefix: str
+):
     home = Home(isolated_home)
     idle_s = 2.0
     last_end = time.time_ns() - SECOND // 5
     repeated = _rows("conv-loop", [ASKED, "It is #W5918442.", ASKED.lower(), ASKED + "?"], last_end)
     clean = _rows("conv-fine", [ASKED, "Thanks, and the refund?", "Great, bye"], last_end)
-    plane = _plane(home, idle_s)
+    plane = _plane(home, idle_s, stream_url, prefix)
     store = AlertStore(home.state_url)
     try:
         rows = repeated + clean
@@ -72,11 +75,13 @@ def test_a_user_asking_three_times_alerts_when_the_session_goes_idle(isolated_ho
     assert 0.0 <= latency < 1.5, latency  # the worker looks every 0.25 s
 
 
-def test_the_end_marker_ends_the_session_without_waiting_for_idle(isolated_home: Path):
+def test_the_end_marker_ends_the_session_without_waiting_for_idle(
+    isolated_home: Path, stream_url: str | None, prefix: str
+):
     home = Home(isolated_home)
     last_end = time.time_ns()
     rows = _rows("conv-closed", [ASKED, ASKED, ASKED], last_end, marker=True)
-    plane = _plane(home, idle_s=3600.0)
+    plane = _plane(home, 3600.0, stream_url, prefix)
     store = AlertStore(home.state_url)
     try:
         plane.stream.publish_rows(rows, builds=["production"] * len(rows), day=DAY)
