@@ -126,3 +126,17 @@ def test_the_suite_sets_the_idle_timeout_unless_the_option_does(tmp_path):
     assert json.loads(shown.output)["ended"] is False
     missing = _invoke("sessions", "list", "--suite", tmp_path / "nope.yaml")
     assert missing.exit_code == 2 and "nope.yaml" in missing.output
+
+
+def test_a_session_in_two_builds_is_shown_once_naming_both():
+    _ingest(build="a")
+    _ingest(build="b")
+    document = json.loads(_invoke("sessions", "show", "conv-return-7", "--format", "json").output)
+    assert (document["build"], document["stored_under"]) == ("a", ["a", "b"])
+    text = _invoke("sessions", "show", "conv-return-7")
+    assert "stored under 2 builds: a, b; --build B shows one" in text.output
+    only_b = json.loads(
+        _invoke("sessions", "show", "conv-return-7", "--build", "b", "--format", "json").output
+    )
+    assert only_b["build"] == "b" and only_b["stored_under"] == ["b"]
+    assert len(_list()) == 4

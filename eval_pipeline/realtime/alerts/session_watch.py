@@ -35,10 +35,9 @@ from eval_pipeline.statedb import METADATA, engine_for, insert_tuples
 from eval_pipeline.traces.model import AgentRun
 from eval_pipeline.traces.sessions.end import (
     DEFAULT_IDLE_TIMEOUT_S,
-    SESSION_END,
     EndReason,
     check_idle_timeout,
-    marker_value,
+    marked_end,
 )
 from eval_pipeline.traces.sessions.model import Session, Turn
 
@@ -73,14 +72,10 @@ _COLUMNS = (
 
 def _marker(run: AgentRun) -> tuple[str | None, int | None]:
     """The run's earliest end marker as (text, span end), or (None, None)."""
-    found: tuple[str | None, int | None] = (None, None)
-    for span in run.spans:
-        if SESSION_END in span.attributes:
-            ends, detail = marker_value(span.attributes[SESSION_END])
-            at = max(span.end_time_unix_nano, span.start_time_unix_nano)
-            if ends and (found[1] is None or at < found[1]):
-                found = (detail or "true", at)
-    return found
+    end = marked_end(run.spans)
+    if end is None:
+        return None, None
+    return end.detail or "true", end.at_unix_nano
 
 
 class SessionWatch:
