@@ -7,17 +7,24 @@ placed on the turn of the third asking; a conversation without repeats raises no
 fires before the session has ended.
 """
 
+import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
+from click.testing import CliRunner
+
+from eval_pipeline.cli import cli
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.alerts.plane import RealtimePlane
 from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.detectors.config import DetectorConfig, SessionSettings
 from eval_pipeline.traces.sessions.end import SESSION_END
 from eval_pipeline.traces.store.span_table import span_row
+from eval_pipeline_tests.cli.test_sessions_cli import CONVERSATIONS
 from eval_pipeline_tests.realtime.alerts.test_plane import DAY, prefix, stream_url, wait_for
+from eval_pipeline_tests.realtime.receiver.serve_process import start_serve
 from eval_pipeline_tests.traces.sessions.conversations import SECOND, turn_spans
 
 __all__ = ["prefix", "stream_url"]  # fixtures shared with test_plane: embedded and NATS
@@ -91,3 +98,55 @@ def test_the_end_marker_ends_the_session_without_waiting_for_idle(
     (alert,) = store.list_alerts()
     assert alert.detector == "repeated_question@1"
     assert alert.evidence["end_reason"] == "marker" and alert.evidence["turns"] == [1, 2, 3]
+
+
+def _conversations_now() -> tuple[bytes, int]:
+    """The SDK-written conversations with every time shifted to end ``now``; (body, last end)."""
+    document = json.loads(CONVERSATIONS.read_text())
+    spans = [
+        span
+        for resource in document["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+    last = max(int(span["endTimeUnixNano"]) for span in spans)
+    shift = time.time_ns() - last
+    for span in spans:
+        for key in ("startTimeUnixNano", "endTimeUnixNano"):
+            span[key] = str(int(span[key]) + shift)
+    return json.dumps(document).encode(), last + shift
+
+
+def test_serve_alerts_on_a_repeated_question_after_the_session_idle_s(
+    isolated_home: Path, tmp_path: Path
+):
+    """Receiver -> stream -> detectors process -> alert, with ``serve --session-idle-s``."""
+    body, last_end = _conversations_now()
+    log = tmp_path / "serve.log"
+    server, port = start_serve(["--no-grpc", "--session-idle-s", "1.5"], log)
+    store = AlertStore(Home(isolated_home).state_url)
+    try:
+        deadline = time.monotonic() + 60
+        while "detectors running" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/v1/traces",
+            content=body,
+            headers={"content-type": "application/json"},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+        wait_for(
+            lambda: any(a.detector == "repeated_question@1" for a in store.list_alerts()),
+            timeout_s=60,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    (alert,) = [a for a in store.list_alerts() if a.detector == "repeated_question@1"]
+    assert alert.build == "production", log.read_text()
+    assert alert.evidence["session_id"] == "conv-cancel-9"
+    assert alert.evidence["turns"] == [1, 3, 4] and alert.evidence["end_reason"] == "idle"
+    assert alert.detected_at.timestamp() >= last_end / 1e9 + 1.5
+    refused = CliRunner().invoke(cli, ["serve", "--no-detect", "--session-idle-s", "5"])
+    assert refused.exit_code == 2 and "--session-idle-s" in refused.output
