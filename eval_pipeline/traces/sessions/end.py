@@ -7,11 +7,12 @@ conversation is closed: ``true``, or a non-empty text saying why (``"resolved"``
 ``"user_closed"``, ``"escalated"``). ``false``, ``""`` and other values do not end it.
 
 Without a marker a session ends when no turn has been active for the idle timeout (default
-``DEFAULT_IDLE_TIMEOUT_S``, 30 minutes; a suite sets ``sessions: {idle_timeout_s: ...}``),
-measured from the latest end of any of its spans to the clock ``now`` the session is read
-at. Without a clock only the marker ends a session. A turn arriving after the session was
-judged ended starts no new session: read again, the session holds it, and the idle clock runs
-from it.
+``DEFAULT_IDLE_TIMEOUT_S``, 30 minutes; a suite sets ``sessions: {idle_timeout_s: ...}``, the
+receiver ``serve --session-idle-s``), measured from the latest end of any of its spans to the
+clock ``now`` the session is read at. Without a clock only the marker ends a session. A turn
+arriving after the session was judged ended starts no new session in the store: read again,
+the session holds it, and the idle clock runs from it (the live plane, which forgets a session
+once judged, watches it anew: ``realtime.alerts.session_watch``).
 """
 
 from collections.abc import Iterable
