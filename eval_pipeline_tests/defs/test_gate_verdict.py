@@ -67,15 +67,19 @@ def test_go_no_go_and_a_crash_are_told_apart_on_the_run(env: GraphEnv) -> None:
     assert materialised[gate]["release"].value == "no-go"
     assert materialised[gate]["verdict"].value == "fail"
     assert materialised[gate]["failing"].value == ["hallucinated_actions"]
-    # Its blocking check fails with ERROR; the others pass and say they do not block.
+    # The finding that blocks fails with ERROR; tool_correctness, inconclusive (a regression
+    # plausible but not shown), which the low tier lets pass, fails with WARN; the budget passes.
     checks = gate_checks(no_go)
     failed = checks["gate_hallucinated_actions"]
     assert not failed.passed and failed.severity == dg.AssetCheckSeverity.ERROR
     assert failed.metadata["blocks_release"].value is True
     assert "blocking" not in failed.metadata
-    for name in ("gate_tool_correctness", "gate_budget_p95_latency_s"):
-        assert checks[name].passed, name
-        assert checks[name].metadata["blocks_release"].value is False
+    allowed = checks["gate_tool_correctness"]
+    assert allowed.metadata["verdict"].value == "inconclusive"
+    assert not allowed.passed and allowed.severity == dg.AssetCheckSeverity.WARN
+    assert allowed.metadata["blocks_release"].value is False
+    assert checks["gate_budget_p95_latency_s"].passed
+    assert checks["gate_budget_p95_latency_s"].metadata["blocks_release"].value is False
     # The crashed build never reached the gate: no decision, so no go/no-go either.
     assert gate not in {e.asset_key for e in crashed.get_asset_materialization_events()}
     assert not gate_checks(crashed)
@@ -114,7 +118,9 @@ def test_every_asset_check_says_what_blocks(env: GraphEnv) -> None:
     assert len(keys) > 4
     for key in keys:
         description = graph.get_check_spec(key).description or ""
-        assert "blocks the release" in description.lower() or "blocks nothing" in description, (
+        assert (
+            "blocks the release" in description.lower() or "blocks nothing" in description.lower()
+        ), (
             key,
             description,
         )
