@@ -142,6 +142,7 @@ def check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.Asse
             metadata["trace_links_md"] = _trace_links_md(
                 metadata["trace_ids"], links, outcome.build
             )
+    metadata = {"build": outcome.build, **metadata}  # whichever execution a page shows
     finding = metadata.get("verdict", "pass") != "pass"
     return dg.AssetCheckResult(
         check_name=gate_check_name(gated),

@@ -74,6 +74,7 @@ def test_go_no_go_and_a_crash_are_told_apart_on_the_run(env: GraphEnv) -> None:
     assert not failed.passed and failed.severity == dg.AssetCheckSeverity.ERROR
     assert failed.metadata["blocks_release"].value is True
     assert "blocking" not in failed.metadata
+    assert failed.metadata["build"].value == "liar"  # names its partition wherever it is shown
     allowed = checks["gate_tool_correctness"]
     assert allowed.metadata["verdict"].value == "inconclusive"
     assert not allowed.passed and allowed.severity == dg.AssetCheckSeverity.WARN
