@@ -20,9 +20,8 @@ from eval_pipeline.defs.launch import evaluate_build
 from eval_pipeline.evaluation.gate_stage import GateOutcome
 from eval_pipeline.gate.decision import GateReport, MetricDecision, MissingCount
 from eval_pipeline.report.trace_links import trace_links
+from eval_pipeline_tests.defs.agents import CRASHING
 from eval_pipeline_tests.defs.graph_env import GraphEnv, make_graph_env
-
-CRASHING = "python:eval_pipeline_tests.defs.agents:fails_on_first_item?agent_build=baseline"
 
 
 @pytest.fixture
