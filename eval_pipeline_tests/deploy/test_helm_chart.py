@@ -104,6 +104,16 @@ def test_the_cli_accepts_what_each_container_runs() -> None:
     assert run.make_context("run", args[2:]).params["stream_url"] == f"nats://{RELEASE}-nats:4222"
 
 
+def test_http_only_receivers() -> None:
+    objects = render({"receiver": {"grpc": False}})
+    validate_all(objects)
+    receiver = container(only(objects, "Deployment", "receiver"))
+    assert [p["name"] for p in receiver["ports"]] == ["otlp-http"]
+    assert serve.make_context("serve", receiver["args"][1:]).params["no_grpc"] is True
+    service = only(objects, "Service", "receiver")
+    assert [p["name"] for p in service["spec"]["ports"]] == ["otlp-http"]
+
+
 def test_secrets_are_referenced_never_created() -> None:
     objects = render()
     assert not [o for o in objects if o["kind"] == "Secret"]
