@@ -6,6 +6,7 @@ reachable here; deploy/README.md), imported once as BASE and reused. Loopback on
 container's port is published on 127.0.0.1.
 """
 
+import asyncio
 import json
 import resource
 import secrets
@@ -16,10 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import nats
 import pytest
 
 from eval_pipeline_tests.conftest import DATA_DIR, REPO_ROOT
-from eval_pipeline_tests.realtime.receiver.nats_process import free_port
+from eval_pipeline_tests.deploy.chart import only, render
+from eval_pipeline_tests.realtime.receiver.nats_process import NatsProcess, free_port
 
 pytestmark = [
     pytest.mark.slow,
@@ -101,21 +104,96 @@ def receiver(image: str) -> Iterator[tuple[str, str, str]]:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, podman("logs", name, check=False).stderr
-            time.sleep(1)
+        wait_healthy(url, name)
         yield name, url, token
     finally:
         podman("rm", "-f", "-t", "10", name, check=False)
 
 
-def test_image_serves_stores_and_reports_healthy(receiver: tuple[str, str, str]) -> None:
+def wait_healthy(url: str, name: str) -> None:
+    """Until ``url``/healthz answers 200 (the container's logs in the failure)."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, podman("logs", name, check=False).stderr
+        time.sleep(1)
+
+
+async def stream_drained(url: str) -> bool:
+    """Whether the span stream holds messages and every consumer has taken and acked them."""
+    connection = await nats.connect(url)
+    try:
+        manager = connection.jsm()
+        streams = await manager.streams_info()
+        consumers = [c for s in streams for c in await manager.consumers_info(s.config.name)]
+        held = sum(s.state.messages for s in streams)
+        return (
+            held > 0
+            and bool(consumers)
+            and all(c.num_pending == 0 and c.num_ack_pending == 0 for c in consumers)
+        )
+    finally:
+        await connection.close()
+
+
+def run_chart_topology(image: str, tmp: Path) -> None:
+    """The chart's receiver and detector containers, as it renders them, on a private NATS.
+
+    Read-only root file system, a tmpfs /tmp and a volume home, like the chart's pods; the
+    arguments are the rendered Deployments'. A request to the receiver reaches the detectors
+    through JetStream.
+    """
+    stream = NatsProcess(tmp / "nats")
+    stream.start()
+    http, grpc = free_port(), free_port()
+    values = {
+        "stream": {"url": stream.url},
+        "receiver": {"service": {"httpPort": http, "grpcPort": grpc}},
+    }
+    objects = render(values)
+    pods = {
+        role: only(objects, "Deployment", role)["spec"]["template"]["spec"]["containers"][0]
+        for role in ("receiver", "detectors")
+    }
+    token = secrets.token_hex(24)
+    volume = f"eval-pipeline-test-{http}"
+    names = {role: f"{volume}-{role}" for role in pods}
+    podman("volume", "create", volume)
+    try:
+        for role, pod in pods.items():
+            podman(
+                "run", "-d", "--name", names[role], "--read-only", "--tmpfs", "/tmp",
+                "--user", "10001:10001", "-v", f"{volume}:/var/lib/eval-pipeline",
+                "--network=host", *ulimits(), "-e", f"EVAL_PIPELINE_RECEIVER_TOKEN={token}",
+                image, *pod["args"],
+            )  # fmt: skip
+        url = f"http://127.0.0.1:{http}"
+        wait_healthy(url, names["receiver"])
+        assert httpx.get(f"{url}/readyz", timeout=5).status_code == 200
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+        answer = httpx.post(f"{url}/v1/traces", content=TRACE.read_bytes(), headers=headers)
+        assert answer.status_code == 200, answer.text
+        deadline = time.monotonic() + 60
+        while not asyncio.run(stream_drained(stream.url)):
+            assert time.monotonic() < deadline, podman("logs", names["detectors"]).stderr
+            time.sleep(1)
+        podman("stop", "-t", "30", names["detectors"])
+        logs = podman("logs", names["detectors"]).stderr
+        assert "detectors stopped: 7 spans, 2 traces" in logs, logs
+    finally:
+        for name in names.values():
+            podman("rm", "-f", "-t", "10", name, check=False)
+        podman("volume", "rm", "-f", volume, check=False)
+        stream.stop()
+
+
+def test_image_serves_stores_and_reports_healthy(
+    receiver: tuple[str, str, str], image: str, tmp_path: Path
+) -> None:
     name, url, token = receiver
     assert podman("exec", name, "id", "-u").stdout.strip() == "10001"
     assert podman("healthcheck", "run", name, check=False).returncode == 0
@@ -138,3 +216,5 @@ def test_image_serves_stores_and_reports_healthy(receiver: tuple[str, str, str])
         timeout=300,
     )  # fmt: skip
     assert "All code locations passed validation" in done.stdout + done.stderr
+    # The chart's pods: receiver and detectors containers over JetStream.
+    run_chart_topology(image, tmp_path)
