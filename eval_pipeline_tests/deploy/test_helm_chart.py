@@ -42,6 +42,17 @@ def test_every_object_is_valid_kubernetes(values: dict[str, Any]) -> None:
     validate_all(objects)
 
 
+@pytest.mark.parametrize("values", [{}, SCALED], ids=["defaults", "hpa-pdb"])
+def test_helm_lint_warns_of_nothing_but_the_unfetched_dependencies(values: dict[str, Any]) -> None:
+    report = helm.lint(str(CHART), values, strict=True, kube_version=KUBERNETES[0])
+    warnings = [m["error"] for m in report["messages"] if m["severity"] >= 2]  # 2: warning
+    if not (CHART / "charts").is_dir():
+        expected = "chart directory is missing these dependencies: dagster,nats"
+        assert expected in warnings
+        warnings.remove(expected)
+    assert warnings == []
+
+
 def test_the_validator_rejects_what_kubernetes_would() -> None:
     deployment = only(render(), "Deployment", "receiver")
     container(deployment)["livenessProbe"]["httpGet"]["port"] = ["not", "a", "port"]
