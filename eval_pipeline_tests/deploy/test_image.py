@@ -1,13 +1,15 @@
 """The image builds from deploy/Containerfile and runs: healthy, authenticated, storing spans.
 
-Marked slow (a cold build installs the whole lock: about 7 minutes here) and skipped without
-podman. The base is a Debian root file system made by mmdebstrap (no container registry is
+Marked slow (a cold build installs the whole lock: about 7 minutes here) and opt-in: it runs
+only with ``EVAL_PIPELINE_IMAGE_TEST=1`` and podman installed (a container runtime depends on the
+host's cgroups and kernel, which a CI runner need not allow). The base is a Debian root file system made by mmdebstrap (no container registry is
 reachable here; deploy/README.md), imported once as BASE and reused. Loopback only: the
 container's port is published on 127.0.0.1.
 """
 
 import asyncio
 import json
+import os
 import resource
 import secrets
 import shutil
@@ -27,6 +29,10 @@ from eval_pipeline_tests.realtime.receiver.nats_process import NatsProcess, free
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(1800),
+    pytest.mark.skipif(
+        os.environ.get("EVAL_PIPELINE_IMAGE_TEST") != "1",
+        reason="the image test is opt-in: EVAL_PIPELINE_IMAGE_TEST=1 (deploy/README.md)",
+    ),
     pytest.mark.skipif(shutil.which("podman") is None, reason="podman is not installed"),
 ]
 BASE = "localhost/debian-python:3.11-bookworm"
