@@ -3,8 +3,8 @@
 Marked slow (a cold build installs the whole lock: about 7 minutes here) and opt-in: it runs
 only with ``EVAL_PIPELINE_IMAGE_TEST=1`` and podman installed (a container runtime depends on the
 host's cgroups and kernel, which a CI runner need not allow). The base is a Debian root file
-system made by mmdebstrap (no container registry is reachable here; deploy/README.md), imported once as BASE and reused. Loopback only: the
-container's port is published on 127.0.0.1.
+system made by mmdebstrap (no container registry is reachable here; deploy/README.md), imported
+once as BASE and reused. Loopback only: the container's port is published on 127.0.0.1.
 """
 
 import asyncio
