@@ -11,6 +11,7 @@ offline judge makes no call: its rows name none and no judge trace is written.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,17 @@ from click.testing import CliRunner
 
 from benchmarks.fake_llm import FakeLLM, fake_llm
 from eval_pipeline.cli import cli
+from eval_pipeline.datasets.store import DatasetStore, shipped_datasets_dir
 from eval_pipeline.home import current_home
-from eval_pipeline.judges.judge_trace import judge_build, split_call
+from eval_pipeline.judges.call_refs import split_call
+from eval_pipeline.judges.judge_trace import judge_build
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces import eval_context
 from eval_pipeline.traces.model import EvalContext, Message, Operation, Span, StatusCode
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.scoring.builders import make_span
 
-ITEMS = ("v1-test-5", "v1-test-6", "v1-test-7")  # items of golden/support-agent-refunds-v1
+ITEMS = ("v1-test-5", "v1-test-11", "v1-test-13")  # of golden/support-agent-refunds-v1
 EMAIL = "jane.doe@example.com"
 JUDGED = ("faithfulness", "ragas.faithfulness")
 MODEL = "gpt-4o"
@@ -39,7 +42,7 @@ def _suite(tmp_path: Path, judge: str, base_url: str | None = None) -> Path:
     path.write_text(
         "suite: judged\n"
         "risk_tier: low\n"
-        "datasets:\n  - name: golden/support-agent-refunds-v1\n"
+        "datasets:\n  - name: golden/judged-v1\n"
         "runs_per_item: 1\n"
         "judge:\n"
         f"  model: {judge}\n"
@@ -52,8 +55,17 @@ def _suite(tmp_path: Path, judge: str, base_url: str | None = None) -> Path:
     return path
 
 
+def _publish_items() -> None:
+    """The suite's dataset: three items of the shipped support dataset (each one evidence)."""
+    shipped = DatasetStore(shipped_datasets_dir()).load("golden/support-agent-refunds", "v1")
+    items = tuple(i for i in shipped.items if i.item_id in ITEMS)
+    subset = replace(shipped, name="golden/judged", items=items, content_hash="")
+    DatasetStore(current_home().ensure().datasets).publish(subset)
+
+
 def _store_runs(build: str) -> list[str]:
     """One run per item, its question carrying an e-mail address; the trace ids."""
+    _publish_items()
     traces = []
     for n, item in enumerate(ITEMS, start=1):
         trace = f"{n:032x}"
@@ -162,18 +174,22 @@ def test_every_judge_call_is_a_chat_span_named_by_the_rows_it_made(tmp_path: Pat
     assert len(document["spans"][0]["children"]) == asked
     agent = json.loads(_ok(runner, ["traces", "show", traces[0], "--format", "json"]))
     linked = {s["metric_id"]: s for s in agent["scores"]}
-    assert linked["faithfulness"]["judge_calls"] == list(rows[(ITEMS[0], "faithfulness")].judge_calls)
+    assert linked["faithfulness"]["judge_calls"] == list(
+        rows[(ITEMS[0], "faithfulness")].judge_calls
+    )
     text = _ok(runner, ["traces", "show", traces[0]])
     first_call = rows[(ITEMS[0], "faithfulness")].judge_calls[0]
     assert split_call(first_call)[1] in text and judge_trace in text
 
     # The report: the trace pages link each score to its judge calls; the judge's cost shown.
-    _ok(runner, ["gate", "--suite", str(suite), "--build", "cand"])
+    gated = runner.invoke(cli, ["gate", "--suite", str(suite), "--candidate", "cand"])
+    assert gated.exit_code in (0, 1), gated.output  # decided (pass or fail), not broken
     page = Path(_ok(runner, ["report", "--build", "cand"]).strip().splitlines()[-1])
     html = page.read_text()
     assert "Judge calls" in html and f"{first['judge_cost_usd']:.6f}" in html
-    trace_id, span_id = split_call(first_call)
-    if traces[0] in html:  # the evidence trace's page links its score to the judge's span
+    assert f'id="trace-{traces[0]}"' in html  # the run's trace page (every item is evidence)
+    for ref in rows[(ITEMS[0], "faithfulness")].judge_calls:
+        trace_id, span_id = split_call(ref)  # its score links each call to its judge-trace line
         assert f'href="#span-{trace_id}-{span_id}"' in html
         assert f'id="span-{trace_id}-{span_id}"' in html
 
