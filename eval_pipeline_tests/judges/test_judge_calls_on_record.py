@@ -172,6 +172,10 @@ def test_every_judge_call_is_a_chat_span_named_by_the_rows_it_made(tmp_path: Pat
     document = json.loads(shown)
     assert document["build"] == judge_build("cand")
     assert len(document["spans"][0]["children"]) == asked
+    listed = json.loads(_ok(runner, ["traces", "list", "--format", "json"]))
+    assert {r["build"] for r in listed} == {"cand"}  # judge calls never mix with agent runs
+    judged = _ok(runner, ["traces", "list", "--build", judge_build("cand"), "--format", "json"])
+    assert [r["trace_id"] for r in json.loads(judged)] == [judge_trace]
     agent = json.loads(_ok(runner, ["traces", "show", traces[0], "--format", "json"]))
     linked = {s["metric_id"]: s for s in agent["scores"]}
     assert linked["faithfulness"]["judge_calls"] == list(
