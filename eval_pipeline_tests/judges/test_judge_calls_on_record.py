@@ -162,6 +162,11 @@ def test_every_judge_call_is_a_chat_span_named_by_the_rows_it_made(tmp_path: Pat
             assert row.judge_calls, (item, metric)
             assert {split_call(ref) for ref in row.judge_calls} <= known
 
+    exported = json.loads(_ok(runner, ["scores", "--build", "cand", "--format", "json"]))
+    assert {(r["item_id"], r["metric_id"]): tuple(r["judge_calls"]) for r in exported} == {
+        k: r.judge_calls for k, r in rows.items()
+    }  # the export names them too
+
     # The cost of the build's judge calls: tokens x the price table, in the score summary.
     assert first["judge_input_tokens"] == asked and first["judge_output_tokens"] == asked
     assert abs(first["judge_cost_usd"] - asked * (2.50 + 10.00) / 1e6) < 1e-12
