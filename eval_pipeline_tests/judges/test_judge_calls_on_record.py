@@ -31,7 +31,7 @@ from eval_pipeline_tests.scoring.builders import make_span
 
 ITEMS = ("v1-test-5", "v1-test-11", "v1-test-13")  # of golden/support-agent-refunds-v1
 EMAIL = "jane.doe@example.com"
-JUDGED = ("faithfulness", "ragas.faithfulness")
+JUDGED = ("faithfulness", "ragas.faithfulness", "deepeval.faithfulness")
 MODEL = "gpt-4o"
 
 
@@ -131,6 +131,8 @@ def test_every_judge_call_is_a_chat_span_named_by_the_rows_it_made(tmp_path: Pat
         rows = _rows("cand")
         spans = _judge_spans("cand")
 
+        text = _ok(runner, ["score", "--suite", str(suite), "--build", "cand"])
+        assert "judge calls" not in text  # the cache answered all: this job made none
         again = _score(runner, server, suite)
         assert server.requests == asked  # the cache answered: no new call
         assert again["judge_calls"] == 0

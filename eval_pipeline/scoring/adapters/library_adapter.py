@@ -133,6 +133,7 @@ def _naming_calls(job: Callable[[], Awaitable[Verdict]]) -> Callable[[], Awaitab
     async def named() -> Verdict:
         with collecting() as calls:
             verdict = await job()
-        return verdict._replace(judge_calls=tuple(dict.fromkeys(calls))) if calls else verdict
+        # Sorted: a metric may ask two prompts at once (DeepEval), noted in completion order.
+        return verdict._replace(judge_calls=tuple(sorted(set(calls)))) if calls else verdict
 
     return named
