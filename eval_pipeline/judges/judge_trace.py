@@ -21,7 +21,7 @@ from eval_pipeline.judges.call_spans import CallRecorder
 from eval_pipeline.traces.decode.errors import DecodeResult
 from eval_pipeline.traces.ingest.ingest import RowStore, ingest
 from eval_pipeline.traces.ingest.report import IngestReport
-from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.model import Operation, Span
 from eval_pipeline.traces.redact.policy import RedactionPolicy
 
 JUDGE_BUILD_PREFIX = "judge:"
@@ -66,17 +66,17 @@ def judge_trace(
 ) -> Iterator[CallRecorder]:
     """Record the judge's calls while the block runs, then store them (module docstring)."""
     recorder = CallRecorder(build)
-    recording = isinstance(judge, RecordsCalls)
-    if isinstance(judge, RecordsCalls):
-        judge.record_calls(recorder)
+    recording = judge if isinstance(judge, RecordsCalls) else None
+    if recording is not None:
+        recording.record_calls(recorder)
     try:
         yield recorder
     finally:
-        if isinstance(judge, RecordsCalls) and recording:
-            judge.record_calls(None)
+        if recording is not None:
+            recording.record_calls(None)
         store_calls(recorder, store, policy)
 
 
 def chat_spans(spans: list[Span]) -> list[Span]:
     """The chat spans (the calls) among a judge partition's spans."""
-    return [s for s in spans if s.operation == "chat"]
+    return [s for s in spans if s.operation == Operation.CHAT]

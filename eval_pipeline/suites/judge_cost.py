@@ -11,12 +11,10 @@ the endpoint reported no usage for, or a model the table does not price, makes t
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from eval_pipeline.suites.prices import PriceTable, UnknownModelError
-
-if TYPE_CHECKING:
-    from eval_pipeline.traces.model import Span
+from eval_pipeline.traces.model import Operation, Span
 
 
 @dataclass(frozen=True)
@@ -43,14 +41,14 @@ class JudgeCost:
         }
 
 
-def judge_cost(spans: Iterable["Span"], table: PriceTable) -> JudgeCost:
+def judge_cost(spans: Iterable[Span], table: PriceTable) -> JudgeCost:
     """The cost of the ``chat`` spans among ``spans`` (see the module docstring)."""
     calls = inputs = outputs = 0
     total: float | None = 0.0
     models: dict[str, None] = {}
     unknown: str | None = None
     for span in spans:
-        if span.operation != "chat":
+        if span.operation != Operation.CHAT:
             continue
         calls += 1
         inputs += span.input_tokens or 0
