@@ -15,6 +15,7 @@ from benchmarks.fake_llm import FakeLLM, fake_llm
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.cache import CachedJudge
 from eval_pipeline.judges.call_refs import split_call
+from eval_pipeline.judges.call_spans import CALLER
 from eval_pipeline.judges.http_judge import HttpJudge, RetryPolicy
 from eval_pipeline.judges.judge_trace import chat_spans, judge_build, judge_trace
 from eval_pipeline.judges.limits import JudgeLimits
@@ -93,6 +94,7 @@ def test_calls_from_many_threads_are_recorded_and_stored_in_one_batch(tmp_path: 
         assert trace == trace_id
         prompt = spans[span_id].input_messages[-1].text
         assert (run.final_answer or "") in prompt  # the call of this run, not another's
+        assert spans[span_id].attributes[CALLER] == "faithfulness"  # who asked: the rubric
 
     refused = rows[3]
     assert refused.status == "error"  # the model refused it (400): the row's own error
