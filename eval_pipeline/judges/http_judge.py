@@ -134,16 +134,15 @@ class HttpJudge:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
         self._openai()  # built before the gate paces the first request, not inside its slot
-        calls: list[str] = []
-        caller = request.rubric_id or request.task
+        sent = _Sent([], request.rubric_id or request.task)
         try:
             verdict = self._retrier.run(
-                lambda: self._attempt(request, _Sent(calls, caller)), self._tokens(request.prompt)
+                lambda: self._attempt(request, sent), self._tokens(request.prompt)
             )
         except JudgeError as exc:
-            exc.calls = tuple(calls)
+            exc.calls = tuple(sent.calls)
             raise
-        return replace(verdict, calls=tuple(calls))
+        return replace(verdict, calls=tuple(sent.calls))
 
     def complete(self, request: CompletionRequest) -> str:
         """The model's reply to a library metric's prompt, retried like a verdict.
@@ -156,14 +155,16 @@ class HttpJudge:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
         self._openai()
-        calls: list[str] = []
-        sent = _Sent(calls, request.caller or "completion")
+        sent = _Sent([], request.caller or "completion")
         try:
             return self._retrier.run(
                 lambda: self._complete_once(request, sent), self._tokens(request.prompt)
             )
+        except JudgeError as exc:
+            exc.calls = tuple(sent.calls)
+            raise
         finally:
-            note(calls)
+            note(sent.calls)  # for the library metric asking (``call_refs.collecting``)
 
     def _tokens(self, prompt: str) -> int:
         return estimated_tokens(len(SYSTEM_PROMPT) + len(prompt), self.max_tokens)
