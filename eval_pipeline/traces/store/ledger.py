@@ -21,10 +21,12 @@ The tables and their engine are in ``ledger_tables``, the batched queries in
 
 from collections.abc import Iterable, Sequence
 
+import orjson
 from sqlalchemy import Connection, Engine, delete, insert, select
 
 from eval_pipeline.traces.store.ledger_queries import (
     INSERT_KEYS,
+    KEYS_ANYWHERE,
     ROOTS,
     STORED_KEYS,
     by_trace,
@@ -168,6 +170,36 @@ class Ledger:
                 for trace_id, build in sorted(connection.execute(query)):
                     found.setdefault(trace_id, build)
         return found
+
+    def homes(self, trace_ids: Iterable[str]) -> tuple[dict[str, str], dict[Key, set[str]]]:
+        """Where these traces are stored: root builds (as ``roots``) and each span's builds.
+
+        One query; nothing for traces not stored yet (the usual batch).
+        """
+        rows: list[tuple[str, str, str, bool]] = []
+        with self.engine.connect() as connection:
+            if connection.dialect.name == "sqlite":
+                wanted = set(trace_ids)
+                if wanted:
+                    ids = orjson.dumps(list(wanted)).decode()
+                    result = connection.exec_driver_sql(KEYS_ANYWHERE, (ids, self.store))
+                    rows = [(t, s, b, bool(r)) for t, s, b, r in result]
+            else:
+                for among in trace_filters(connection, trace_ids):
+                    query = select(
+                        SPAN_KEYS.c.trace_id,
+                        SPAN_KEYS.c.span_id,
+                        SPAN_KEYS.c.build,
+                        SPAN_KEYS.c.is_root,
+                    ).where(SPAN_KEYS.c.store == self.store, among)
+                    rows.extend((t, s, b, bool(r)) for t, s, b, r in connection.execute(query))
+        roots: dict[str, str] = {}
+        keys: dict[Key, set[str]] = {}
+        for trace_id, span_id, build, is_root in sorted(rows):
+            if is_root:
+                roots.setdefault(trace_id, build)
+            keys.setdefault((trace_id, span_id), set()).add(build)
+        return roots, keys
 
     def builds_of(self, trace_ids: Iterable[str]) -> dict[str, dict[str, bool]]:
         """For each trace: the builds holding its spans, each with whether it holds a root."""

@@ -12,8 +12,10 @@ read, so a failure between the two steps stores nothing, and the retry stores ea
 ``write_rows`` returns only after the commit: an acknowledged span survives a crash of the
 process or the host (the durability promise in the README).
 
-Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
-on its trace's root (in the batch, or already stored), else ``default`` (``unassigned``).
+Build of a span: the explicit ``build`` argument wins, else the build already holding it (a
+retry is a duplicate wherever the first copy went, whatever arrived since), else the
+eval-context build attribute on its trace's root (in the batch, or already stored), else
+``default`` (``unassigned``).
 A run is one run whatever the arrival order: children stored before their root (under the
 default build) are read with the root's build (``read_spans``), which holds its eval context.
 """
@@ -117,12 +119,21 @@ class TraceStore:
         if build is not None:
             return [build] * len(rows)
         roots = build_of_roots(rows)
-        missing = set(map(_TRACE_ID, rows)).difference(roots)
-        if missing:
-            roots.update(self.ledger.roots(missing))
-        if not roots:  # new traces naming no build: the usual batch
+        trace_ids = set(map(_TRACE_ID, rows))
+        stored_roots, stored = self.ledger.homes(trace_ids)
+        for trace_id in trace_ids.difference(roots).intersection(stored_roots):
+            roots[trace_id] = stored_roots[trace_id]
+        if not roots and not stored:  # new traces naming no build: the usual batch
             return [default] * len(rows)
-        return list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
+        targets = list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
+        if stored:
+            # A span already stored keeps its build, whatever arrived since (its root): a retry
+            # is a duplicate there, not a second copy under the build its root gave the trace.
+            for number, row in enumerate(rows):
+                holders = stored.get((row[TRACE_ID], row[SPAN_ID]))
+                if holders and targets[number] not in holders:
+                    targets[number] = min(holders)
+        return targets
 
     def write_spans(
         self,
