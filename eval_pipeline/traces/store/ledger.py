@@ -22,7 +22,7 @@ The tables and their engine are in ``ledger_tables``, the batched queries in
 from collections.abc import Iterable, Sequence
 
 import orjson
-from sqlalchemy import Connection, Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, insert, or_, select
 
 from eval_pipeline.traces.store.ledger_queries import (
     INSERT_KEYS,
@@ -74,16 +74,16 @@ class Ledger:
         day: str,
         path: str,
         keys: Sequence[tuple[str, str, bool]],
+        trusted: bool = True,
     ) -> None:
         """Record a part and its (trace id, span id, is root) keys, in the caller's transaction.
 
+        ``trusted``: whether the part's writer could write any build (``PARTS.trusted``).
         Raises ``sqlalchemy.exc.IntegrityError`` when another writer stored one of the keys
         first; the caller rolls back.
         """
-        connection.execute(
-            insert(PARTS),
-            [{"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}],
-        )
+        part = {"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}
+        connection.execute(insert(PARTS), [{**part, "trusted": trusted}])
         if connection.dialect.name == "sqlite":
             # One statement over the keys as one JSON document: SQLite unpacks it itself, which
             # costs about half of the driver's executemany binding five values per row (and a
@@ -115,6 +115,7 @@ class Ledger:
         build: str,
         day: str,
         rows: int,
+        trusted: bool = True,
     ) -> bool:
         """Swap parts for their compacted union, in the caller's transaction.
 
@@ -130,17 +131,35 @@ class Ledger:
             return False
         connection.execute(
             insert(PARTS),
-            [{"store": self.store, "path": new, "build": build, "day": day, "rows": rows}],
+            [
+                {
+                    "store": self.store,
+                    "path": new,
+                    "build": build,
+                    "day": day,
+                    "rows": rows,
+                    "trusted": trusted,
+                }
+            ],
         )
         return True
 
-    def parts(self, build: str | None = None, day: str | None = None) -> list[tuple[str, str, int]]:
-        """(path, day, rows) of the recorded parts, sorted by path (optionally one build/day)."""
+    def parts(
+        self, build: str | None = None, day: str | None = None, trusted: bool | None = None
+    ) -> list[tuple[str, str, int]]:
+        """(path, day, rows) of the recorded parts, sorted by path.
+
+        Optionally one build, one day, and only the parts of trusted (or untrusted) writers
+        (``PARTS.trusted``; a part recorded before that column is trusted).
+        """
         query = select(PARTS.c.path, PARTS.c.day, PARTS.c.rows).where(PARTS.c.store == self.store)
         if build is not None:
             query = query.where(PARTS.c.build == build)
         if day is not None:
             query = query.where(PARTS.c.day == day)
+        if trusted is not None:
+            vouched = or_(PARTS.c.trusted.is_(None), PARTS.c.trusted.is_(True))
+            query = query.where(vouched if trusted else PARTS.c.trusted.is_(False))
         with self.engine.connect() as connection:
             return sorted((p, d, r) for p, d, r in connection.execute(query))
 
