@@ -4,7 +4,7 @@ Build names come from trace data and files. ``gate`` wrote ``<home>/store/gates/
 and ``report`` ``<out>/<build>.html`` as they were named, so a build named
 ``../../../escaped/x`` wrote outside the home, creating the folders. Every file named after a
 build takes ``stored.build_file_name``: the name percent-encoded as the store's build folders
-are (``/``, ``\\``, ``%`` and NUL escaped, a leading dot too), shortened with a digest past what
+are (``/``, ``\``, ``%`` and NUL escaped, a leading dot too), shortened with a digest past what
 a file system takes, so it is one plain file in its folder. Ordinary names are unchanged.
 """
 
@@ -27,14 +27,16 @@ HOSTILE = [ESCAPING, "..", ".", "/etc/passwd", "a\\..\\b", "nul\0x", ".hidden", 
 
 @pytest.mark.parametrize("build", HOSTILE)
 def test_a_build_file_name_is_one_plain_file_in_its_folder(build: str, tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
     for suffix in (".json", ".html", ".distributions.png"):
         name = build_file_name(build, suffix)
         assert name.endswith(suffix) and not name.startswith(".")
         assert "/" not in name and "\\" not in name and "\0" not in name
         assert len(name.encode()) <= 255
-        (tmp_path / name).write_text("x")  # one file, directly in the folder
-        assert [p.name for p in tmp_path.iterdir()] == [name]
-        (tmp_path / name).unlink()
+        (folder / name).write_text("x")  # one file, directly in the folder
+        assert [p.name for p in folder.iterdir()] == [name]
+        (folder / name).unlink()
     assert len({build_file_name(b, ".json") for b in HOSTILE}) == len(HOSTILE)
 
 
