@@ -14,12 +14,12 @@ retry policy and concurrency limit, so DeepEval and RAGAS metrics reach the mode
 this judge (and the cache around it).
 """
 
-import json
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.judges.completion import CompletionRequest
 from eval_pipeline.judges.http_retry import HttpJudgeStats, Retrier, RetryPolicy
 from eval_pipeline.judges.limits import JudgeLimits, RequestGate, estimated_tokens
@@ -141,7 +141,7 @@ class HttpJudge:
             return self._complete(messages, None)
         content = self._structured(messages, _completion_format(request))
         try:
-            json.loads(_unfenced(content))
+            json_input.loads(_unfenced(content))
         except ValueError as exc:
             raise VerdictFormatError(
                 f"reply to {request.caller or 'a library prompt'} is not JSON: {exc}; "

@@ -181,6 +181,9 @@ def decode_json(payload: bytes, source: str, limit: int) -> RawBatch:
             DecodeError(source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}")
         )
         return result
+    except RecursionError:  # bad input for every caller (importers call this directly too)
+        result.errors.append(DecodeError(source, "$", "cannot be read: JSON nested too deep"))
+        return result
     try:
         for resource, scope, spans, urls in iter_scopes(document, limit):
             for raw in spans:
