@@ -44,12 +44,13 @@ BAD_SPANS = {
 
 def request(n_spans: int, bad: str | None = None) -> bytes:
     """An OTLP/JSON request of ``n_spans`` good spans, plus one ``BAD_SPANS[bad]`` span."""
-    scopes = [{"scope": {"name": "s"}, "spans": [_span(i) for i in range(n_spans)]}]
+    spans = [_span(i) for i in range(n_spans)]
+    scopes: list[dict[str, Any]] = [{"scope": {"name": "s"}, "spans": spans}]
     if bad is not None:
         fields, scope = BAD_SPANS[bad]
         extra = _span(n_spans, **fields)
         if scope is None:
-            scopes[0]["spans"].append(extra)
+            spans.append(extra)
         else:
             scopes.append({"scope": {"name": scope}, "spans": [extra]})
     document = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": scopes}]}

@@ -212,13 +212,13 @@ def _store(
         # Some row holds a value no column takes: find it (column by column, ``unstorable``),
         # reject it, store the others (rows written before the failure are recognised as
         # stored: no duplicates).
-        problems = unstorable(rows)
-        if not problems:
+        bad_rows = unstorable(rows)
+        if not bad_rows:
             raise  # the columns convert one by one but not as a table: a bug, not bad input
-        for number, problem in sorted(problems.items()):
+        for number, problem in sorted(bad_rows.items()):
             report.errors.append(rejection(rows[number], source, problem))
             report.spans_rejected += 1
-        kept = [number not in problems for number in range(len(rows))]
+        kept = [number not in bad_rows for number in range(len(rows))]
         rows = list(compress(rows, kept))
         targets = list(compress(targets, kept))
         stored = store.write_rows(rows, build=build, day=day, targets=targets)
