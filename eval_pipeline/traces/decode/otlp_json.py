@@ -242,13 +242,20 @@ def iter_scopes(document: Any, limit: int) -> Iterator[Scope]:
             )
         except FieldError as exc:  # this resource's spans are rejected, the others kept
             resource = exc
-        resource_url = _schema_url(resource_spans, where, limit)
+        try:
+            resource_url = _schema_url(resource_spans, where, limit)
+        except FieldError as exc:  # as a bad resource: its spans rejected, the others kept
+            resource, resource_url = (resource if isinstance(resource, FieldError) else exc), None
         scopes = list_of(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
         for s_index, scope_spans in enumerate(scopes):
             if not isinstance(scope_spans, dict):
                 raise FieldError(f"{where}.scopeSpans[{s_index}]", "must be an object")
             spans = list_of(scope_spans, "spans", "spans", f"{where}.scopeSpans[{s_index}].spans")
-            scope_url = _schema_url(scope_spans, f"{where}.scopeSpans[{s_index}]", limit)
+            try:
+                scope_url = _schema_url(scope_spans, f"{where}.scopeSpans[{s_index}]", limit)
+            except FieldError as exc:  # as a bad scope name: this scope's spans rejected
+                yield exc, None, spans, NO_URLS
+                continue
             urls = (scope_url, resource_url) if scope_url or resource_url else NO_URLS
             scope = _scope_name(scope_spans, f"{where}.scopeSpans[{s_index}].scope", limit)
             if isinstance(scope, FieldError):  # this scope's spans are rejected, the others kept
