@@ -40,3 +40,29 @@ def test_an_explicit_build_still_stores_a_trace_for_each_build(tmp_path: Path) -
     store = TraceStore(tmp_path / "store")
     for build in ("a", "b"):
         assert ingest_files([path], store=store, build=build).ingest.spans_stored == len(spans)
+
+
+def test_a_child_retried_after_its_root_is_published_once_by_the_receiver() -> None:
+    from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.home import current_home
+    from eval_pipeline.realtime.receiver.auth import Grant, Scope
+    from eval_pipeline.realtime.receiver.writer import Writer
+    from eval_pipeline.realtime.stream.embedded import EmbeddedStream
+    from eval_pipeline.traces.ingest.ingest import OtlpRequest
+    from eval_pipeline.traces.store.trace_store import PRODUCTION
+
+    home = current_home().ensure()
+    stream = EmbeddedStream(home.state_url)
+    writer = Writer(TraceStore(home.store), registry=BuildRegistry(home.state_url), stream=stream)
+    spans = _agent_run()
+    children, root = spans[:-1], spans[-1:]
+    for batch in (children, root, children):
+        request = OtlpRequest(_payload(batch), "application/x-protobuf", "POST /v1/traces")
+        writer.write(request, Grant(Scope.EVALUATION))
+    store = TraceStore(home.store)
+    assert store.trace_builds(format(spans[0].context.trace_id, "032x")) == {
+        BUILD: True,
+        PRODUCTION: False,
+    }
+    # One span message per span (and one trace-completed message for the root).
+    assert stream.message_count() == len(spans) + 1
