@@ -71,3 +71,30 @@ def test_a_span_posted_with_a_pinned_builds_trace_id_does_not_join_its_run(
     assert found is not None and found[0] == BUILD and len(found[1]) == len(before.spans)
     # The span is kept where it was written, and shown there.
     assert "d" * 16 in {s.span_id for s in store.read_spans(PRODUCTION)}
+
+
+def test_compaction_keeps_untrusted_parts_apart(tmp_path) -> None:
+    from eval_pipeline.traces.store.maintenance import compact
+
+    home = current_home().ensure()
+    store = TraceStore(home.store)
+    path = tmp_path / "run.pb"
+    path.write_bytes(_payload(_agent_run()))
+    ingest_files([path], store=store)
+    (before,) = store.runs(BUILD)
+    writer = Writer(store, registry=BuildRegistry(home.state_url))
+    for index in (1, 2):  # two untrusted parts under production, one trusted
+        body = _tool_span(before.trace_id, str(before.root_span_id)).replace(
+            b"d" * 16, str(index).encode() * 16
+        )
+        writer.write(OtlpRequest(body, "application/json", "p"), Grant(Scope.PRODUCTION))
+    writer.write(
+        OtlpRequest(_tool_span("e" * 32, "f" * 16), "application/json", "e"),
+        Grant(Scope.EVALUATION),
+    )
+    assert len(store.ledger.parts(PRODUCTION)) == 3
+    compact(store)
+    assert len(store.ledger.parts(PRODUCTION, trusted=False)) == 1
+    assert len(store.ledger.parts(PRODUCTION, trusted=True)) == 1
+    (after,) = store.runs(BUILD)
+    assert after.tool_names == ("lookup",) and len(after.spans) == len(before.spans)
