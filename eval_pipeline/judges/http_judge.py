@@ -19,13 +19,13 @@ names of its requests (``JudgeVerdict.calls``), a completion notes them for the 
 that asked (``call_refs.note``), and a ``JudgeError`` carries them too (``JudgeError.calls``).
 """
 
-import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.judges.call_refs import note
 from eval_pipeline.judges.call_spans import CallRecorder, ChatCall
 from eval_pipeline.judges.completion import CompletionRequest
@@ -175,7 +175,7 @@ class HttpJudge:
             return self._complete(messages, None, sent)
         content = self._structured(messages, _completion_format(request), sent)
         try:
-            json.loads(_unfenced(content))
+            json_input.loads(_unfenced(content))
         except ValueError as exc:
             raise VerdictFormatError(
                 f"reply to {request.caller or 'a library prompt'} is not JSON: {exc}; "
