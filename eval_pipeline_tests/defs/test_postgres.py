@@ -75,9 +75,18 @@ def test_thin_slice_on_dagster_postgres(tmp_path: Path, monkeypatch: pytest.Monk
             meta = gate.asset_materialization.metadata
             assert meta["build"].value == "otel-b"
             assert meta["verdict"].value in ("pass", "inconclusive")
-            checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
-            assert checks["every_run_is_scored"] and checks["gate_tool_correctness"]
-            assert checks["gate_trace_completeness"]
+            evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+            assert evaluations["every_run_is_scored"].passed
+            assert evaluations["traces_are_complete"].passed
+            # One item under both builds: the gated metrics are inconclusive (too few items
+            # for an interval), which the tier lets through: failed checks of severity WARN
+            # that do not block the release, never ERROR.
+            gated = {n: e for n, e in evaluations.items() if n.startswith("gate_")}
+            assert {"gate_tool_correctness", "gate_trace_completeness"} <= set(gated)
+            for evaluation in gated.values():
+                blocks = evaluation.metadata["blocks_release"].value
+                assert evaluation.passed or evaluation.severity == dg.AssetCheckSeverity.WARN
+                assert blocks is False
             assert instance.get_dynamic_partitions("builds") == ["otel-a", "otel-b"]
         finally:
             instance.dispose()
