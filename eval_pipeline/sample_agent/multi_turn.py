@@ -20,6 +20,7 @@ confirmation the user already gave.
 """
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from opentelemetry.trace import Tracer
@@ -28,7 +29,7 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.sample_agent.agent import SUPPORT_PROMPT, SupportAgentRun, describe
 from eval_pipeline.sample_agent.builds import BuildConfig
 from eval_pipeline.sample_agent.conversation import Conversation, text_message
-from eval_pipeline.sample_agent.simulator import parse_lookup, parse_plan
+from eval_pipeline.sample_agent.simulator import Call, parse_lookup, parse_plan
 from eval_pipeline.sample_agent.telemetry import as_json
 from eval_pipeline.sample_agent.tools import SUPPORT_TOOLS
 
@@ -77,9 +78,10 @@ def _respond(
     plan = parse_plan(text, agent.db)
     if any(_ACTED.search(a) for a in answers):
         return _say(agent, text, CLOSE)
-    lookup = parse_lookup(text)
+    lookup = _lookup(text)
     if lookup is None:
         return _say(agent, text, ASK_EMAIL)
+    plan = replace(plan, lookup=lookup)
     if not plan.order_ids or not plan.writes:
         talk = _talk(agent, text)
         talk.call(lookup)
@@ -96,6 +98,18 @@ def _respond(
     if asked < 1 + config.extra_confirmations:
         return _say(agent, text, CONFIRM_AGAIN.format(action=action))
     return agent._support(plan, text)
+
+
+def _lookup(text: str) -> Call | None:
+    """``parse_lookup``, without the sentence's full stop after an e-mail address.
+
+    (``simulator``'s e-mail pattern takes a trailing "." into the address; the single-turn
+    agent reads its lookup from the item's reference instead, so it is fixed here only.)
+    """
+    lookup = parse_lookup(text)
+    if lookup is not None and "email" in lookup.arguments:
+        lookup = Call(lookup.name, {"email": str(lookup.arguments["email"]).rstrip(".")})
+    return lookup
 
 
 def _talk(agent: SupportAgentRun, text: str) -> Conversation:
