@@ -15,8 +15,8 @@ from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners.python_entry import PythonEntryPointRunner
 from eval_pipeline.runners.scripted_user import ScriptedUser
 from eval_pipeline.traces import eval_context
-from eval_pipeline.traces.sessions.assemble import sessions_from_runs
 from eval_pipeline.traces.runs.assemble import assemble_runs
+from eval_pipeline.traces.sessions.assemble import sessions_from_runs
 from eval_pipeline.traces.sessions.end import SESSION_END
 from eval_pipeline_tests.runners import conversation_agents
 
