@@ -7,7 +7,8 @@ clusters by item like runs: the clean build is released against the pinned basel
 baseline on its own, as a first baseline), the build that forgets the order id given in turn 1
 fails ``session.knowledge_retention``, the build that loops asking for confirmation fails
 ``session.repeated_user_requests`` (lower is better: gated on 1 - value) and neither fails the
-other's metric.
+other's metric. Materialised by Dagster (the build partitions' evaluation job), the same builds
+get the same verdicts and blocking checks.
 """
 
 import json
@@ -17,6 +18,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
+from eval_pipeline.home import current_home
 
 SUITE = ("--suite", "support-conversations")
 RUNNER = "python:eval_pipeline.sample_agent.app:run_item?agent_build={}"
@@ -67,3 +69,36 @@ def test_clean_released_and_each_conversation_defect_fails_its_metric(
     assert code == 1
     assert verdicts["session.repeated_user_requests"] == "fail"
     assert verdicts["session.knowledge_retention"] == "pass"
+
+
+def test_dagster_materialisation_gives_the_same_verdicts(isolated_home: Path) -> None:
+    import dagster as dg
+
+    from eval_pipeline.builds import BuildRegistry
+    from eval_pipeline.defs.assemble import build_definitions
+    from eval_pipeline.defs.launch import evaluate_build
+
+    home = current_home().ensure()
+    registry = BuildRegistry(home.state_url)
+    builds = {"conv-base": "baseline", "conv-forgets": "defect-forgets-order-id"}
+    builds["conv-loops"] = "defect-loops-confirmation"
+    for build, agent in builds.items():
+        registry.register(build, suite="support-conversations", runner=RUNNER.format(agent))
+    registry.pin_baseline("support-conversations", "conv-base")
+    defs = build_definitions()
+    failing = {}
+    with dg.DagsterInstance.ephemeral() as instance:
+        for build in builds:
+            result = evaluate_build(defs, instance, build)
+            checks = result.get_asset_check_evaluations()
+            failing[build] = sorted(
+                c.check_name for c in checks if c.check_name.startswith("gate_") and not c.passed
+            )
+    assert failing["conv-base"] == []
+    assert "gate_session_knowledge_retention" in failing["conv-forgets"]
+    assert "gate_session_repeated_user_requests" not in failing["conv-forgets"]
+    assert "gate_session_repeated_user_requests" in failing["conv-loops"]
+    assert "gate_session_knowledge_retention" not in failing["conv-loops"]
+    gate = json.loads((home.store / "gates" / "conv-loops.json").read_text())
+    verdicts = {m["metric_id"]: m["verdict"] for m in gate["metrics"]}
+    assert verdicts["session.repeated_user_requests"] == "fail"
