@@ -6,8 +6,9 @@ run index sharing a conversation id, assembled by ``traces.sessions``, ended by 
 the conversation runner puts on the last turn (``runners.conversation``) or, for ingested
 traffic, by the suite's idle timeout (``sessions: {idle_timeout_s}``) at the time of scoring.
 Every expected session gets a row per session metric, as every expected run does per run
-metric: ``unscored`` when no session was recorded or it has not ended, ``error`` when one of
-its turns failed (the runner's failure record), else ``score_session``'s row. So the gate
+metric: ``unscored`` when no session was recorded or it has not ended, ``error`` when the run
+failed (the runner's failure record, which replaces a conversation that broke off) or one of
+its turns did, else ``score_session``'s row. So the gate
 clusters a session metric by item exactly as a run metric (each item's sessions together).
 
 Per-session latency and cost are the sums over the session's turns (``latency_s``,
@@ -92,11 +93,28 @@ def score_sessions(
     sessions = _by_key(
         sessions_from_runs(mine, build=build, now=now, idle_timeout_s=idle_timeout_s)
     )
+    failed_runs = {
+        (str(r.eval_context.item_id), r.eval_context.run_index or 0): reason
+        for r in mine
+        if failure is not None and (reason := failure(r)) is not None
+    }
     rows: list[Score] = []
     metrics: RunMetrics = {}
     for item in items:
         for index in range(runs_per_item):
             session = sessions.get((item.item_id, index))
+            crashed = failed_runs.get((item.item_id, index))
+            if session is None and crashed is not None:  # the runner's failure record
+                rows += _missing(
+                    scorers,
+                    item,
+                    index,
+                    build=build,
+                    status=ScoreStatus.ERROR,
+                    reason=f"run failed: {crashed}",
+                    trace_id=None,
+                )
+                continue
             if session is None:
                 rows += _missing(
                     scorers,
