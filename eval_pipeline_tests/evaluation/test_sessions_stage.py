@@ -3,8 +3,9 @@
 Contract (``evaluation.sessions_stage.score_sessions``): a conversation run of the item is
 scored as a whole (keyed by item and run index); an expected run with no session is
 ``unscored`` ("no session recorded"), a run the runner recorded as failed (a conversation
-that broke off) is ``error`` with the failure, a session without an end marker that is not yet idle for the timeout is
-``unscored`` ("session not ended"); per-session latency is the sum over its turns.
+that broke off) is ``error`` with the failure, a session without an end marker that is not yet
+idle for the timeout is ``unscored`` ("session not ended"); per-session latency is the sum
+over its turns.
 """
 
 from dataclasses import replace
