@@ -32,7 +32,10 @@ def _cli(*args: str) -> Any:
 
 def _build(build: str, agent: str, *pin: str) -> None:
     assert _cli("builds", "register", build, *SUITE, "--runner", RUNNER.format(agent), *pin)
-    assert _cli("run", *SUITE, "--build", build).exit_code == 0
+    ran = _cli("run", *SUITE, "--build", build)
+    assert ran.exit_code == 0
+    summary = json.loads(ran.output)
+    assert (summary["expected_runs"], summary["sessions"], summary["failed_runs"]) == (12, 12, 0)
     assert _cli("score", *SUITE, "--build", build).exit_code == 0
 
 
