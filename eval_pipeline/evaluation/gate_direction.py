@@ -14,22 +14,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from eval_pipeline.scoring.protocol import Direction
-from eval_pipeline.scoring.registry import scorer_class
-from eval_pipeline.scoring.sessions.registry import session_metric_ids, session_scorer_class
+from eval_pipeline.scoring.direction import lower_is_better
 
-
-def lower_is_better(metric_id: str) -> bool:
-    """Whether the metric's scorer declares lower values better (unknown ids: no)."""
-    try:
-        cls = (
-            session_scorer_class(metric_id)
-            if metric_id in session_metric_ids()
-            else scorer_class(metric_id)
-        )
-    except KeyError:
-        return False
-    return getattr(cls, "metric_direction", None) == Direction.LOWER_IS_BETTER
+__all__ = ["lower_ids", "lower_is_better", "oriented"]
 
 
 def lower_ids(metric_ids: Iterable[str]) -> frozenset[str]:
