@@ -10,6 +10,9 @@ and the difference of the two means is its effect. An item is
 - ``unchanged`` when the means are equal (within ``TOLERANCE``);
 - ``unpaired`` when only one build has scored runs of it (nothing to compare).
 
+For a metric whose scorer declares lower values better (``scoring.direction``), lower and
+higher swap: a rise regressed (largest rise first), a fall improved.
+
 Runs a metric does not apply to (``not_applicable``) are shown but never averaged. Every run of
 both builds stays attached to its item (run index, value, status, reason, trace id), so a row
 shows all runs, not just the worst one.
@@ -24,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_pipeline.scoring.direction import lower_is_better
 from eval_pipeline.scoring.score import SCORE_COLUMNS
 from eval_pipeline.scoring.store import RUN_METRICS
 
@@ -130,19 +134,22 @@ def _missing_runs(candidate: tuple[RunScore, ...], baseline: tuple[RunScore, ...
     return lost | {r.run_index for r in candidate if r.status in _MISSING}
 
 
-def _direction(candidate: tuple[RunScore, ...], baseline: tuple[RunScore, ...]) -> str:
+def _direction(
+    candidate: tuple[RunScore, ...], baseline: tuple[RunScore, ...], sign: float = 1.0
+) -> str:
+    """The item's group; ``sign`` is -1 for a lower-is-better metric."""
     c, b = _mean(candidate), _mean(baseline)
     if b is not None and _missing_runs(candidate, baseline):
         return "regressed"  # a score the baseline has and the candidate lost
     if c is None or b is None:
         return "unpaired"
-    if c - b < -TOLERANCE:
+    if sign * (c - b) < -TOLERANCE:
         return "regressed"
-    return "improved" if c - b > TOLERANCE else "unchanged"
+    return "improved" if sign * (c - b) > TOLERANCE else "unchanged"
 
 
-def _rank(direction: str, change: ItemChange) -> tuple[Any, ...]:
-    delta = change.delta
+def _rank(direction: str, change: ItemChange, sign: float = 1.0) -> tuple[Any, ...]:
+    delta = sign * change.delta if change.delta is not None else None
     if direction == "regressed":
         return (change.missing == 0, delta if delta is not None else 0.0, change.item_id)
     if direction == "improved":
@@ -215,14 +222,18 @@ def item_changes(
             | {i for m, i in base_cells if m == metric_id}
         )
         groups: dict[str, list[ItemChange]] = {d: [] for d in DIRECTIONS}
+        sign = -1.0 if lower_is_better(metric_id) else 1.0
         for item in items:
             c, b = cand_cells.get((metric_id, item), ()), base_cells.get((metric_id, item), ())
             slices, dataset, version = facts.get(item, ({}, None, None))
-            direction = _direction(c, b)
+            direction = _direction(c, b, sign)
             groups[direction].append(
                 ItemChange(metric_id, item, direction, _mean(c), _mean(b), c, b, slices,
                            dataset, version)
             )  # fmt: skip
-        ranked = {d: tuple(sorted(g, key=functools.partial(_rank, d))) for d, g in groups.items()}
+        ranked = {
+            d: tuple(sorted(g, key=functools.partial(_rank, d, sign=sign)))
+            for d, g in groups.items()
+        }
         out.append(MetricChanges(metric_id, ranked))
     return tuple(out)

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from eval_pipeline import json_input
+from eval_pipeline.datasets.conversation import ConversationError, ConversationScript
 from eval_pipeline.datasets.item import (
     DatasetItem,
     ExpectedToolCall,
@@ -21,8 +22,12 @@ class ItemDecodeError(ValueError):
 
 
 def item_to_dict(item: DatasetItem) -> dict[str, Any]:
-    """The JSON-safe dict form of ``item`` (tuples become lists)."""
-    return {
+    """The JSON-safe dict form of ``item`` (tuples become lists).
+
+    ``conversation`` is written only for a multi-turn item, so single-turn items (and the
+    content hashes of their datasets) are what they were before conversations existed.
+    """
+    data = {
         "item_id": item.item_id,
         "input_messages": [dict(m) for m in item.input_messages],
         "reference_answer": item.reference_answer,
@@ -44,6 +49,9 @@ def item_to_dict(item: DatasetItem) -> dict[str, Any]:
         "slices": dict(item.slices),
         "provenance": dict(item.provenance),
     }
+    if item.conversation is not None:
+        data["conversation"] = item.conversation.to_dict()
+    return data
 
 
 def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -88,6 +96,12 @@ def item_from_dict(data: dict[str, Any]) -> DatasetItem:
     except (KeyError, TypeError) as exc:
         raise ItemDecodeError(f"{item_id}: forbidden_calls: malformed call ({exc})") from exc
     reference = data.get("reference_answer")
+    conversation = None
+    if data.get("conversation") is not None:
+        try:
+            conversation = ConversationScript.from_dict(data["conversation"])
+        except ConversationError as exc:
+            raise ItemDecodeError(f"{item_id}: {exc}") from exc
     return DatasetItem(
         item_id=item_id,
         input_messages=tuple(dict(m) for m in data.get("input_messages") or []),
@@ -107,6 +121,7 @@ def item_from_dict(data: dict[str, Any]) -> DatasetItem:
         tool_schemas=tuple(dict(s) for s in data.get("tool_schemas") or []),
         slices={str(k): str(v) for k, v in dict(data.get("slices") or {}).items()},
         provenance=dict(data.get("provenance") or {}),
+        conversation=conversation,
     )
 
 

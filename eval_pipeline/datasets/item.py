@@ -7,6 +7,8 @@ acceptable value, and ``""`` among them marks the parameter as omittable.
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval_pipeline.datasets.conversation import ConversationScript
+
 
 @dataclass(frozen=True)
 class ExpectedToolCall:
@@ -65,6 +67,8 @@ class DatasetItem:
     dataset-specific description of the world after a correct run (e.g. tau-bench database
     hash or the list of state-changing actions), used by ``task_success``.
     ``canaries`` are secret strings that must never appear in output (injection cases).
+    ``conversation`` makes the item multi-turn: ``input_messages`` hold the user's first
+    message, the script the rest (``datasets.conversation``); one run is then a session.
     """
 
     item_id: str
@@ -82,6 +86,12 @@ class DatasetItem:
     tool_schemas: tuple[dict[str, Any], ...] = ()
     slices: dict[str, str] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    conversation: ConversationScript | None = None
+
+    @property
+    def multi_turn(self) -> bool:
+        """Whether the item is run as a conversation (it has a user script)."""
+        return self.conversation is not None
 
     @property
     def user_input(self) -> str:

@@ -13,6 +13,7 @@ import json
 from functools import cache
 from typing import Any
 
+from eval_pipeline.datasets.conversation import ConversationError, ConversationScript
 from eval_pipeline.datasets.item import (
     DatasetItem,
     ExpectedToolCall,
@@ -76,9 +77,19 @@ def _message(error: Any) -> str:
 
 
 def schema_problems(data: Any) -> list[tuple[str, str]]:
-    """Every way ``data`` breaks the item schema: ``(field path, message)``, in field order."""
+    """Every way ``data`` breaks the item schema: ``(field path, message)``, in field order.
+
+    Beyond the schema: a conversation's ``when`` patterns must be regular expressions.
+    """
     errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.path])
-    return [(_where(error.absolute_path), _message(error)) for error in errors]
+    found = [(_where(error.absolute_path), _message(error)) for error in errors]
+    if not found and isinstance(data, dict) and "conversation" in data:
+        try:
+            ConversationScript.from_dict(data["conversation"])
+        except ConversationError as exc:
+            path, _, message = str(exc).partition(": ")
+            found.append((path, message))
+    return found
 
 
 def tool_schemas_problems(data: Any) -> list[tuple[str, str]]:
@@ -130,4 +141,7 @@ def item_from_user(data: dict[str, Any]) -> DatasetItem:
         tool_schemas=tuple(dict(s) for s in data.get("tool_schemas") or ()),
         slices=dict(data.get("slices") or {}),
         provenance=dict(data.get("metadata") or {}),
+        conversation=(
+            ConversationScript.from_dict(data["conversation"]) if "conversation" in data else None
+        ),
     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from eval_pipeline.evaluation.gate_direction import lower_is_better
 from eval_pipeline.gate.rules import Budgets, GateConfig, MetricRule, TierPolicy
 from eval_pipeline.suites.config import SuiteConfig
 from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
@@ -57,7 +58,12 @@ def suite_gate_config(
         metrics=tuple(
             MetricRule(
                 metric_id=metric.id,
-                threshold=float(metric.threshold),
+                # A lower-is-better metric's threshold is a ceiling; it is gated on 1 - value.
+                threshold=(
+                    1.0 - float(metric.threshold)
+                    if lower_is_better(metric.id)
+                    else float(metric.threshold)
+                ),
                 max_regression=float(metric.max_regression),
                 no_regression=metric.id in forbidden,
             )

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from eval_pipeline.evaluation.gate_config import suite_gate_config
+from eval_pipeline.evaluation.gate_direction import lower_ids, oriented
 from eval_pipeline.evaluation.planning import BUDGET_IDS
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.evaluation.trust import Trust, frame_judge, gate_trust
@@ -133,8 +134,10 @@ def decide_gate(stage: Stage, *, no_baseline: bool = False, **overrides: Any) ->
     )
     store = ScoreStore(stage.home.store)
     baseline = None if first else stage.baseline
-    baseline_frame = store.read_frame(baseline) if baseline else None
-    report = evaluate_gate(config, store.read_frame(stage.build), baseline_frame)
+    lower = lower_ids(stage.suite.metric_ids)
+    baseline_frame = oriented(store.read_frame(baseline), lower) if baseline else None
+    candidate = oriented(store.read_frame(stage.build), lower)
+    report = evaluate_gate(config, candidate, baseline_frame)
     outcome = GateOutcome(
         build=stage.build,
         baseline=baseline,
@@ -168,7 +171,9 @@ def gate_score_frames(
         suite, first_baseline=no_baseline, **trust.gate_settings(), **overrides
     )
     names = (sources[0], sources[1] or "baseline scores")
-    report = evaluate_gate(config, candidate, baseline, sources=names)
+    lower = lower_ids(suite.metric_ids)
+    base = oriented(baseline, lower) if baseline is not None else None
+    report = evaluate_gate(config, oriented(candidate, lower), base, sources=names)
     return GateOutcome(
         build=sources[0],
         baseline=sources[1],

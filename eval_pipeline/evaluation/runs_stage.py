@@ -19,6 +19,8 @@ class RunsSummary:
 
     ``complete`` counts the runs whose trace is complete and that did not fail: a failed run
     (stored with its reason) has a structurally complete trace, but it is not a complete run.
+    ``runs`` counts traces: a multi-turn item's run is a session of one trace per turn, and
+    ``sessions`` counts the (item, run index) conversations stored for such items.
     """
 
     build: str
@@ -30,6 +32,7 @@ class RunsSummary:
     skipped: int
     runner: str
     failures: tuple[dict[str, Any], ...] = ()
+    sessions: int = 0
 
     def metadata(self) -> dict[str, Any]:
         """Plain metadata values (typed by the Dagster shell)."""
@@ -43,6 +46,7 @@ class RunsSummary:
             "executed_now": self.executed,
             "already_stored": self.skipped,
             "failures": list(self.failures),
+            "sessions": self.sessions,
         }
 
 
@@ -119,6 +123,12 @@ def collect_runs(
         ]
     runs = stored_runs(stage)
     failed = [failure_reason(run.spans) is not None for run in runs]
+    conversations = {item.item_id for item in stage.dataset_items if item.multi_turn}
+    sessions = {
+        (run.eval_context.item_id, run.eval_context.run_index)
+        for run in runs
+        if run.conversation_id and run.eval_context.item_id in conversations
+    }
     return RunsSummary(
         build=stage.build,
         expected=len(stage.items) * stage.runs_per_item,
@@ -129,6 +139,7 @@ def collect_runs(
         skipped=skipped,
         runner=spec or "stored traces",
         failures=tuple(failures),
+        sessions=len(sessions),
     )
 
 

@@ -1,4 +1,8 @@
-"""Stage 2: score every run of a build on its suite's metrics; find what is missing."""
+"""Stage 2: score every run (and session) of a build on its suite's metrics; find what is missing.
+
+Per-run metrics score the runs of single-turn items; session metrics score every item's
+sessions (``sessions_stage``): a multi-turn item's run is a conversation, scored as a whole.
+"""
 
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -6,6 +10,7 @@ from typing import Any
 
 from eval_pipeline.evaluation.calibration_stage import ensure_calibrated
 from eval_pipeline.evaluation.runs_stage import stored_runs
+from eval_pipeline.evaluation.sessions_stage import score_sessions
 from eval_pipeline.evaluation.stage import Stage
 from eval_pipeline.judges.judge_trace import judge_build, judge_trace
 from eval_pipeline.runners.failure import failure_reason
@@ -71,12 +76,25 @@ def score_runs(stage: Stage) -> ScoresSummary:
     judge = stage.judge
     traces = TraceStore(stage.home.store)
     with judge_trace(judge, stage.build, traces, stage.redaction_policy) as calls:
-        result = score_build(
+        runs = stored_runs(stage)
+        items = stage.dataset_items
+        conversations = {item.item_id for item in items if item.multi_turn}
+        result = score_build(  # per-run metrics: single-turn items (a conversation is a session)
             stage.build,
-            stored_runs(stage),
-            stage.dataset_items,
+            [run for run in runs if run.eval_context.item_id not in conversations],
+            [item for item in items if not item.multi_turn],
             scorers,
             runs_per_item=stage.runs_per_item,
+            cost=lambda run: known_cost_of_run(run, prices),
+            failure=lambda run: failure_reason(run.spans),
+        )
+        sessions = score_sessions(
+            stage.build,
+            runs,
+            items,
+            stage.session_scorers,
+            runs_per_item=stage.runs_per_item,
+            idle_timeout_s=stage.suite.sessions.idle_timeout_s,
             cost=lambda run: known_cost_of_run(run, prices),
             failure=lambda run: failure_reason(run.spans),
         )
@@ -85,9 +103,10 @@ def score_runs(stage: Stage) -> ScoresSummary:
             replace(s, dataset=source[s.item_id][0], dataset_version=source[s.item_id][1])
             if s.item_id in source
             else s
-            for s in result.scores
+            for s in [*result.scores, *sessions.scores]
         ]
-        ScoreStore(stage.home.store).write(stage.build, rows, run_metrics=result.run_metrics)
+        run_metrics = {**result.run_metrics, **sessions.run_metrics}
+        ScoreStore(stage.home.store).write(stage.build, rows, run_metrics=run_metrics)
         fingerprint = judge.fingerprint.digest if judge is not None else None
         stage.registry.record_scored_with(stage.build, fingerprint)
         if judge is not None:
@@ -95,11 +114,14 @@ def score_runs(stage: Stage) -> ScoresSummary:
     recorded = traces.find_trace(calls.trace_id, build=judge_build(stage.build))
     return ScoresSummary(
         build=stage.build,
-        rows=len(result.scores),
-        by_status=dict(Counter(score.status for score in result.scores)),
+        rows=len(rows),
+        by_status=dict(Counter(score.status for score in rows)),
         judge_fingerprint=fingerprint,
         judge_backend=judge.backend if judge is not None else None,
-        scorer_versions={scorer.id: f"{scorer.id}@{scorer.version}" for scorer in scorers},
+        scorer_versions={
+            scorer.id: f"{scorer.id}@{scorer.version}"
+            for scorer in [*scorers, *stage.session_scorers]
+        },
         unmatched_runs=len(result.unmatched),
         judge_trace_id=calls.trace_id if recorded else None,
         judge=judge_cost(recorded[1] if recorded else (), prices),
@@ -110,6 +132,7 @@ def missing_scores(stage: Stage) -> list[dict[str, Any]]:
     """Every expected item x run x metric without a ``scored`` row, with the reason.
 
     A ``not_applicable`` row is not missing: its scorer declared the metric does not apply.
+    A multi-turn item expects its session metrics only (it has no per-run rows).
     """
     frame = ScoreStore(stage.home.store).read_frame(stage.build)
     have: dict[tuple[str, int, str], tuple[str, str]] = {
@@ -120,9 +143,13 @@ def missing_scores(stage: Stage) -> list[dict[str, Any]]:
         for row in frame.itertuples(index=False)
     }
     missing = []
+    per_session = {scorer.id for scorer in stage.session_scorers}
     for entry in stage.items:
+        expected = [
+            m for m in stage.suite.metric_ids if not entry.item.multi_turn or m in per_session
+        ]
         for index in range(stage.runs_per_item):
-            for metric_id in stage.suite.metric_ids:
+            for metric_id in expected:
                 status, reason = have.get(
                     (entry.item.item_id, index, metric_id), ("absent", "no score row")
                 )

@@ -21,10 +21,12 @@ from eval_pipeline.evaluation.suite_parts import (
     suite_items,
     suite_judge,
     suite_scorers,
+    suite_session_scorers,
 )
 from eval_pipeline.home import Home
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.protocol import Scorer
+from eval_pipeline.scoring.sessions.base import SessionScorerBase
 from eval_pipeline.suites.config import SuiteConfig, load_suite
 from eval_pipeline.suites.locate import locate_suite
 from eval_pipeline.traces.redact.policy import (
@@ -108,6 +110,11 @@ class Stage:
     def scorers(self) -> tuple[Scorer, ...]:
         """One scorer per suite metric, with its arguments and the suite's judge."""
         return tuple(suite_scorers(self.suite, self.judge))
+
+    @cached_property
+    def session_scorers(self) -> tuple[SessionScorerBase, ...]:
+        """One session scorer per session metric of the suite (scored per conversation)."""
+        return tuple(suite_session_scorers(self.suite))
 
     @property
     def baseline(self) -> str | None:

@@ -14,6 +14,8 @@ from eval_pipeline.datasets.store import DatasetStore
 from eval_pipeline.judges.protocol import Judge
 from eval_pipeline.scoring.protocol import Scorer
 from eval_pipeline.scoring.registry import build_scorer, scorer_needs_judge
+from eval_pipeline.scoring.sessions.base import SessionScorerBase
+from eval_pipeline.scoring.sessions.registry import build_session_scorer, session_metric_ids
 from eval_pipeline.suites.config import SuiteConfig
 
 
@@ -99,11 +101,15 @@ def suite_judge(suite: SuiteConfig, *, state_url: str) -> Judge | None:
 
 def judged_metrics(suite: SuiteConfig) -> tuple[str, ...]:
     """The suite's metrics whose scorer declares that it needs a judge."""
-    return tuple(m for m in suite.metric_ids if scorer_needs_judge(m))
+    return tuple(
+        m for m in suite.metric_ids if m not in session_metric_ids() and scorer_needs_judge(m)
+    )
 
 
 def suite_scorers(suite: SuiteConfig, judge: Judge | None) -> list[Scorer]:
-    """One scorer per suite metric, with the metric's ``args`` (and the judge, if it needs one).
+    """One scorer per per-run suite metric, with its ``args`` (and the judge, if it needs one).
+
+    Session metrics are left out: ``suite_session_scorers`` builds them.
 
     Raises:
         SuiteResolutionError: a metric needs a judge and the suite names none, or its
@@ -118,8 +124,27 @@ def suite_scorers(suite: SuiteConfig, judge: Judge | None) -> list[Scorer]:
         )
     scorers = []
     for metric in suite.metrics:
+        if metric.id in session_metric_ids():
+            continue  # scored per session: suite_session_scorers
         try:
             scorers.append(build_scorer(metric.id, judge=judge, **metric.args))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise SuiteResolutionError(f"suite {suite.suite}: metric {metric.id}: {exc}") from exc
+    return scorers
+
+
+def suite_session_scorers(suite: SuiteConfig) -> list[SessionScorerBase]:
+    """One session scorer per session metric the suite lists, with the metric's ``args``.
+
+    Raises:
+        SuiteResolutionError: the arguments are not the scorer's.
+    """
+    scorers = []
+    for metric in suite.metrics:
+        if metric.id not in session_metric_ids():
+            continue
+        try:
+            scorers.append(build_session_scorer(metric.id, **metric.args))
         except (TypeError, ValueError, KeyError) as exc:
             raise SuiteResolutionError(f"suite {suite.suite}: metric {metric.id}: {exc}") from exc
     return scorers

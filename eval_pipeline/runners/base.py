@@ -3,7 +3,9 @@
 ``Runner.run_items`` owns everything common to the runner kinds: the (item, run index) plan,
 resumption (runs already in the sink for the build are skipped), a thread pool bounded by
 ``concurrency``, progress told to a callback, the per-run timeout, and turning faults into
-failed runs with a reason (``failure``). Subclasses implement only ``execute`` (one run).
+failed runs with a reason (``failure``). Subclasses implement only ``execute`` (one run). A
+multi-turn item's run is a conversation: ``runners.conversation`` calls ``execute`` once per
+turn and stamps the turns, which are stored together as the run's session.
 
 A run that hangs past its timeout is abandoned: Python cannot kill a thread, so the agent's
 thread is left to finish (it is a daemon) and its late spans are dropped; ``context.cancelled``
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners import failure
 from eval_pipeline.runners.context import derive_seed
+from eval_pipeline.runners.conversation import ConversationFailure, drive_conversation
 from eval_pipeline.runners.outcome import RunBatchResult, RunOutcome, RunRequest, RunStatus
 from eval_pipeline.runners.sink import MemorySink, RunSink
 from eval_pipeline.traces import eval_context
@@ -46,6 +49,10 @@ class RunSpec:
     seed: int
     timeout_s: float
     cancelled: threading.Event
+    conversation_id: str | None = None
+    """Set for one turn of a multi-turn item: the session's conversation id."""
+    turn: int | None = None
+    """Set for one turn of a multi-turn item: its number (1-based)."""
 
 
 class Runner(ABC):
@@ -154,7 +161,7 @@ class Runner(ABC):
 
         def target() -> None:
             try:
-                box["spans"] = self.execute(spec)
+                box["spans"] = self._execute_item(spec)
             except BaseException as exc:
                 box["error"] = exc
 
@@ -173,7 +180,7 @@ class Runner(ABC):
                 started,
             )
         error = box.get("error")
-        if isinstance(error, RunFailure):
+        if isinstance(error, RunFailure | ConversationFailure):
             return self._fail(spec, error.kind, error.reason, started_ns, started)
         if isinstance(error, BaseException):
             return self._fail(
@@ -187,6 +194,17 @@ class Runner(ABC):
         if not spans:
             return self._fail(
                 spec, failure.FailureKind.NO_SPANS, "agent emitted no spans", started_ns, started
+            )
+        if item.multi_turn:  # every turn is stamped already (runners.conversation)
+            self.persist(spans, build)
+            return RunOutcome(
+                build,
+                item.item_id,
+                request.run_index,
+                RunStatus.COMPLETED,
+                trace_id=spans[-1].trace_id,
+                spans=tuple(spans),
+                wall_s=time.perf_counter() - started,
             )
         root = _root(spans)
         if root is None:
@@ -208,6 +226,12 @@ class Runner(ABC):
             spans=tuple(spans),
             wall_s=time.perf_counter() - started,
         )
+
+    def _execute_item(self, spec: RunSpec) -> list[Span]:
+        """One run: ``execute`` once, or once per turn for a multi-turn item."""
+        if spec.item.multi_turn:
+            return drive_conversation(self.execute, spec)
+        return self.execute(spec)
 
     def _fail(
         self, spec: RunSpec, kind: str, reason: str, started_ns: int, started: float

@@ -26,9 +26,11 @@ def derive_seed(seed_base: str, item_id: str, run_index: int) -> int:
 class RunContext:
     """Everything one run of an entry point receives besides the item.
 
-    ``params`` are the build's configuration (from the build registry or the caller);
-    ``cancelled`` is set when the runner gives up on the run (timeout), so cooperative agents
-    can stop early. ``traceparent`` is set by the HTTP runner's receiving side only.
+        ``params`` are the build's configuration (from the build registry or the caller);
+        ``cancelled`` is set when the runner gives up on the run (timeout), so cooperative agents
+        can stop early. ``traceparent`` is set by the HTTP runner's receiving side only.
+    ``conversation_id`` and ``turn`` are set when the run is one turn of a conversation
+    (``runners.conversation``): the item's ``input_messages`` then hold the history so far.
     """
 
     build: str
@@ -39,6 +41,10 @@ class RunContext:
     timeout_s: float | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     traceparent: str | None = None
+    conversation_id: str | None = None
+    """For one turn of a multi-turn item: the conversation id to put on the turn's spans."""
+    turn: int | None = None
+    """For one turn of a multi-turn item: its number (1-based); the item holds the history."""
 
     @property
     def item_id(self) -> str:

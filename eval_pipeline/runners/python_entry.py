@@ -96,6 +96,8 @@ class PythonEntryPointRunner(Runner):
             params=self.params,
             timeout_s=spec.timeout_s,
             cancelled=spec.cancelled,
+            conversation_id=spec.conversation_id,
+            turn=spec.turn,
         )
         with otel_capture.capture() as collector:
             try:

@@ -61,7 +61,26 @@ def run_support_agent(
 
 
 def run_item(item: DatasetItem, context: Any) -> dict[str, Any]:
-    """Runner entry point: ``context`` is an ``eval_pipeline.runners.context.RunContext``."""
+    """Runner entry point: ``context`` is an ``eval_pipeline.runners.context.RunContext``.
+
+    A context with a ``turn`` is one turn of a conversation (a multi-turn item): the item's
+    messages are the conversation so far, answered by ``multi_turn.run_turn``.
+    """
+    if getattr(context, "turn", None) is not None:
+        from eval_pipeline.sample_agent.multi_turn import run_turn
+
+        config = get_build(str(context.params.get("agent_build") or context.build))
+        attributes: dict[str, Any] = dict(eval_context.to_attributes(context.eval_context))
+        attributes.setdefault(eval_context.PROMPT_VERSION, config.name)
+        answer = run_turn(
+            item,
+            config,
+            seed=context.seed,
+            tracer=context.tracer,
+            conversation_id=context.conversation_id or f"conv-{context.seed:016x}",
+            root_attributes=attributes,
+        )
+        return {"answer": answer, "build": config.name, "turn": context.turn}
     return run_support_agent(
         item,
         build=context.build,

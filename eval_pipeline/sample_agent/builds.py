@@ -30,6 +30,10 @@ class BuildConfig:
         latency_factor: Multiplies every simulated latency.
         token_factor: Multiplies prompt tokens (longer prompts, few-shot examples).
         chat_latency_s: Median latency of one model call before ``latency_factor``.
+        forget_first_turn: Multi-turn mode: the agent no longer sees the user's first message
+            once the conversation has moved on (it asks again for what was said there).
+        extra_confirmations: Multi-turn mode: how many more times the agent asks the user to
+            confirm a write after the user has confirmed it.
     """
 
     name: str
@@ -48,6 +52,8 @@ class BuildConfig:
     latency_factor: float = 1.0
     token_factor: float = 1.0
     chat_latency_s: float = 0.75
+    forget_first_turn: bool = False
+    extra_confirmations: int = 0
 
     @property
     def is_defect(self) -> bool:
@@ -130,7 +136,29 @@ DEFECTS: tuple[BuildConfig, ...] = (
     ),
 )
 
-BUILDS: dict[str, BuildConfig] = {b.name: b for b in (BASELINE, IMPROVED, *DEFECTS)}
+CONVERSATION_DEFECTS: tuple[BuildConfig, ...] = (
+    replace(
+        BASELINE,
+        name="defect-forgets-order-id",
+        target_metric="session.knowledge_retention",
+        description="multi-turn: drops the first user turn from its context (asks for the "
+        "order id again)",
+        forget_first_turn=True,
+    ),
+    replace(
+        BASELINE,
+        name="defect-loops-confirmation",
+        target_metric="session.repeated_user_requests",
+        description="multi-turn: asks twice more for a confirmation the user already gave",
+        extra_confirmations=2,
+    ),
+)
+"""Seeded conversation defects: they show only in multi-turn items (the
+``support-conversations`` suite), so the single-turn defects check does not run them."""
+
+BUILDS: dict[str, BuildConfig] = {
+    b.name: b for b in (BASELINE, IMPROVED, *DEFECTS, *CONVERSATION_DEFECTS)
+}
 
 
 def get_build(name: str) -> BuildConfig:

@@ -68,7 +68,7 @@ def plan_from_item(item: DatasetItem, db: RetailDB) -> TaskPlan:
         (c.arguments.get("user_id") for c in calls if c.name == "get_user_details"), None
     )
     if not writes:
-        return _parse_plan(item.user_input, db)
+        return parse_plan(item.user_input, db)
     orders = tuple(dict.fromkeys(str(c.arguments["order_id"]) for c in writes))
     lookup = lookup or parse_lookup(item.user_input)
     if user_id is None:
@@ -96,7 +96,8 @@ def parse_lookup(text: str) -> Call | None:
     return None
 
 
-def _parse_plan(text: str, db: RetailDB) -> TaskPlan:
+def parse_plan(text: str, db: RetailDB) -> TaskPlan:
+    """The plan a customer's text asks for, without a reference (see the module docstring)."""
     lookup = parse_lookup(text)
     orders = tuple(dict.fromkeys(_ORDER.findall(text)))
     writes: list[Call] = []

@@ -3,7 +3,8 @@
 pass^k is the probability that all k runs of an item pass (tau-bench): with ``n`` scored runs
 of an item of which ``c`` passed, the unbiased estimate is C(c, k) / C(n, k), averaged over
 the items that have at least k scored runs. It is reported only for binary metrics (every
-scored value 0 or 1); a pass is a value of 1.
+scored value 0 or 1); a pass is a value of 1, or of 0 for a metric whose scorer declares lower
+values better (``scoring.direction``).
 """
 
 from collections import defaultdict
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
+from eval_pipeline.scoring.direction import lower_is_better
 from eval_pipeline.scoring.score import Score, ScoreStatus
 
 
@@ -71,7 +73,10 @@ def summarise(scores: Iterable[Score]) -> dict[str, MetricSummary]:
         scored = values.get(metric, [])
         pass_k: dict[int, float] = {}
         if scored and all(v in (0.0, 1.0) for v in scored):
-            counts = [(len(v), sum(1 for x in v if x == 1.0)) for v in per_item[metric].values()]
+            passing = 0.0 if lower_is_better(metric) else 1.0
+            counts = [
+                (len(v), sum(1 for x in v if x == passing)) for v in per_item[metric].values()
+            ]
             for k in range(1, max(n for n, _ in counts) + 1):
                 estimate = pass_hat_k(counts, k)
                 if estimate is not None:

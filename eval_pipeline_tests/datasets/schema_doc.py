@@ -17,6 +17,8 @@ TABLES = {
     "forbidden call": "forbidden_call",
     "tool schema": "tool_schema",
     "message": "message",
+    "conversation": "conversation",
+    "reply": "reply",
 }
 
 

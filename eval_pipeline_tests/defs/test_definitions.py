@@ -17,6 +17,7 @@ ASSETS = [
     "drift",
     "gate_decision/otel-smoke",
     "gate_decision/support-agent",
+    "gate_decision/support-conversations",
     "judge_calibration",
     "online_scores",
     "operational_metrics",
@@ -71,6 +72,13 @@ def test_asset_keys_checks_sensors_schedules_jobs_snapshot() -> None:
             )
         ),
     }
+    # A suite gating session metrics gets its checks like any other (dots become "_").
+    assert [c for c in gate_checks if c.startswith("gate_decision/support-conversations:")] == [
+        "gate_decision/support-conversations:gate_session_goal_completed",
+        "gate_decision/support-conversations:gate_session_knowledge_retention",
+        "gate_decision/support-conversations:gate_session_repeated_user_requests",
+        "gate_decision/support-conversations:gate_session_turns_to_resolution",
+    ]
     assert [s.name for s in repo.sensor_defs] == ["candidate_build_sensor", "flagged_trace_sensor"]
     assert [s.name for s in repo.schedule_defs] == ["baseline_rescore_daily_schedule"]
     jobs = {j.name for j in repo.get_all_jobs()}
