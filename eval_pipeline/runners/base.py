@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners import failure
 from eval_pipeline.runners.context import derive_seed
-from eval_pipeline.runners.conversation import ConversationFailure, drive_conversation
+from eval_pipeline.runners.conversation import ConversationFailure, drive_conversation, turn_root
 from eval_pipeline.runners.outcome import RunBatchResult, RunOutcome, RunRequest, RunStatus
 from eval_pipeline.runners.sink import MemorySink, RunSink
 from eval_pipeline.traces import eval_context
-from eval_pipeline.traces.model import EvalContext, Operation, Span
+from eval_pipeline.traces.model import EvalContext, Span
 
 
 class RunFailure(Exception):
@@ -206,7 +206,7 @@ class Runner(ABC):
                 spans=tuple(spans),
                 wall_s=time.perf_counter() - started,
             )
-        root = _root(spans)
+        root = turn_root(spans)
         if root is None:
             return self._fail(
                 spec,
@@ -254,17 +254,6 @@ class Runner(ABC):
             failure_reason=reason,
             wall_s=time.perf_counter() - started,
         )
-
-
-def _root(spans: list[Span]) -> Span | None:
-    ids = {span.span_id for span in spans}
-    roots = [
-        s
-        for s in spans
-        if s.operation == Operation.INVOKE_AGENT
-        and (s.parent_span_id is None or s.parent_span_id not in ids)
-    ]
-    return min(roots, key=lambda s: s.start_time_unix_nano) if roots else None
 
 
 def _stamp_context(spans: list[Span], root: Span, context: EvalContext) -> list[Span]:

@@ -40,7 +40,7 @@ class ConversationFailure(Exception):
 
 
 def turn_root(spans: list[Span]) -> Span | None:
-    """The turn's root: its earliest ``invoke_agent`` span without a parent among ``spans``."""
+    """A run's or a turn's root: its earliest ``invoke_agent`` span with no parent in ``spans``."""
     ids = {span.span_id for span in spans}
     roots = [
         s
