@@ -1,11 +1,16 @@
 """Personal data in a text replaced by stable keyed tokens: the tokeniser.
 
-The recognizers (``catalogue``: emails, payment cards, IBANs, US SSNs, phone numbers) are
-searched in the text as written and, when that holds nothing, in its decoded forms
-(``encodings``). Each recognizer's matches are those of its exact pattern over the text, found
-by the cheaper engine for their density (``engines``); the one pass of ``gate`` says where
-each needs to look in a long text. A match its validator
-accepts, and that overlaps no match of a recognizer earlier in the catalogue, is replaced.
+The recognizers (``catalogue``: emails, payment cards, IBANs, phone numbers, IP addresses and
+the national identifiers of the catalogue's locales) read the text as a reader does
+(``folding``: escapes and character references decoded, Unicode folded, obfuscations undone),
+always: plain and encoded values in one text are all found, and each match is replaced where
+it was written (``%40`` and all). Base64 runs inside a text are decoded and scanned too
+(``encodings``); a run holding personal data is stored decoded, with it replaced.
+Each recognizer's matches are those of its exact pattern over the text, found
+by the cheaper engine for their density (``engines``); the one pass of ``gate`` says which
+recognizers can match at all, and where each needs to look in a long text. A match its
+validator accepts (and with a context word near, for the recognizers that need one), and that
+overlaps no match of a recognizer earlier in the catalogue, is replaced.
 
 A match becomes ``[KIND:<24 hex>]`` where the suffix is 96 bits of the HMAC-SHA256 of
 ``KIND:value`` (the normalised value) under the home's secret key (``keys``): the same value
@@ -20,7 +25,8 @@ import hmac
 import re
 
 from eval_pipeline.traces.redact import encodings, phones
-from eval_pipeline.traces.redact.catalogue import Recognizer
+from eval_pipeline.traces.redact.catalogue import KINDS, Recognizer
+from eval_pipeline.traces.redact.folding import fold, needs_folding
 from eval_pipeline.traces.redact.engines import ExactPattern, Span, ascii_bytes, compile_re2, occurs
 from eval_pipeline.traces.redact.gate import Gate, holds_other_digits
 
@@ -31,10 +37,15 @@ Redacted = tuple[str, tuple[str, ...]]
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
-_TOKEN = re.compile(rf"\[(?:CARD|IBAN|EMAIL|SSN|PHONE):([0-9a-f]{{{TOKEN_HEX}}})\]")
+_TOKEN = re.compile(rf"\[(?:{'|'.join(KINDS)}):([0-9a-f]{{{TOKEN_HEX}}})\]")
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 """7 digits close together: what every recognizer that ``needs: digit_run`` matches."""
 _DIGIT_RUN_RE2 = compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
+_DIGIT = re.compile(r"\d")
+_CONTEXT_CHARS = 48
+"""Characters either side of a match searched for its recognizer's context words."""
+_BASE64_DEPTH = 2
+"""Base64 inside base64 decoded this many times at most."""
 _CACHE_LIMIT = 65536
 """Entries a cache holds before it is emptied (they only save work: results stay the same)."""
 _UNSEEN = object()
@@ -61,9 +72,15 @@ def _digit_run(text: str, data: bytes | None) -> bool:
     return occurs(_DIGIT_RUN_RE2, data)
 
 
-def _may_hold(text: str, data: bytes | None) -> bool:
-    """False when no recognizer can match ``text`` nor its decoded forms (decided cheaply)."""
-    return "@" in text or "%" in text or encodings.has_backslash_u(text) or _digit_run(text, data)
+def _may_hold(text: str) -> bool:
+    """False when no recognizer can match ``text`` (as folded; decided cheaply)."""
+    return "@" in text or _DIGIT.search(text) is not None
+
+
+def _near(text: str, start: int, end: int, words: tuple[str, ...]) -> bool:
+    """True when one of ``words`` (lower case) is written near ``text[start:end]``."""
+    around = text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].lower()
+    return any(re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", around) for word in words)
 
 
 class Tokeniser:
@@ -98,81 +115,108 @@ class Tokeniser:
     def redact(self, text: str) -> Redacted:
         """``text`` with personal data replaced, and the kinds replaced (one per match).
 
-        A text holding percent-encoded or backslash-u-escaped personal data is stored decoded,
-        with the data replaced: the escaped form is the same value to any reader. So is a
-        base64 text (how the decoders keep ``bytesValue``) whose bytes are text holding it.
+        Each value is replaced where it was written: in ``?to=bob%40example.com`` the
+        ``bob%40example.com``. A base64 run (how the decoders keep ``bytesValue``, or inside a
+        longer text) whose bytes are text holding personal data is stored decoded, with the
+        data replaced.
         """
         if text in self.clean:
             return text, ()
-        data = ascii_bytes(text)
-        may_hold = _may_hold(text, data)
-        if not may_hold and not encodings.base64_form(text):
-            if len(text) <= 200:
+        cached = self._texts.get(text)
+        if cached is None:
+            cached = self._redacted(text, 0)
+            if not cached[1] and len(text) <= 200:
                 if len(self.clean) >= _CACHE_LIMIT:
                     self.clean.clear()
                 self.clean.add(text)
-            return text, ()
-        cached = self._texts.get(text)
-        if cached is None:
-            if len(self._texts) >= 8192:
-                self._texts.clear()
-            cached = self._texts[text] = self._decoded(text, data, may_hold)
+            else:
+                if len(self._texts) >= 8192:
+                    self._texts.clear()
+                self._texts[text] = cached
         return cached
 
-    def _decoded(self, text: str, data: bytes | None, may_hold: bool) -> Redacted:
-        """``_scan`` of ``text``, or of its decoded form when only that holds personal data.
+    def _redacted(self, text: str, depth: int) -> Redacted:
+        """``redact``'s result, uncached; ``depth``: base64 decodings around ``text``."""
+        data = ascii_bytes(text)
+        folded = fold(text) if needs_folding(text, data) else None
+        read = text if folded is None else folded.text
+        read_data = data if folded is None else ascii_bytes(read)
+        taken = self._taken(read, read_data) if _may_hold(read) else []
+        places: list[tuple[int, int, str, tuple[str, ...]]] = []
+        for start, end, token, kind in taken:
+            if folded is not None:
+                start, end = folded.original(start, end)
+            if places and start < places[-1][1]:  # one written piece read as two values
+                first, last, tokens, kinds = places.pop()
+                places.append((first, max(end, last), tokens + token, (*kinds, kind)))
+            else:
+                places.append((start, end, token, (kind,)))
+        if depth < _BASE64_DEPTH:
+            places = self._base64_runs(text, data, places, depth)
+        if not places:
+            return text, ()
+        pieces: list[str] = []
+        found: list[str] = []
+        last = 0
+        for start, end, replacement, kinds in places:
+            pieces += (text[last:start], replacement)
+            found += kinds
+            last = end
+        pieces.append(text[last:])
+        return "".join(pieces), tuple(found)
 
-        ``data``: ``text`` as ``engines.ascii_bytes`` gives it; ``may_hold``: ``_may_hold``'s
-        answer, known to the caller.
-        """
-        found = self._scan(text, data) if may_hold else (text, ())
-        if found[1]:
-            return found
-        if encodings.holds_escape(text):
-            decoded = encodings.unescaped(text)
-            if decoded != text:
-                from_decoded = self._scan(decoded, ascii_bytes(decoded))
-                if from_decoded[1]:
-                    return from_decoded
-        if encodings.base64_form(text):
-            plain = encodings.base64_text(text)
-            plain_data = None if plain is None else ascii_bytes(plain)
-            if plain is not None and _may_hold(plain, plain_data):
-                from_bytes = self._decoded(plain, plain_data, True)
-                if from_bytes[1]:
-                    return from_bytes
-        return found
+    def _base64_runs(
+        self,
+        text: str,
+        data: bytes | None,
+        places: list[tuple[int, int, str, tuple[str, ...]]],
+        depth: int,
+    ) -> list[tuple[int, int, str, tuple[str, ...]]]:
+        """``places`` plus each base64 run of ``text`` that decodes to text holding PII."""
+        added = []
+        for start, end in encodings.base64_runs(text, data):
+            if any(s < end and start < e for s, e, _, _ in places):
+                continue
+            plain = encodings.base64_text(text[start:end])
+            if plain is None:
+                continue
+            redacted, kinds = self._redacted(plain, depth + 1)
+            if kinds:
+                added.append((start, end, redacted, kinds))
+        return sorted(places + added) if added else places
 
-    def _scan(self, text: str, data: bytes | None) -> Redacted:
-        """``text`` with the accepted matches of every recognizer replaced (priority order).
+    def _taken(self, text: str, data: bytes | None) -> list[Taken]:
+        """The accepted matches of every recognizer in ``text`` (priority order), sorted.
 
         ``data``: ``text`` as ``engines.ascii_bytes`` gives it.
         """
         hot = None  # None: every recognizer scans the whole text
-        if len(text) > self._gate.chunk and not holds_other_digits(text):
-            hot = self._gate.hot_spans(text)
-            if not hot:
-                return text, ()
-        passes = {"at_sign": "@" in text, "digit_run": _digit_run(text, data)}
+        which = None  # None: every recognizer may match
+        if not holds_other_digits(text):
+            if len(text) > self._gate.chunk:
+                hot = self._gate.hot_spans(text)
+                if not hot:
+                    return []
+            else:
+                which = self._gate.which(text)
+                if not which:
+                    return []
+        passes = {
+            "at_sign": "@" in text,
+            "digit_run": _digit_run(text, data),
+            "digit": _DIGIT.search(text) is not None,
+        }
         self._lookups_left = phones.LOOKUPS_PER_TEXT
         taken: list[Taken] = []  # sorted, non-overlapping
         for recognizer, exact in zip(self._recognizers, self._exact, strict=True):
+            if which is not None and recognizer.name not in which:
+                continue
             spans = None if hot is None else hot.get(recognizer.name)
             if passes[recognizer.needs] and (hot is None or spans is not None):
                 found = exact.spans(text, data, spans)
                 if found:
                     taken = self._claimed(taken, recognizer, text, found)
-        if not taken:
-            return text, ()
-        pieces: list[str] = []
-        append = pieces.append
-        last = 0
-        for start, end, token, _ in taken:
-            append(text[last:start])
-            append(token)
-            last = end
-        append(text[last:])
-        return "".join(pieces), tuple([kind for _, _, _, kind in taken])
+        return taken
 
     def _claimed(
         self, taken: list[Taken], recognizer: Recognizer, text: str, found: list[Span]
@@ -191,6 +235,7 @@ class Tokeniser:
         validate = recognizer.validate
         token_of = self.token
         costly = recognizer.unchecked is not None
+        context = recognizer.context
         out: list[Taken] = []
         append = out.append
         index, count = 0, len(taken)
@@ -200,6 +245,8 @@ class Tokeniser:
                 index += 1
             if index < count and taken[index][0] < end:
                 continue  # overlaps a match of a recognizer earlier in priority
+            if context and not _near(text, start, end, context):
+                continue  # a weak pattern without one of its context words near
             match = text[start:end]
             token = recall(match, _UNSEEN)
             if token is _UNSEEN:

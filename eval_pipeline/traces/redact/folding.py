@@ -1,0 +1,207 @@
+r"""The text the recognizers read: decoded and folded, with a map back to the text as written.
+
+Personal data reaches the store spelled in ways a reader takes for the same value:
+``bob%40example.com`` (and ``bob%2540example.com``, encoded twice), ``bob\u0040example.com``,
+``bob&#64;example.com``, ``bob [at] example [dot] com``, ``４１１１ １１１１ …`` (full width),
+``4111 1111 …`` with non-breaking or narrow spaces, ``07700‑900123`` with a Unicode hyphen,
+digits with zero-width or bidi characters between them, ``card4111111111111111`` (glued to a
+word). ``fold`` gives the text the recognizers scan: percent-encoding (repeated) and ``\u``
+escapes decoded, HTML character references decoded, Unicode NFKC, zero-width and bidi
+controls removed, Unicode spaces and hyphens folded to ASCII, obfuscated e-mail ``at``/``dot``
+written as ``@``/``.``, a space put between a word and a 7-digit run glued to it.
+
+Each folding step rewrites matched pieces and keeps, per character of its output, the range
+of its input it came from (a piece whose length changed maps each output character to the
+whole piece); steps compose. ``Folded.original`` maps a match back to the text as written, so
+the redaction replaces what was written (``%40`` included) and leaves the rest as it was.
+
+Pure ASCII text without ``%``, ``&``, ``\``, ``[at]``-like brackets or `` dot `` and without
+a letter glued to 7 digits is left as it is, at the cost of one linear search
+(``needs_folding``: RE2 on long texts).
+"""
+
+import html
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from eval_pipeline.traces.redact.engines import compile_re2, occurs
+
+ROUNDS = 3
+"""Times the decoding step repeats (``%2540`` -> ``%40`` -> ``@``: percent-encoded twice)."""
+
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
+    + [*range(0x2060, 0x2065), *range(0x2066, 0x206A)]
+)
+"""Soft hyphen, zero-width characters, bidi embeddings, overrides and isolates: removed."""
+_FOLDS = str.maketrans(
+    {**{c: " " for c in "\u00a0\u1680\u2007\u202f\u205f\u3000"}, **dict.fromkeys(
+        map(chr, range(0x2000, 0x200B)), " "
+    ), **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"}}
+)
+"""Unicode spaces to a space, Unicode hyphens and dashes (and the minus sign) to ``-``."""
+
+_DECODE = re.compile(
+    r"(?:%[0-9A-Fa-f]{2})+|(?:\\u[0-9A-Fa-f]{4})+"
+    r"|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|[^\x00-\x7f]"
+)
+r"""What one decoding round rewrites: percent runs, ``\u`` runs, character references, and
+each character that is not ASCII (NFKC, invisible ones removed, spaces and hyphens folded)."""
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
+
+_AT = r"\s*[\[({<]\s*at\s*[\])}>]\s*|\s+at\s+"
+_DOT = r"\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+"
+_OBFUSCATED = re.compile(
+    rf"(?<![\w.+-])([\w.+-]{{1,64}})({_AT})(\w[\w-]{{0,62}}(?:(?:{_DOT}|\.)\w[\w-]{{0,62}}){{1,8}})",
+    re.IGNORECASE,
+)
+"""An e-mail address written with ``[at]``, ``(at)``, `` at `` and ``[dot]``, `` dot ``."""
+_OBFUSCATED_DOT = re.compile(_DOT, re.IGNORECASE)
+_HINT = re.compile(r"[\[({<]\s*(?:at|dot)\s*[\])}>]|\sdot\s", re.IGNORECASE)
+_TRIGGER = (
+    r"[%&\\]|[\[({<]\s*(?i:at|dot)\s*[\])}>]|\s(?i:dot)\s"
+    r"|[A-Za-z][0-9](?:[ ().-]{0,2}[0-9]){6}|[0-9](?:[ ().-]{0,2}[0-9]){6}[A-Za-z]"
+)
+"""Where folding may change an ASCII text: escapes, references, obfuscations, glued digits."""
+_TRIGGER_RE = re.compile(_TRIGGER)
+_TRIGGER_RE2 = compile_re2(_TRIGGER)
+
+_DIGITS7_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){6}(?=[^\W\d_])")
+_LETTER_THEN_DIGITS7 = re.compile(r"[^\W\d_](?=\d(?:[ ().-]{0,2}\d){6})")
+_WORD_BEFORE = re.compile(r"[^\W_]*$")
+_WORD_AFTER = re.compile(r"[^\W_]*")
+_IBAN_OR_HEX = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f]{12,}")
+"""Words a space is never put into: IBAN-shaped, or hex (hashes, ids, git SHAs)."""
+
+Piece = tuple[int, int, str]
+"""A rewrite: input start, input end, output text (start == end: an insertion)."""
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A folded text and, per character, the range of the written text it came from."""
+
+    text: str
+    lo: list[int]
+    hi: list[int]
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the written text that ``text[start:end]`` was read from."""
+        return self.lo[start], self.hi[end - 1]
+
+
+def needs_folding(text: str, data: bytes | None = None) -> bool:
+    """False when ``fold`` would return ``text`` unchanged (decided in one linear pass).
+
+    ``data``: ``text`` as ``engines.ascii_bytes`` gives it (then RE2 searches it).
+    """
+    if not text.isascii():
+        return True
+    if data is not None:
+        return occurs(_TRIGGER_RE2, data)
+    return _TRIGGER_RE.search(text) is not None
+
+
+def fold(text: str) -> Folded | None:
+    """``text`` as the recognizers read it, with its map; None when nothing changes."""
+    folded: Folded | None = None
+    current = text
+    for _ in range(ROUNDS):
+        pieces = _decoded_pieces(current)
+        if not pieces:
+            break
+        folded = _step(folded, current, pieces, len(text))
+        current = folded.text
+    for pieces_of in (_obfuscated_pieces, _glued):
+        pieces = pieces_of(current)
+        if pieces:
+            folded = _step(folded, current, pieces, len(text))
+            current = folded.text
+    return folded
+
+
+def _decoded_pieces(text: str) -> list[Piece]:
+    pieces: list[Piece] = []
+    for match in _DECODE.finditer(text):
+        written = match.group()
+        first = written[0]
+        if first == "%":
+            read = unquote(written, errors="replace")
+        elif first == "\\":
+            read = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written)
+        elif first == "&" and len(written) > 1:
+            read = html.unescape(written)
+        else:
+            read = unicodedata.normalize("NFKC", written.translate(_INVISIBLE)).translate(_FOLDS)
+        if read != written:
+            pieces.append((match.start(), match.end(), read))
+    return pieces
+
+
+def _obfuscated_pieces(text: str) -> list[Piece]:
+    if _HINT.search(text) is None:
+        return []
+    pieces: list[Piece] = []
+    for match in _OBFUSCATED.finditer(text):
+        local, at, domain = match.groups()
+        plain_domain = _OBFUSCATED_DOT.sub(".", domain)
+        if "@" not in at and not any(c in at for c in "[({<") and plain_domain == domain:
+            continue  # "look at example.com": a bare "at" counts only with a written "dot"
+        pieces.append((match.start(), match.end(), f"{local}@{plain_domain}"))
+    return pieces
+
+
+def _glued(text: str) -> list[Piece]:
+    """Spaces to insert between a word and a run of 7 digits glued to it."""
+    if text.isdigit():
+        return []
+    places = {m.end() for m in _LETTER_THEN_DIGITS7.finditer(text)}
+    places.update(m.end() for m in _DIGITS7_THEN_LETTER.finditer(text))
+    pieces: list[Piece] = []
+    for place in sorted(places):
+        before = _WORD_BEFORE.search(text, 0, place)
+        after = _WORD_AFTER.match(text, place)
+        word = (before.group() if before else "") + (after.group() if after else "")
+        if _IBAN_OR_HEX.fullmatch(word) or "@" in text[place : place + 40].split(" ", 1)[0]:
+            continue  # an IBAN, a hash or an e-mail address's local part
+        pieces.append((place, place, " "))
+    return pieces
+
+
+def _step(previous: Folded | None, text: str, pieces: list[Piece], size: int) -> Folded:
+    """``text`` rewritten by ``pieces`` (sorted, disjoint), its map composed with ``previous``."""
+    out: list[str] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    last = 0
+    for start, end, read in pieces:
+        out.append(text[last:start])
+        lo.extend(range(last, start))
+        hi.extend(range(last + 1, start + 1))
+        out.append(read)
+        if len(read) == end - start:
+            lo.extend(range(start, end))
+            hi.extend(range(start + 1, end + 1))
+        else:
+            lo.extend([start] * len(read))
+            hi.extend([end] * len(read))
+        last = end
+    out.append(text[last:])
+    lo.extend(range(last, len(text)))
+    hi.extend(range(last + 1, len(text) + 1))
+    if previous is not None:
+        lo, hi = _composed(previous, lo, hi, size)
+    return Folded("".join(out), lo, hi)
+
+
+def _composed(previous: Folded, lo: list[int], hi: list[int], size: int) -> tuple[list[int], list[int]]:
+    """Maps into ``previous.text`` turned into maps into the written text."""
+    before_lo, before_hi = previous.lo, previous.hi
+    count = len(before_lo)
+    at: Callable[[int], int] = lambda i: before_lo[i] if i < count else size  # noqa: E731
+    new_lo = [at(a) for a in lo]
+    new_hi = [before_hi[b - 1] if b > a else at(a) for a, b in zip(lo, hi, strict=True)]
+    return new_lo, new_hi
