@@ -36,7 +36,7 @@ _COMMON = {"name", "detector", "kind", "locales", "needs", "validator"}
 _FIELDS = _COMMON | {"pattern", "candidate"}
 _OPTIONAL = {"re2", "unchecked", "note"}
 _PRESIDIO_FIELDS = _COMMON | {"presidio"}
-_PRESIDIO_OPTIONAL = {"skip", "note"}
+_PRESIDIO_OPTIONAL = {"skip", "note", "not_after"}
 _COUNTRIES = {"us": "US", "uk": "GB", "in": "IN"}
 _FLAG_VALUES = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
 
@@ -59,6 +59,8 @@ class Recognizer:
     """For a costly ``validate``: the value once a text's checks are spent (``phones``)."""
     context: tuple[str, ...] = ()
     """Words (lower case) one of which must be near a match for it to count; empty: none."""
+    not_after: tuple[str, ...] = ()
+    """Words (lower case) that, written just before a match, make it something else."""
     source: str = "eval-pipeline"
     """Where the pattern comes from (``presidio-analyzer <version>: <class>``, or the product)."""
 
@@ -137,6 +139,7 @@ def _from_presidio(entry: Any, where: str, presidio: dict[str, Any]) -> list[Rec
                 candidate=presidio_candidate(pattern["regex"], flags),
                 validate=VALIDATORS[entry["validator"]],
                 context=context if weak else (),
+                not_after=tuple(str(word).lower() for word in entry.get("not_after") or ()),
                 source=f"{presidio['source']}: {entry['presidio']}",
             )
         )
@@ -156,9 +159,6 @@ def presidio_candidate(pattern: str, flags: int = 0) -> str:
         char = pattern[index]
         if char == "\\" and index + 1 < size:
             escape = pattern[index : index + 2]
-            if escape == "\\b" and not in_class:
-                index += 2
-                continue
             if escape in ("\\w", "\\d"):
                 inner = r"\pL\pN_" if escape == "\\w" else r"\pN"
                 out.append(inner if in_class else f"[{inner}]")

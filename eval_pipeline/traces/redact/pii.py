@@ -83,6 +83,14 @@ def _near(text: str, start: int, end: int, words: tuple[str, ...]) -> bool:
     return any(re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", around) for word in words)
 
 
+def _after(text: str, start: int, words: tuple[str, ...]) -> bool:
+    """True when ``text[:start]`` ends with one of ``words`` (then spaces, ``:`` or ``=``)."""
+    before = text[max(0, start - 24) : start].rstrip(" :=").lower()
+    return any(
+        before.endswith(word) and not before[: -len(word)][-1:].isalpha() for word in words
+    )
+
+
 class Tokeniser:
     """Replaces recognized values in text by stable keyed tokens, counting what it replaced."""
 
@@ -236,6 +244,7 @@ class Tokeniser:
         token_of = self.token
         costly = recognizer.unchecked is not None
         context = recognizer.context
+        not_after = recognizer.not_after
         out: list[Taken] = []
         append = out.append
         index, count = 0, len(taken)
@@ -247,6 +256,8 @@ class Tokeniser:
                 continue  # overlaps a match of a recognizer earlier in priority
             if context and not _near(text, start, end, context):
                 continue  # a weak pattern without one of its context words near
+            if not_after and _after(text, start, not_after):
+                continue  # "version 1.2.3.4"
             match = text[start:end]
             token = recall(match, _UNSEEN)
             if token is _UNSEEN:

@@ -27,9 +27,18 @@ from eval_pipeline_tests.traces.redact.generated_texts import TEXTS
 
 
 def test_policy_names_turn_on_recognizers_in_priority_order() -> None:
-    assert list(RECOGNIZERS) == ["credit_card", "iban", "email", "ssn", "phone"]
-    assert [r.kind for r in CATALOGUE] == ["CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE"]
-    assert recognizers_for(["phone", "email"]) == (RECOGNIZERS["email"] + RECOGNIZERS["phone"])
+    assert list(RECOGNIZERS) == [
+        "credit_card", "iban", "email", "ssn", "phone",
+        "uk_nhs", "uk_nino", "in_aadhaar", "in_pan", "ip_address", "fr_nir", "br_cpf",
+    ]  # fmt: skip
+    kinds = [r.kind for r in CATALOGUE]
+    assert kinds[:7] == ["CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE", "EMAIL"]
+    phone_email = [r for r in CATALOGUE if r.detector in ("phone", "email")]
+    assert recognizers_for(["phone", "email"]) == tuple(phone_email)
+    french = recognizers_for(RECOGNIZERS, ["FR"])
+    assert all({"any", "FR"} & set(r.locales) for r in french)
+    assert {r.detector for r in french} >= {"fr_nir", "phone"}
+    assert not {"uk_nhs", "br_cpf"} & {r.detector for r in french}
     national = RECOGNIZERS["phone"][1]
     assert national.unchecked is not None and national.locales == phones.REGIONS
 
