@@ -60,7 +60,11 @@ def _entry(name: str) -> dict[str, Any]:
     module = importlib.import_module("presidio_analyzer.predefined_recognizers")
     cls = getattr(module, name)
     recognizer = cls()
-    flags = [flag for flag in _FLAGS if recognizer.global_regex_flags & getattr(__import__("regex"), flag)]
+    flags = [
+        flag
+        for flag in _FLAGS
+        if recognizer.global_regex_flags & getattr(__import__("regex"), flag)
+    ]
     return {
         "presidio": name,
         "entity": recognizer.supported_entities[0],

@@ -33,14 +33,23 @@ ROUNDS = 3
 """Times the decoding step repeats (``%2540`` -> ``%40`` -> ``@``: percent-encoded twice)."""
 
 _INVISIBLE = dict.fromkeys(
-    [0x00AD, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
-    + [*range(0x2060, 0x2065), *range(0x2066, 0x206A)]
+    [
+        0x00AD,
+        0x180E,
+        0xFEFF,
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
+        *range(0x2066, 0x206A),
+    ]
 )
 """Soft hyphen, zero-width characters, bidi embeddings, overrides and isolates: removed."""
 _FOLDS = str.maketrans(
-    {**{c: " " for c in "\u00a0\u1680\u2007\u202f\u205f\u3000"}, **dict.fromkeys(
-        map(chr, range(0x2000, 0x200B)), " "
-    ), **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"}}
+    {
+        **{c: " " for c in "\u00a0\u1680\u2007\u202f\u205f\u3000"},
+        **dict.fromkeys(map(chr, range(0x2000, 0x200B)), " "),
+        **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"},
+    }
 )
 """Unicode spaces to a space, Unicode hyphens and dashes (and the minus sign) to ``-``."""
 
@@ -71,10 +80,10 @@ _TRIGGER_RE2 = compile_re2(_TRIGGER)
 
 _DIGITS7_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){6}(?=[^\W\d_])")
 _LETTER_THEN_DIGITS7 = re.compile(r"[^\W\d_](?=\d(?:[ ().-]{0,2}\d){6})")
-_WORD_BEFORE = re.compile(r"[^\W_]*$")
-_WORD_AFTER = re.compile(r"[^\W_]*")
-_IBAN_OR_HEX = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f]{12,}")
-"""Words a space is never put into: IBAN-shaped, or hex (hashes, ids, git SHAs)."""
+_WORD_BEFORE = re.compile(r"[\w-]*$")
+_WORD_AFTER = re.compile(r"[\w-]*")
+_IBAN_OR_HEX = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f-]{12,}")
+"""Words a space is never put into: IBAN-shaped, or hex (hashes, UUIDs, git SHAs)."""
 
 Piece = tuple[int, int, str]
 """A rewrite: input start, input end, output text (start == end: an insertion)."""
@@ -197,7 +206,9 @@ def _step(previous: Folded | None, text: str, pieces: list[Piece], size: int) ->
     return Folded("".join(out), lo, hi)
 
 
-def _composed(previous: Folded, lo: list[int], hi: list[int], size: int) -> tuple[list[int], list[int]]:
+def _composed(
+    previous: Folded, lo: list[int], hi: list[int], size: int
+) -> tuple[list[int], list[int]]:
     """Maps into ``previous.text`` turned into maps into the written text."""
     before_lo, before_hi = previous.lo, previous.hi
     count = len(before_lo)

@@ -8,10 +8,22 @@ not opted in is dropped from the part. Every replacement is recorded as ``path:K
 path in ``dropped``.
 """
 
+import re
+
 from eval_pipeline.traces.model import JsonValue, Message
 from eval_pipeline.traces.normalise.messages import new_message
 from eval_pipeline.traces.redact.pii import Tokeniser
 from eval_pipeline.traces.redact.policy import RedactionPolicy
+
+_DIGIT_GROUP = re.compile(r"[+(]?\d[\d ().-]{0,7}")
+
+
+def _digit_group(item: JsonValue) -> bool:
+    """True for a short group of digits: a piece of a number split across array elements."""
+    if type(item) is int:
+        return 0 <= item < 100_000_000
+    return type(item) is str and _DIGIT_GROUP.fullmatch(item) is not None
+
 
 _CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_response": "response"}
 
@@ -59,8 +71,41 @@ class Payloads:
                     out[key] = self.scrub(v, f"{path}.{key}", found)
             return out
         if isinstance(value, list):
-            return [self.scrub(v, path, found) for v in value]
+            out = [self.scrub(v, path, found) for v in value]
+            return self._joined(value, out, path, found) if len(value) > 1 else out
         return value
+
+    def _joined(
+        self, value: list[JsonValue], out: list[JsonValue], path: str, found: list[str]
+    ) -> list[JsonValue]:
+        """``out`` with numbers split across adjacent elements replaced.
+
+        ``["4111", "1111", ...]`` or ``[4111, 1111, ...]``: each run of short digit groups is
+        joined with spaces and scanned; every element a value found there spans becomes its
+        token.
+        """
+        runs: list[list[int]] = []
+        for index, item in enumerate(value):
+            if out[index] is item and _digit_group(item):
+                if runs and runs[-1][-1] == index - 1:
+                    runs[-1].append(index)
+                    continue
+                runs.append([index])
+        for run in runs:
+            if len(run) < 2:
+                continue
+            starts, pieces, at = [], [], 0
+            for index in run:
+                piece = str(value[index])
+                starts.append(at)
+                pieces.append(piece)
+                at += len(piece) + 1
+            for start, end, replacement, kinds in self._tokens.places(" ".join(pieces)):
+                for index, piece_start in zip(run, starts, strict=True):
+                    if piece_start < end and start < piece_start + len(str(value[index])):
+                        out[index] = replacement
+                found.extend(f"{path}:{kind}" for kind in kinds)
+        return out
 
     def _part(
         self,

@@ -26,14 +26,16 @@ import re
 
 from eval_pipeline.traces.redact import encodings, phones
 from eval_pipeline.traces.redact.catalogue import KINDS, Recognizer
-from eval_pipeline.traces.redact.folding import fold, needs_folding
 from eval_pipeline.traces.redact.engines import ExactPattern, Span, ascii_bytes, compile_re2, occurs
+from eval_pipeline.traces.redact.folding import fold, needs_folding
 from eval_pipeline.traces.redact.gate import Gate, holds_other_digits
 
 Taken = tuple[int, int, str, str]
 """A replaced match: start, end, its token and the token's kind."""
 Redacted = tuple[str, tuple[str, ...]]
 """A text with its personal data replaced, and the kinds replaced (one per match)."""
+Place = tuple[int, int, str, tuple[str, ...]]
+"""Where a text as written holds personal data: start, end, what replaces it, its kinds."""
 
 TOKEN_HEX = 24
 """Hex digits of a token: 96 bits of the keyed hash (version 2; version 1 had 10, 40 bits)."""
@@ -86,9 +88,7 @@ def _near(text: str, start: int, end: int, words: tuple[str, ...]) -> bool:
 def _after(text: str, start: int, words: tuple[str, ...]) -> bool:
     """True when ``text[:start]`` ends with one of ``words`` (then spaces, ``:`` or ``=``)."""
     before = text[max(0, start - 24) : start].rstrip(" :=").lower()
-    return any(
-        before.endswith(word) and not before[: -len(word)][-1:].isalpha() for word in words
-    )
+    return any(before.endswith(word) and not before[: -len(word)][-1:].isalpha() for word in words)
 
 
 class Tokeniser:
@@ -145,22 +145,7 @@ class Tokeniser:
 
     def _redacted(self, text: str, depth: int) -> Redacted:
         """``redact``'s result, uncached; ``depth``: base64 decodings around ``text``."""
-        data = ascii_bytes(text)
-        folded = fold(text) if needs_folding(text, data) else None
-        read = text if folded is None else folded.text
-        read_data = data if folded is None else ascii_bytes(read)
-        taken = self._taken(read, read_data) if _may_hold(read) else []
-        places: list[tuple[int, int, str, tuple[str, ...]]] = []
-        for start, end, token, kind in taken:
-            if folded is not None:
-                start, end = folded.original(start, end)
-            if places and start < places[-1][1]:  # one written piece read as two values
-                first, last, tokens, kinds = places.pop()
-                places.append((first, max(end, last), tokens + token, (*kinds, kind)))
-            else:
-                places.append((start, end, token, (kind,)))
-        if depth < _BASE64_DEPTH:
-            places = self._base64_runs(text, data, places, depth)
+        places = self.places(text, depth)
         if not places:
             return text, ()
         pieces: list[str] = []
@@ -173,13 +158,36 @@ class Tokeniser:
         pieces.append(text[last:])
         return "".join(pieces), tuple(found)
 
+    def places(self, text: str, depth: int = 0) -> list[Place]:
+        """Where ``text`` as written holds personal data, with what replaces it (sorted).
+
+        ``depth``: base64 decodings around ``text`` (runs are probed below ``_BASE64_DEPTH``).
+        """
+        data = ascii_bytes(text)
+        folded = fold(text) if needs_folding(text, data) else None
+        read = text if folded is None else folded.text
+        read_data = data if folded is None else ascii_bytes(read)
+        taken = self._taken(read, read_data) if _may_hold(read) else []
+        places: list[Place] = []
+        for start, end, token, kind in taken:
+            if folded is not None:
+                start, end = folded.original(start, end)
+            if places and start < places[-1][1]:  # one written piece read as two values
+                first, last, tokens, kinds = places.pop()
+                places.append((first, max(end, last), tokens + token, (*kinds, kind)))
+            else:
+                places.append((start, end, token, (kind,)))
+        if depth < _BASE64_DEPTH:
+            places = self._base64_runs(text, data, places, depth)
+        return places
+
     def _base64_runs(
         self,
         text: str,
         data: bytes | None,
-        places: list[tuple[int, int, str, tuple[str, ...]]],
+        places: list[Place],
         depth: int,
-    ) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    ) -> list[Place]:
         """``places`` plus each base64 run of ``text`` that decodes to text holding PII."""
         added = []
         for start, end in encodings.base64_runs(text, data):

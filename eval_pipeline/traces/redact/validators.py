@@ -129,8 +129,10 @@ def verhoeff_ok(digits: str) -> bool:
 
 
 def aadhaar(match: str) -> str | None:
-    """An Aadhaar number's 12 digits as Presidio checks them: first digit 2-9, Verhoeff, no
-    palindrome."""
+    """An Aadhaar number's 12 digits when Presidio's checks hold.
+
+    First digit 2-9, the Verhoeff check, not a palindrome.
+    """
     digits = _NON_DIGIT.sub("", match)
     if len(digits) != 12 or not digits.isascii() or digits[0] in "01" or digits == digits[::-1]:
         return None

@@ -1,7 +1,7 @@
-"""Decoded forms are scanned beside the plain text, always (issue 30).
+r"""Decoded forms are scanned beside the plain text, always (issue 30).
 
 Contract (``redact.pii``): a text holding both plain and escaped personal data has every
-value replaced: the escaped form (``%40``, ``\\u0040``, percent-encoded digits) is the same
+value replaced: the escaped form (``%40``, ``\u0040``, percent-encoded digits) is the same
 value to any reader, so it is scanned whether or not the plain text held something.
 """
 

@@ -2,7 +2,8 @@
 
 Contract (``redact.pii``): ``Tokeniser.redact`` gives, on any generated text, what the plain
 definition gives (``_reference`` below: each recognizer's pattern over the whole folded text,
-in catalogue order, mapped back to where it was written, a match kept when it overlaps no kept match and its validator accepts it,
+in catalogue order, mapped back to where it was written, a match kept when it overlaps no
+kept match and its validator accepts it,
 costly validators limited per text), whether the gate splits the text into chunks or not;
 tokens are the keyed HMAC of ``KIND:value``.
 """
