@@ -47,8 +47,9 @@ def base64_runs(text: str, data: bytes | None = None) -> list[tuple[int, int]]:
     """The spans of ``text`` that can be base64 of a text (sorted).
 
     The whole ``text`` when it is (``base64_form``), else runs of ``RUN`` or more base64
-    characters, padded, mixing upper and lower case (a long word is not base64). ``data``: ``text`` as ASCII bytes, when
-    ``engines.ascii_bytes`` gave them (RE2 then decides first whether any run is there).
+    characters, padded, mixing upper and lower case (a long word is not base64).
+    ``data``: ``text`` as ASCII bytes, when ``engines.ascii_bytes`` gave them (RE2 then
+    decides first whether any run is there).
     """
     if base64_form(text):
         return [(0, len(text))]
