@@ -10,7 +10,8 @@ catalogue; the file is committed, and a test regenerates it when Presidio is ins
 
 Run: ``python -m benchmarks.presidio_catalogue [--check]`` with ``presidio-analyzer``
 importable (``pip install presidio-analyzer==2.2.366`` in a separate environment will do;
-spaCy models are not needed: nothing here runs an NLP engine).
+spaCy models are not needed: nothing here runs an NLP engine). ``--readme`` rewrites the
+README's list of what is detected from the catalogue (``redact.detected``; no Presidio needed).
 """
 
 import argparse
@@ -92,11 +93,31 @@ def generate() -> str:
     return _HEADER.format(source=data["source"]) + body
 
 
+README = OUTPUT.parents[3] / "README.md"
+
+
+def write_readme() -> None:
+    """Replace the README's generated list of what is detected (or its placeholder)."""
+    from eval_pipeline.traces.redact.detected import BEGIN, END, detected_markdown
+
+    text = README.read_text(encoding="utf-8")
+    if BEGIN in text:
+        text = (
+            text[: text.index(BEGIN)] + "DETECTED_PLACEHOLDER" + text[text.index(END) + len(END) :]
+        )
+    README.write_text(text.replace("DETECTED_PLACEHOLDER", detected_markdown()), encoding="utf-8")
+    print(f"wrote {README}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the file (or, with ``--check``, exit 1 when it differs from a regeneration)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("--readme", action="store_true", help="rewrite the README's list")
     args = parser.parse_args(argv)
+    if args.readme:
+        write_readme()
+        return 0
     text = generate()
     if args.check:
         same = OUTPUT.read_text(encoding="utf-8") == text

@@ -28,7 +28,7 @@ from eval_pipeline.traces.redact.validators import VALIDATORS, Validator
 
 CATALOGUE_PATH = Path(__file__).with_name("recognizers.yaml")
 PRESIDIO_PATH = Path(__file__).with_name("presidio_recognizers.yaml")
-NEEDS = ("at_sign", "digit_run", "digit")
+NEEDS = ("at_sign", "digit_run", "digit", "non_ascii")
 """The cheap tests a recognizer may need a text to pass (``Tokeniser`` computes each once)."""
 CONTEXT_SCORE = 0.3
 """Presidio patterns scored below this, without a checksum, need a context word near."""
@@ -38,6 +38,8 @@ _OPTIONAL = {"re2", "unchecked", "note"}
 _PRESIDIO_FIELDS = _COMMON | {"presidio"}
 _PRESIDIO_OPTIONAL = {"skip", "note", "not_after"}
 _COUNTRIES = {"us": "US", "uk": "GB", "in": "IN"}
+_ESCAPE = re.compile(r"\\.")
+_ENDS_IN_DIGITS = re.compile(r"\[0-9\]\{(?:[2-9]|\d\d)\}\)*\\b$")
 _FLAG_VALUES = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
 
 
@@ -118,15 +120,19 @@ def _from_presidio(entry: Any, where: str, presidio: dict[str, Any]) -> list[Rec
     names = {p["name"] for p in source["patterns"]}
     if not skip <= names:
         raise CatalogueError(f"{where}.skip: no pattern {sorted(skip - names)} in Presidio's")
-    flags = 0
+    given = 0
     for flag in source["flags"]:
-        flags |= _FLAG_VALUES[flag]
+        given |= _FLAG_VALUES[flag]
     context = tuple(str(word).lower() for word in source["context"])
     found = []
     for pattern in source["patterns"]:
         if pattern["name"] in skip:
             continue
         weak = float(pattern["score"]) < CONTEXT_SCORE and not source["validate_result"]
+        regex = str(pattern["regex"])
+        # Without a letter or "." / "^" / "$" the flags change nothing (and IGNORECASE
+        # slows ``re``): digit patterns are compiled without them.
+        flags = given if re.search(r"[A-Za-z.^$]", _ESCAPE.sub("", regex)) else 0
         found.append(
             Recognizer(
                 name=f"{entry['name']}/{pattern['name']}",
@@ -134,9 +140,9 @@ def _from_presidio(entry: Any, where: str, presidio: dict[str, Any]) -> list[Rec
                 kind=str(entry["kind"]),
                 locales=tuple(map(str, entry["locales"])),
                 needs=str(entry["needs"]),
-                pattern=re.compile(pattern["regex"], flags),
-                re2=None,
-                candidate=presidio_candidate(pattern["regex"], flags),
+                pattern=re.compile(regex, flags),
+                re2=_re2_form(regex, flags),
+                candidate=presidio_candidate(regex, flags),
                 validate=VALIDATORS[entry["validator"]],
                 context=context if weak else (),
                 not_after=tuple(str(word).lower() for word in entry.get("not_after") or ()),
@@ -144,6 +150,20 @@ def _from_presidio(entry: Any, where: str, presidio: dict[str, Any]) -> list[Rec
             )
         )
     return found
+
+
+def _re2_form(pattern: str, flags: int) -> str | None:
+    r"""The RE2 form of a Presidio pattern without lookarounds, flags or ``\w`` (``engines``).
+
+    On ASCII text RE2's ``\b``, ``\d`` and classes match as Python's do; the whole match is
+    group 1. Such a pattern starts and ends at a ``\b`` beside a digit or letter, so a search
+    restarted at a match's last character finds no match starting there (``engines``).
+    """
+    if flags or "(?" in pattern.replace("(?:", "") or "\\w" in pattern:
+        return None
+    if not pattern.startswith("\\b") or _ENDS_IN_DIGITS.search(pattern) is None:
+        return None
+    return f"({pattern})"
 
 
 def presidio_candidate(pattern: str, flags: int = 0) -> str:

@@ -58,10 +58,13 @@ def base64_runs(text: str, data: bytes | None = None) -> list[tuple[int, int]]:
     return [
         match.span()
         for match in _RUN.finditer(text)
-        if len(match.group()) % 4 == 0
-        and not match.group().islower()
-        and not match.group().isupper()
+        if len(match.group()) % 4 == 0 and _mixed_case(match.group())
     ]
+
+
+def _mixed_case(run: str) -> bool:
+    """True when ``run`` has upper- and lower-case letters (base64 of text nearly always)."""
+    return run.lower() != run and run.upper() != run
 
 
 def base64_text(text: str) -> str | None:

@@ -8,7 +8,7 @@ digits with zero-width or bidi characters between them, ``card4111111111111111``
 word). ``fold`` gives the text the recognizers scan: percent-encoding (repeated) and ``\u``
 escapes decoded, HTML character references decoded, Unicode NFKC, zero-width and bidi
 controls removed, Unicode spaces and hyphens folded to ASCII, obfuscated e-mail ``at``/``dot``
-written as ``@``/``.``, a space put between a word and a 7-digit run glued to it.
+written as ``@``/``.``, a space put between a word and an 8-digit run glued to it.
 
 Each folding step rewrites matched pieces and keeps, per character of its output, the range
 of its input it came from (a piece whose length changed maps each output character to the
@@ -16,7 +16,7 @@ whole piece); steps compose. ``Folded.original`` maps a match back to the text a
 the redaction replaces what was written (``%40`` included) and leaves the rest as it was.
 
 Pure ASCII text without ``%``, ``&``, ``\``, ``[at]``-like brackets or `` dot `` and without
-a letter glued to 7 digits is left as it is, at the cost of one linear search
+a word glued to 8 digits is left as it is, at the cost of one linear search
 (``needs_folding``: RE2 on long texts).
 """
 
@@ -25,7 +25,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 from eval_pipeline.traces.redact.engines import compile_re2, occurs
 
@@ -70,17 +69,21 @@ _OBFUSCATED = re.compile(
 """An e-mail address written with ``[at]``, ``(at)``, `` at `` and ``[dot]``, `` dot ``."""
 _OBFUSCATED_DOT = re.compile(_DOT, re.IGNORECASE)
 _HINT = re.compile(r"[\[({<]\s*(?:at|dot)\s*[\])}>]|\sdot\s", re.IGNORECASE)
-_TRIGGER = (
-    r"[%&\\]|[\[({<]\s*(?i:at|dot)\s*[\])}>]|\s(?i:dot)\s"
-    r"|[A-Za-z][0-9](?:[ ().-]{0,2}[0-9]){6}|[0-9](?:[ ().-]{0,2}[0-9]){6}[A-Za-z]"
+_ESCAPES = (
+    r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&(?:#[0-9]|#[xX][0-9A-Fa-f]|[A-Za-z][A-Za-z0-9]{1,31};)"
 )
+_OBFUSCATIONS = r"[\[({<]\s*(?i:at|dot)\s*[\])}>]|\s(?i:dot)\s"
+_GLUES = r"[A-Za-z]{2}[0-9](?:[ ().-]{0,2}[0-9]){7}|[0-9](?:[ ().-]{0,2}[0-9]){7}[A-Za-z]"
+_TRIGGER = f"{_ESCAPES}|{_OBFUSCATIONS}|{_GLUES}"
 """Where folding may change an ASCII text: escapes, references, obfuscations, glued digits."""
 _TRIGGER_RE = re.compile(_TRIGGER)
 _TRIGGER_RE2 = compile_re2(_TRIGGER)
+_PASSES_RE2 = tuple(map(compile_re2, (_ESCAPES, _OBFUSCATIONS, _GLUES)))
+_WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
-_DIGITS7_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){6}(?=[^\W\d_])")
-_LETTER_THEN_DIGITS7 = re.compile(r"[^\W\d_](?=\d(?:[ ().-]{0,2}\d){6})")
-_WORD_BEFORE = re.compile(r"[\w-]*$")
+_DIGITS_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){7}(?=[^\W\d_])")
+_LETTERS_THEN_DIGITS = re.compile(r"[^\W\d_]{2}(?=\d(?:[ ().-]{0,2}\d){7})")
+"""A word (2 letters or more: ``v`` of ``v12.4.567`` is a version's) glued to 8 digits."""
 _WORD_AFTER = re.compile(r"[\w-]*")
 _IBAN_OR_HEX = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f-]{12,}")
 """Words a space is never put into: IBAN-shaped, or hex (hashes, UUIDs, git SHAs)."""
@@ -119,17 +122,29 @@ def fold(text: str) -> Folded | None:
     folded: Folded | None = None
     current = text
     for _ in range(ROUNDS):
-        pieces = _decoded_pieces(current)
+        pieces = _decoded_pieces(current) if _may_change(current, 0) else []
         if not pieces:
             break
         folded = _step(folded, current, pieces, len(text))
         current = folded.text
-    for pieces_of in (_obfuscated_pieces, _glued):
-        pieces = pieces_of(current)
+        if not any(c in read for _, _, read in pieces for c in "%&\\"):
+            break  # nothing decoded can be decoded again
+    for index, pieces_of in ((1, _obfuscated_pieces), (2, _glued)):
+        pieces = pieces_of(current) if _may_change(current, index) else []
         if pieces:
             folded = _step(folded, current, pieces, len(text))
             current = folded.text
     return folded
+
+
+def _may_change(text: str, step: int) -> bool:
+    """False when folding step ``step`` (decode, obfuscations, glued) cannot change ``text``.
+
+    Decided by RE2 on a long ASCII text; otherwise True (the step itself decides).
+    """
+    if len(text) < 256 or not text.isascii():
+        return True
+    return occurs(_PASSES_RE2[step], text.encode("ascii"))
 
 
 def _decoded_pieces(text: str) -> list[Piece]:
@@ -138,7 +153,7 @@ def _decoded_pieces(text: str) -> list[Piece]:
         written = match.group()
         first = written[0]
         if first == "%":
-            read = unquote(written, errors="replace")
+            read = bytes.fromhex(written.replace("%", "")).decode("utf-8", "replace")
         elif first == "\\":
             read = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written)
         elif first == "&" and len(written) > 1:
@@ -164,16 +179,16 @@ def _obfuscated_pieces(text: str) -> list[Piece]:
 
 
 def _glued(text: str) -> list[Piece]:
-    """Spaces to insert between a word and a run of 7 digits glued to it."""
+    """Spaces to insert between a word and a run of 8 digits glued to it."""
     if text.isdigit():
         return []
-    places = {m.end() for m in _LETTER_THEN_DIGITS7.finditer(text)}
-    places.update(m.end() for m in _DIGITS7_THEN_LETTER.finditer(text))
+    places = {m.end() for m in _LETTERS_THEN_DIGITS.finditer(text)}
+    places.update(m.end() for m in _DIGITS_THEN_LETTER.finditer(text))
     pieces: list[Piece] = []
     for place in sorted(places):
-        before = _WORD_BEFORE.search(text, 0, place)
-        after = _WORD_AFTER.match(text, place)
-        word = (before.group() if before else "") + (after.group() if after else "")
+        window = text[max(0, place - 64) : place]
+        after = _WORD_AFTER.match(text, place, place + 64)
+        word = window[len(window.rstrip(_WORD_CHARS)) :] + (after.group() if after else "")
         if _IBAN_OR_HEX.fullmatch(word) or "@" in text[place : place + 40].split(" ", 1)[0]:
             continue  # an IBAN, a hash or an e-mail address's local part
         pieces.append((place, place, " "))

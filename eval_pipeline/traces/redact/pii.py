@@ -79,10 +79,21 @@ def _may_hold(text: str) -> bool:
     return "@" in text or _DIGIT.search(text) is not None
 
 
-def _near(text: str, start: int, end: int, words: tuple[str, ...]) -> bool:
-    """True when one of ``words`` (lower case) is written near ``text[start:end]``."""
-    around = text[max(0, start - _CONTEXT_CHARS) : end + _CONTEXT_CHARS].lower()
-    return any(re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", around) for word in words)
+def _context_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One of ``words`` as a word of its own, in any case."""
+    alternatives = "|".join(map(re.escape, words))
+    return re.compile(rf"(?<![a-z])(?:{alternatives})(?![a-z])", re.IGNORECASE)
+
+
+def _near(text: str, start: int, end: int, context: re.Pattern[str]) -> bool:
+    """True when a ``context`` word is written near ``text[start:end]``."""
+    return context.search(text, max(0, start - _CONTEXT_CHARS), end + _CONTEXT_CHARS) is not None
+
+
+_OTHER_DIGITS = {
+    code: "0" for code in range(128, 0x20000) if chr(code).isdecimal()
+}  # fmt: skip
+"""Decimal digits of other scripts -> ``0``: how the gate's candidates (ASCII) see them."""
 
 
 def _after(text: str, start: int, words: tuple[str, ...]) -> bool:
@@ -99,6 +110,8 @@ class Tokeniser:
     ) -> None:
         self._recognizers = recognizers
         self._exact = tuple(ExactPattern(r.pattern, r.re2) for r in recognizers)
+        self._context = {r.name: _context_pattern(r.context) for r in recognizers if r.context}
+        """Per recognizer needing one: its context words (a text without any is skipped)."""
         self._gate = gate or Gate(recognizers)
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         """HMAC-SHA256 with the key set up once; each token hashes a copy (``hmac.digest``
@@ -190,8 +203,11 @@ class Tokeniser:
     ) -> list[Place]:
         """``places`` plus each base64 run of ``text`` that decodes to text holding PII."""
         added = []
-        for start, end in encodings.base64_runs(text, data):
-            if any(s < end and start < e for s, e, _, _ in places):
+        index, count = 0, len(places)
+        for start, end in encodings.base64_runs(text, data):  # both sorted: one pass
+            while index < count and places[index][1] <= start:
+                index += 1
+            if index < count and places[index][0] < end:
                 continue
             plain = encodings.base64_text(text[start:end])
             if plain is None:
@@ -208,25 +224,31 @@ class Tokeniser:
         """
         hot = None  # None: every recognizer scans the whole text
         which = None  # None: every recognizer may match
-        if not holds_other_digits(text):
-            if len(text) > self._gate.chunk:
-                hot = self._gate.hot_spans(text)
-                if not hot:
-                    return []
-            else:
-                which = self._gate.which(text)
-                if not which:
-                    return []
+        # The candidates read ASCII digits: other scripts' digits are shown to them as "0"
+        # (same length: positions hold).
+        seen = text.translate(_OTHER_DIGITS) if holds_other_digits(text) else text
+        if len(text) > self._gate.chunk:
+            hot = self._gate.hot_spans(seen)
+            if not hot:
+                return []
+        else:
+            which = self._gate.which(seen)
+            if not which:
+                return []
         passes = {
             "at_sign": "@" in text,
             "digit_run": _digit_run(text, data),
             "digit": _DIGIT.search(text) is not None,
+            "non_ascii": "@" in text and not text.isascii(),
         }
         self._lookups_left = phones.LOOKUPS_PER_TEXT
         taken: list[Taken] = []  # sorted, non-overlapping
         for recognizer, exact in zip(self._recognizers, self._exact, strict=True):
             if which is not None and recognizer.name not in which:
                 continue
+            context = self._context.get(recognizer.name)
+            if context is not None and context.search(text) is None:
+                continue  # a weak pattern, and none of its context words anywhere
             spans = None if hot is None else hot.get(recognizer.name)
             if passes[recognizer.needs] and (hot is None or spans is not None):
                 found = exact.spans(text, data, spans)
@@ -251,7 +273,7 @@ class Tokeniser:
         validate = recognizer.validate
         token_of = self.token
         costly = recognizer.unchecked is not None
-        context = recognizer.context
+        context = self._context.get(recognizer.name)
         not_after = recognizer.not_after
         out: list[Taken] = []
         append = out.append

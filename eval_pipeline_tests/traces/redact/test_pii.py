@@ -51,7 +51,12 @@ def _reference(written: str) -> tuple[str, tuple[str, ...]]:
     folded = fold(written)
     text = written if folded is None else folded.text
     digit_run = re.search(r"\d(?:[ ().-]{0,2}\d){6}", text) is not None
-    passes = {"at_sign": "@" in text, "digit_run": digit_run, "digit": bool(re.search(r"\d", text))}
+    passes = {
+        "at_sign": "@" in text,
+        "digit_run": digit_run,
+        "digit": bool(re.search(r"\d", text)),
+        "non_ascii": "@" in text and not text.isascii(),
+    }
     lookups = phones.LOOKUPS_PER_TEXT
     checked: dict[tuple[str, str], str | None] = {}
     taken: list[tuple[int, int, str, str]] = []
