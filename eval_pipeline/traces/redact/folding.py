@@ -10,10 +10,11 @@ escapes decoded, HTML character references decoded, Unicode NFKC, zero-width and
 controls removed, Unicode spaces and hyphens folded to ASCII, obfuscated e-mail ``at``/``dot``
 written as ``@``/``.``, a space put between a word and an 8-digit run glued to it.
 
-Each folding step rewrites matched pieces and keeps, per character of its output, the range
-of its input it came from (a piece whose length changed maps each output character to the
-whole piece); steps compose. ``Folded.original`` maps a match back to the text as written, so
-the redaction replaces what was written (``%40`` included) and leaves the rest as it was.
+Each folding step rewrites matched pieces and keeps, per segment of its output, the range
+of its input it came from (a piece whose length changed maps each of its output characters to
+the whole piece): a map the size of the pieces, looked up by bisection; steps compose.
+``Folded.original`` maps a match back to the text as written, so the redaction replaces what
+was written (``%40`` included) and leaves the rest as it was.
 
 Pure ASCII text without ``%``, ``&``, ``\``, ``[at]``-like brackets or `` dot `` and without
 a word glued to 8 digits is left as it is, at the cost of one linear search
@@ -23,7 +24,7 @@ a word glued to 8 digits is left as it is, at the cost of one linear search
 import html
 import re
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from eval_pipeline.traces.redact.engines import compile_re2, occurs
@@ -92,17 +93,57 @@ Piece = tuple[int, int, str]
 """A rewrite: input start, input end, output text (start == end: an insertion)."""
 
 
+class StepMap:
+    """One folding step's map: its output in segments, each copied or read from a piece.
+
+    Segment ``k`` starts at ``out_starts[k]`` in the output and came from
+    ``[in_starts[k], in_ends[k])`` of the input: character by character when ``copied[k]``,
+    else as a whole (a decoded escape, a folded character, an inserted space).
+    """
+
+    def __init__(self) -> None:
+        self.out_starts: list[int] = []
+        self.in_starts: list[int] = []
+        self.in_ends: list[int] = []
+        self.copied: list[bool] = []
+
+    def add(self, out_start: int, in_start: int, in_end: int, copied: bool) -> None:
+        """Append the next segment."""
+        self.out_starts.append(out_start)
+        self.in_starts.append(in_start)
+        self.in_ends.append(in_end)
+        self.copied.append(copied)
+
+    def lo(self, index: int) -> int:
+        """Where output character ``index`` starts in the input."""
+        k = bisect_right(self.out_starts, index) - 1
+        if self.copied[k]:
+            return self.in_starts[k] + index - self.out_starts[k]
+        return self.in_starts[k]
+
+    def hi(self, index: int) -> int:
+        """Where output character ``index`` ends in the input."""
+        k = bisect_right(self.out_starts, index) - 1
+        if self.copied[k]:
+            return self.in_starts[k] + index - self.out_starts[k] + 1
+        return self.in_ends[k]
+
+
 @dataclass(frozen=True)
 class Folded:
-    """A folded text and, per character, the range of the written text it came from."""
+    """A folded text and the maps of the steps that made it (written text first)."""
 
     text: str
-    lo: list[int]
-    hi: list[int]
+    steps: tuple[StepMap, ...]
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The span of the written text that ``text[start:end]`` was read from."""
-        return self.lo[start], self.hi[end - 1]
+        lo, hi = start, end
+        for step in reversed(self.steps):
+            new_lo = step.lo(lo)
+            new_hi = step.hi(hi - 1) if hi > lo else new_lo
+            lo, hi = new_lo, max(new_hi, new_lo)
+        return lo, hi
 
 
 def needs_folding(text: str, data: bytes | None = None) -> bool:
@@ -125,14 +166,14 @@ def fold(text: str) -> Folded | None:
         pieces = _decoded_pieces(current) if _may_change(current, 0) else []
         if not pieces:
             break
-        folded = _step(folded, current, pieces, len(text))
+        folded = _step(folded, current, pieces)
         current = folded.text
         if not any(c in read for _, _, read in pieces for c in "%&\\"):
             break  # nothing decoded can be decoded again
     for index, pieces_of in ((1, _obfuscated_pieces), (2, _glued)):
         pieces = pieces_of(current) if _may_change(current, index) else []
         if pieces:
-            folded = _step(folded, current, pieces, len(text))
+            folded = _step(folded, current, pieces)
             current = folded.text
     return folded
 
@@ -195,39 +236,26 @@ def _glued(text: str) -> list[Piece]:
     return pieces
 
 
-def _step(previous: Folded | None, text: str, pieces: list[Piece], size: int) -> Folded:
-    """``text`` rewritten by ``pieces`` (sorted, disjoint), its map composed with ``previous``."""
+def _step(previous: Folded | None, text: str, pieces: list[Piece]) -> Folded:
+    """``text`` rewritten by ``pieces`` (sorted, disjoint), after ``previous``'s steps.
+
+    Costs time in the number of pieces, not the text's length (beyond the join).
+    """
     out: list[str] = []
-    lo: list[int] = []
-    hi: list[int] = []
-    last = 0
+    step = StepMap()
+    last = at = 0
     for start, end, read in pieces:
-        out.append(text[last:start])
-        lo.extend(range(last, start))
-        hi.extend(range(last + 1, start + 1))
+        if start > last:
+            out.append(text[last:start])
+            step.add(at, last, start, True)
+            at += start - last
         out.append(read)
-        if len(read) == end - start:
-            lo.extend(range(start, end))
-            hi.extend(range(start + 1, end + 1))
-        else:
-            lo.extend([start] * len(read))
-            hi.extend([end] * len(read))
+        if read:
+            step.add(at, start, end, len(read) == end - start)
+            at += len(read)
         last = end
-    out.append(text[last:])
-    lo.extend(range(last, len(text)))
-    hi.extend(range(last + 1, len(text) + 1))
-    if previous is not None:
-        lo, hi = _composed(previous, lo, hi, size)
-    return Folded("".join(out), lo, hi)
-
-
-def _composed(
-    previous: Folded, lo: list[int], hi: list[int], size: int
-) -> tuple[list[int], list[int]]:
-    """Maps into ``previous.text`` turned into maps into the written text."""
-    before_lo, before_hi = previous.lo, previous.hi
-    count = len(before_lo)
-    at: Callable[[int], int] = lambda i: before_lo[i] if i < count else size  # noqa: E731
-    new_lo = [at(a) for a in lo]
-    new_hi = [before_hi[b - 1] if b > a else at(a) for a, b in zip(lo, hi, strict=True)]
-    return new_lo, new_hi
+    if last < len(text) or not step.out_starts:
+        out.append(text[last:])
+        step.add(at, last, len(text), True)
+    steps = (step,) if previous is None else (*previous.steps, step)
+    return Folded("".join(out), steps)

@@ -24,6 +24,8 @@ import hashlib
 import hmac
 import re
 
+from re2 import _re2
+
 from eval_pipeline.traces.redact import encodings, phones
 from eval_pipeline.traces.redact.catalogue import KINDS, Recognizer
 from eval_pipeline.traces.redact.engines import ExactPattern, Span, ascii_bytes, compile_re2, occurs
@@ -85,6 +87,12 @@ def _context_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z])(?:{alternatives})(?![a-z])", re.IGNORECASE)
 
 
+def _context_re2(words: tuple[str, ...]) -> "_re2.RE2":
+    """``_context_pattern`` for RE2 (ASCII bytes): the boundaries consumed."""
+    alternatives = "|".join(map(re.escape, words))
+    return compile_re2(f"(?i)(?:^|[^a-z])(?:{alternatives})(?:$|[^a-z])")
+
+
 def _near(text: str, start: int, end: int, context: re.Pattern[str]) -> bool:
     """True when a ``context`` word is written near ``text[start:end]``."""
     return context.search(text, max(0, start - _CONTEXT_CHARS), end + _CONTEXT_CHARS) is not None
@@ -112,6 +120,7 @@ class Tokeniser:
         self._exact = tuple(ExactPattern(r.pattern, r.re2) for r in recognizers)
         self._context = {r.name: _context_pattern(r.context) for r in recognizers if r.context}
         """Per recognizer needing one: its context words (a text without any is skipped)."""
+        self._context_re2 = {r.context: _context_re2(r.context) for r in recognizers if r.context}
         self._gate = gate or Gate(recognizers)
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         """HMAC-SHA256 with the key set up once; each token hashes a copy (``hmac.digest``
@@ -162,14 +171,14 @@ class Tokeniser:
         if not places:
             return text, ()
         pieces: list[str] = []
-        found: list[str] = []
+        append = pieces.append
         last = 0
-        for start, end, replacement, kinds in places:
-            pieces += (text[last:start], replacement)
-            found += kinds
+        for start, end, replacement, _ in places:
+            append(text[last:start])
+            append(replacement)
             last = end
-        pieces.append(text[last:])
-        return "".join(pieces), tuple(found)
+        append(text[last:])
+        return "".join(pieces), tuple([kind for place in places for kind in place[3]])
 
     def places(self, text: str, depth: int = 0) -> list[Place]:
         """Where ``text`` as written holds personal data, with what replaces it (sorted).
@@ -181,15 +190,17 @@ class Tokeniser:
         read = text if folded is None else folded.text
         read_data = data if folded is None else ascii_bytes(read)
         taken = self._taken(read, read_data) if _may_hold(read) else []
-        places: list[Place] = []
-        for start, end, token, kind in taken:
-            if folded is not None:
+        if folded is None:  # the usual case: matches are where they were read
+            places: list[Place] = [(s, e, token, (kind,)) for s, e, token, kind in taken]
+        else:
+            places = []
+            for start, end, token, kind in taken:
                 start, end = folded.original(start, end)
-            if places and start < places[-1][1]:  # one written piece read as two values
-                first, last, tokens, kinds = places.pop()
-                places.append((first, max(end, last), tokens + token, (*kinds, kind)))
-            else:
-                places.append((start, end, token, (kind,)))
+                if places and start < places[-1][1]:  # one written piece read as two values
+                    first, last, tokens, kinds = places.pop()
+                    places.append((first, max(end, last), tokens + token, (*kinds, kind)))
+                else:
+                    places.append((start, end, token, (kind,)))
         if depth < _BASE64_DEPTH:
             places = self._base64_runs(text, data, places, depth)
         return places
@@ -242,19 +253,38 @@ class Tokeniser:
             "non_ascii": "@" in text and not text.isascii(),
         }
         self._lookups_left = phones.LOOKUPS_PER_TEXT
+        contexts: dict[tuple[str, ...], bool] = {}  # context words -> whether in ``text``
         taken: list[Taken] = []  # sorted, non-overlapping
         for recognizer, exact in zip(self._recognizers, self._exact, strict=True):
             if which is not None and recognizer.name not in which:
                 continue
-            context = self._context.get(recognizer.name)
-            if context is not None and context.search(text) is None:
-                continue  # a weak pattern, and none of its context words anywhere
             spans = None if hot is None else hot.get(recognizer.name)
-            if passes[recognizer.needs] and (hot is None or spans is not None):
-                found = exact.spans(text, data, spans)
-                if found:
-                    taken = self._claimed(taken, recognizer, text, found)
+            if not passes[recognizer.needs] or (hot is not None and spans is None):
+                continue
+            if recognizer.context and not self._has_context(recognizer, text, data, contexts):
+                continue  # a weak pattern, and none of its context words anywhere
+            found = exact.spans(text, data, spans)
+            if found:
+                taken = self._claimed(taken, recognizer, text, found)
         return taken
+
+    def _has_context(
+        self,
+        recognizer: Recognizer,
+        text: str,
+        data: bytes | None,
+        contexts: dict[tuple[str, ...], bool],
+    ) -> bool:
+        """True when one of ``recognizer``'s context words is in ``text`` (kept per text)."""
+        words = recognizer.context
+        found = contexts.get(words)
+        if found is None:
+            if data is not None:
+                found = occurs(self._context_re2[words], data)
+            else:
+                found = self._context[recognizer.name].search(text) is not None
+            contexts[words] = found
+        return found
 
     def _claimed(
         self, taken: list[Taken], recognizer: Recognizer, text: str, found: list[Span]
