@@ -15,13 +15,18 @@ from eval_pipeline.traces.normalise.messages import new_message
 from eval_pipeline.traces.redact.pii import Tokeniser
 from eval_pipeline.traces.redact.policy import RedactionPolicy
 
+_JOINED_KINDS = frozenset({"CARD", "IBAN", "UK_NHS", "IN_AADHAAR", "BR_CPF", "FR_NIR"})
+"""Kinds found in joined array elements: those with a checksum (grouped digits alone would
+make a phone of any list of numbers; a list starting ``+``, ``(`` or ``0`` may be a phone)."""
 _DIGIT_GROUP = re.compile(r"[+(]?\d[\d ().-]{0,7}")
 
 
 def _digit_group(item: JsonValue) -> bool:
-    """True for a short group of digits: a piece of a number split across array elements."""
-    if type(item) is int:
-        return 0 <= item < 100_000_000
+    """True for a string holding a short group of digits: a piece of a split number.
+
+    JSON numbers are not joined: ``[10000, 15000, 20000]`` is data, and any 13 digits or more
+    pass Luhn one time in ten.
+    """
     return type(item) is str and _DIGIT_GROUP.fullmatch(item) is not None
 
 
@@ -80,9 +85,9 @@ class Payloads:
     ) -> list[JsonValue]:
         """``out`` with numbers split across adjacent elements replaced.
 
-        ``["4111", "1111", ...]`` or ``[4111, 1111, ...]``: each run of short digit groups is
+        ``["4111", "1111", ...]``: each run of strings of short digit groups is
         joined with spaces and scanned; every element a value found there spans becomes its
-        token.
+        token (values with a checksum; phones too in strings starting ``+``, ``(`` or ``0``).
         """
         runs: list[list[int]] = []
         for index, item in enumerate(value):
@@ -100,7 +105,11 @@ class Payloads:
                 starts.append(at)
                 pieces.append(piece)
                 at += len(piece) + 1
+            first = pieces[0]
+            phone_like = first.startswith(("+", "(", "0"))
             for start, end, replacement, kinds in self._tokens.places(" ".join(pieces)):
+                if not _JOINED_KINDS.issuperset(kinds) and not phone_like:
+                    continue  # [85, 90, 88, 92]: data, not a number written in groups
                 for index, piece_start in zip(run, starts, strict=True):
                     if piece_start < end and start < piece_start + len(str(value[index])):
                         out[index] = replacement

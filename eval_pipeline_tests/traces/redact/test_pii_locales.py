@@ -4,7 +4,7 @@ Contract (issue 30): a seeded corpus of valid values (``pii_values``: e-mail add
 script, E.164 and national phones, cards, IBANs of five countries, US SSNs, UK NHS numbers and
 NINOs, French NIRs, Aadhaar numbers, PANs, CPFs, IP addresses), each written plainly and in
 every obfuscated form that fits it, and each placed in a span name, a span attribute, tool
-arguments and results (JSON, numbers also split across array elements), an input message, an
+arguments and results (JSON, numbers also split across array elements as strings), an input message, an
 event attribute and a resource attribute, is ingested under ``keep-tools``: no stored byte
 holds a value as written, plainly, or without its separators. A clean corpus (cities,
 versions, dates, times, UUIDs, git SHAs, prices, order numbers) is left as written but for a
@@ -67,7 +67,6 @@ def _document(items: list[tuple[str, str, str, str]]) -> bytes:
         arguments = {"to": written, "note": f"for {written}"}
         if groups:
             arguments["groups"] = groups
-            arguments["numbers"] = [int(g) for g in groups]
         messages = [{"role": "user", "parts": [{"type": "text", "content": f"I am {written}"}]}]
         span = {
             "traceId": trace,
