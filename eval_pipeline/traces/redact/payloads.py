@@ -76,8 +76,8 @@ class Payloads:
                     out[key] = self.scrub(v, f"{path}.{key}", found)
             return out
         if isinstance(value, list):
-            out = [self.scrub(v, path, found) for v in value]
-            return self._joined(value, out, path, found) if len(value) > 1 else out
+            items = [self.scrub(v, path, found) for v in value]
+            return self._joined(value, items, path, found) if len(value) > 1 else items
         return value
 
     def _joined(
