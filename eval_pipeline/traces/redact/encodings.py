@@ -1,41 +1,21 @@
-r"""The encoded forms of a text a reader decodes: percent-encoding, ``\u`` escapes, base64.
+r"""Base64 in a text: the whole text (how the decoders keep OTLP ``bytesValue``) or runs in it.
 
-Personal data written ``ada%40example.com`` or ``ada\u0040example.com`` is the same address
-to any reader (``folding`` decodes those, mapping matches back), and the decoders keep OTLP
-``bytesValue`` as base64: the tokeniser decodes base64 texts, and base64 runs inside longer
-texts, and scans what they hold (``pii.Tokeniser.redact``).
+Percent-encoding, ``\u`` escapes and character references are decoded by ``folding`` (which
+maps matches back to where they were written); base64 is probed here: the tokeniser decodes
+base64 texts, and base64 runs inside longer texts, and scans what they hold
+(``pii.Tokeniser.redact``).
 """
 
 import base64
 import re
-from urllib.parse import unquote
 
 from eval_pipeline.traces.redact.engines import compile_re2, occurs
 
-_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 RUN = 16
 """Characters of the shortest base64 run probed inside a longer text (12 bytes)."""
 _RUN_RE2 = compile_re2(rf"[A-Za-z0-9+/]{{{RUN}}}")
 _RUN = re.compile(rf"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{{{RUN},}}={{0,2}}(?![A-Za-z0-9+/=])")
-
-
-def has_backslash_u(text: str) -> bool:
-    r"""True when ``text`` holds ``\u`` (a one-character search first: it is far cheaper)."""
-    return "\\" in text and "\\u" in text
-
-
-def holds_escape(text: str) -> bool:
-    r"""True when ``text`` holds a percent-encoded byte or a ``\u`` escape."""
-    return _ESCAPED.search(text) is not None
-
-
-def unescaped(text: str) -> str:
-    r"""``text`` with percent-encoding and ``\u`` escapes decoded (what a reader sees)."""
-    if has_backslash_u(text):
-        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    return unquote(text, errors="replace") if "%" in text else text
 
 
 def base64_form(text: str) -> bool:
