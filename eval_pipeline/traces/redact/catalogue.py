@@ -28,7 +28,7 @@ from eval_pipeline.traces.redact.validators import VALIDATORS, Validator
 
 CATALOGUE_PATH = Path(__file__).with_name("recognizers.yaml")
 PRESIDIO_PATH = Path(__file__).with_name("presidio_recognizers.yaml")
-NEEDS = ("at_sign", "digit_run", "digit", "non_ascii")
+NEEDS = ("at_sign", "digit_run", "digits4", "non_ascii")
 """The cheap tests a recognizer may need a text to pass (``Tokeniser`` computes each once)."""
 CONTEXT_SCORE = 0.3
 """Presidio patterns scored below this, without a checksum, need a context word near."""

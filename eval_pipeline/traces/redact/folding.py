@@ -80,13 +80,11 @@ _TRIGGER = f"{_ESCAPES}|{_OBFUSCATIONS}|{_GLUES}"
 _TRIGGER_RE = re.compile(_TRIGGER)
 _TRIGGER_RE2 = compile_re2(_TRIGGER)
 _PASSES_RE2 = tuple(map(compile_re2, (_ESCAPES, _OBFUSCATIONS, _GLUES)))
-_WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 _DIGITS_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){7}(?=[^\W\d_])")
 _LETTERS_THEN_DIGITS = re.compile(r"[^\W\d_]{2}(?=\d(?:[ ().-]{0,2}\d){7})")
 """A word (2 letters or more: ``v`` of ``v12.4.567`` is a version's) glued to 8 digits."""
-_WORD_AFTER = re.compile(r"[\w-]*")
-_IBAN_OR_HEX = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f-]{12,}")
+_KEPT_WORD = re.compile(r"(?<![\w-])(?:[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f-]{12,})(?![\w-])")
 """Words a space is never put into: IBAN-shaped, or hex (hashes, UUIDs, git SHAs)."""
 
 Piece = tuple[int, int, str]
@@ -225,13 +223,17 @@ def _glued(text: str) -> list[Piece]:
         return []
     places = {m.end() for m in _LETTERS_THEN_DIGITS.finditer(text)}
     places.update(m.end() for m in _DIGITS_THEN_LETTER.finditer(text))
+    if not places:
+        return []
+    kept = [(m.start(), m.end()) for m in _KEPT_WORD.finditer(text)]  # sorted, disjoint
     pieces: list[Piece] = []
     for place in sorted(places):
-        window = text[max(0, place - 64) : place]
-        after = _WORD_AFTER.match(text, place, place + 64)
-        word = window[len(window.rstrip(_WORD_CHARS)) :] + (after.group() if after else "")
-        if _IBAN_OR_HEX.fullmatch(word) or "@" in text[place : place + 40].split(" ", 1)[0]:
-            continue  # an IBAN, a hash or an e-mail address's local part
+        index = bisect_right(kept, (place, len(text))) - 1
+        if index >= 0 and kept[index][0] < place < kept[index][1]:
+            continue  # inside an IBAN or a hex word (a hash, a UUID)
+        at = text.find("@", place, place + 40)
+        if at >= 0 and " " not in text[place:at]:
+            continue  # an e-mail address's local part
         pieces.append((place, place, " "))
     return pieces
 

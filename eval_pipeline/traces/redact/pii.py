@@ -45,7 +45,10 @@ _TOKEN = re.compile(rf"\[(?:{'|'.join(KINDS)}):([0-9a-f]{{{TOKEN_HEX}}})\]")
 _DIGIT_RUN = re.compile(r"\d(?:[ ().-]{0,2}\d){6}")
 """7 digits close together: what every recognizer that ``needs: digit_run`` matches."""
 _DIGIT_RUN_RE2 = compile_re2(r"[0-9](?:[ ().-]{0,2}[0-9]){6}")
-_DIGIT = re.compile(r"\d")
+_DIGITS4 = re.compile(r"\d(?:\D{0,2}\d){3}")
+"""4 digits close together: what the recognizers that ``needs: digits4`` match (a NINO's
+pairs, a PAN's 4, an IP address's octets)."""
+_DIGITS4_RE2 = compile_re2(r"[0-9](?:[^0-9]{0,2}[0-9]){3}")
 _CONTEXT_CHARS = 48
 """Characters either side of a match searched for its recognizer's context words."""
 _BASE64_DEPTH = 2
@@ -76,9 +79,16 @@ def _digit_run(text: str, data: bytes | None) -> bool:
     return occurs(_DIGIT_RUN_RE2, data)
 
 
-def _may_hold(text: str) -> bool:
+def _digits4(text: str, data: bytes | None) -> bool:
+    """True when ``text`` holds 4 digits close together (``data``: as ``ascii_bytes`` gives)."""
+    if data is None:
+        return _DIGITS4.search(text) is not None
+    return occurs(_DIGITS4_RE2, data)
+
+
+def _may_hold(text: str, data: bytes | None) -> bool:
     """False when no recognizer can match ``text`` (as folded; decided cheaply)."""
-    return "@" in text or _DIGIT.search(text) is not None
+    return "@" in text or _digits4(text, data)
 
 
 def _context_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
@@ -189,7 +199,7 @@ class Tokeniser:
         folded = fold(text) if needs_folding(text, data) else None
         read = text if folded is None else folded.text
         read_data = data if folded is None else ascii_bytes(read)
-        taken = self._taken(read, read_data) if _may_hold(read) else []
+        taken = self._taken(read, read_data) if _may_hold(read, read_data) else []
         if folded is None:  # the usual case: matches are where they were read
             places: list[Place] = [(s, e, token, (kind,)) for s, e, token, kind in taken]
         else:
@@ -249,7 +259,7 @@ class Tokeniser:
         passes = {
             "at_sign": "@" in text,
             "digit_run": _digit_run(text, data),
-            "digit": _DIGIT.search(text) is not None,
+            "digits4": _digits4(text, data),
             "non_ascii": "@" in text and not text.isascii(),
         }
         self._lookups_left = phones.LOOKUPS_PER_TEXT

@@ -54,7 +54,7 @@ def _reference(written: str) -> tuple[str, tuple[str, ...]]:
     passes = {
         "at_sign": "@" in text,
         "digit_run": digit_run,
-        "digit": bool(re.search(r"\d", text)),
+        "digits4": bool(re.search(r"\d(?:\D{0,2}\d){3}", text)),
         "non_ascii": "@" in text and not text.isascii(),
     }
     lookups = phones.LOOKUPS_PER_TEXT

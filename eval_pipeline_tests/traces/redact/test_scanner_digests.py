@@ -45,11 +45,11 @@ RECORDED = {
     "base64/1000000": "95b73a8c660b2fb545fd89e6399c25c2950582455b88dca4900dd43021f6713c",
     "json_payload/1000000": "900000489ec7b1177060514c4bbd0d7d1169080ab65bdef663e62a333b300e73",
     "json_numbers/1000000": "b07ff583037e25940f1a6de812a54062f6f38b69998e96f9160da3a3276436ba",
-    "texts/credit_card+iban+email+ssn+uk_nino+in_aadhaar+in_pan+ip_address+fr_nir+br_cpf+phone+uk_nhs": "91319d482f62ae4a457db05e7183f863e906d60047b53a843c10a67d01a27ff0",
-    "texts/email+phone": "7a517926275e422a0cd00cf761d9c3f40f7e7e999119f48c69a523717c3e4a83",
-    "texts/credit_card+ssn": "3089d8da91409e08afeb9a873dfec0e2bc927db95850b7f2f033e93f402a9e14",
-    "texts/iban": "b6709fd394f8fff72dba55ad828dba2fdec73ecfbda15c678783979eb2e51138",
-    "texts/phone": "382d7a66ae21aac6c8152ccb91c91ba48bbb6c2aaa43cd14d35c2c1203f45a44",
+    "texts/credit_card+iban+email+ssn+uk_nino+in_aadhaar+in_pan+ip_address+fr_nir+br_cpf+phone+uk_nhs": "b3cd03ee102f2ccc50479c0942efdd49a5d2697067efd6917b8fc560ca215d14",
+    "texts/email+phone": "5b7be2b81c9e11510e2e4b21b6098336426210d127512fadde83c87a69d60309",
+    "texts/credit_card+ssn": "c0c2628db8d61732860349ca25db4b53dcba452ea11471ffa66ac30497e64d69",
+    "texts/iban": "5806886f62bd69c21b725f659ae68fa98fe23c61d40eabd3c84afc789389684b",
+    "texts/phone": "67c944ccae9544ef246a5a98ce04091d1d91a1e10d94dddf113c2dbe58f644a2",
 }  # fmt: skip
 
 
