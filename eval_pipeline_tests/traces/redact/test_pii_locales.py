@@ -144,6 +144,27 @@ def test_each_spelling_is_replaced_in_a_sentence(kind: str) -> None:
             assert not any(raw in text for raw in raw_forms(value, written)), (form, text)
 
 
+def test_numbers_split_across_array_elements() -> None:
+    redactor = Redactor(load_policy("keep-tools"))
+    value = {
+        "card": ["4111", "1111", "1111", "1111"],
+        "card_numbers": [4111, 1111, 1111, 1111],
+        "phone": ["+44", "7700", "900123"],
+        "nhs": ["943", "476", "5919"],
+        "aadhaar": ["2345", "6789", "0124"],
+        "data": [85, 90, 88, 92, 86, 89, 91],
+        "years": [2019, 2020, 2021, 2022],
+        "flows": [-50000, 10000, 15000, 20000, 25000, 30000],
+        "scores": ["85", "90", "88", "92"],
+    }
+    out = redactor.scrub_value(value)
+    assert isinstance(out, dict)
+    for key in ("card", "card_numbers", "phone", "nhs"):
+        assert all(str(piece).startswith("[") for piece in out[key]), (key, out[key])
+    for key in ("data", "years", "flows", "scores"):
+        assert out[key] == value[key], key
+
+
 _CITIES = ("Paris", "São Paulo", "München", "Zürich", "Kraków", "Москва", "東京", "Mumbai")
 
 
