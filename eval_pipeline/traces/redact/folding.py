@@ -187,21 +187,31 @@ def _may_change(text: str, step: int) -> bool:
 
 
 def _decoded_pieces(text: str) -> list[Piece]:
+    """One decoding round's rewrites (each distinct escape decoded once: they repeat)."""
     pieces: list[Piece] = []
+    append = pieces.append
+    seen: dict[str, str] = {}
     for match in _DECODE.finditer(text):
         written = match.group()
-        first = written[0]
-        if first == "%":
-            read = bytes.fromhex(written.replace("%", "")).decode("utf-8", "replace")
-        elif first == "\\":
-            read = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written)
-        elif first == "&" and len(written) > 1:
-            read = html.unescape(written)
-        else:
-            read = unicodedata.normalize("NFKC", written.translate(_INVISIBLE)).translate(_FOLDS)
+        read = seen.get(written)
+        if read is None:
+            read = seen[written] = _decoded(written)
         if read != written:
-            pieces.append((match.start(), match.end(), read))
+            start, end = match.span()
+            append((start, end, read))
     return pieces
+
+
+def _decoded(written: str) -> str:
+    """What a reader reads for one match of ``_DECODE``."""
+    first = written[0]
+    if first == "%":
+        return bytes.fromhex(written.replace("%", "")).decode("utf-8", "replace")
+    if first == "\\":
+        return _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), written)
+    if first == "&" and len(written) > 1:
+        return html.unescape(written)
+    return unicodedata.normalize("NFKC", written.translate(_INVISIBLE)).translate(_FOLDS)
 
 
 def _obfuscated_pieces(text: str) -> list[Piece]:
