@@ -38,7 +38,7 @@ demo: setup
 	$(BIN)/eval-pipeline demo
 
 test: setup system-deps side-venvs
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow -n 2

@@ -57,6 +57,31 @@ def bench_ingest(n_spans: int, policy: str, encoding: str, fmt: str) -> None:
     _emit(run(n_spans=n_spans, policy_name=policy, encoding=encoding), fmt)
 
 
+@bench.command("poison-row")
+@click.option(
+    "--spans",
+    "n_spans",
+    type=click.IntRange(min=100),
+    default=80000,
+    show_default=True,
+    help="Good spans in the request (one bad span is added to the second).",
+)
+@click.option(
+    "--bad",
+    type=click.Choice(["name-surrogate", "scope-int"]),
+    default="name-surrogate",
+    show_default=True,
+    help="The bad span: a lone surrogate in its name (the store finds it), or an integer scope "
+    "name (the decoder does).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_poison_row(n_spans: int, bad: str, fmt: str) -> None:
+    """CPU time of a request with one bad span over the same request without it (goal < 3)."""
+    from benchmarks.poison_row import run
+
+    _emit(run(n_spans=n_spans, bad=bad), fmt)
+
+
 @bench.command("score")
 @click.option(
     "--runs",

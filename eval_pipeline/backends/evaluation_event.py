@@ -22,6 +22,7 @@ from typing import Any
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
+from eval_pipeline import json_input
 from eval_pipeline.scoring.score import Score, ScoreStatus
 from eval_pipeline.traces.eval_context import BUILD_ID, DATASET, DATASET_VERSION, ITEM_ID, RUN_INDEX
 from eval_pipeline.traces.semconv import ERROR_TYPE
@@ -145,7 +146,7 @@ def _json(attributes: Mapping[str, Any], key: str) -> Any:
     if text is None:
         return {}
     try:
-        value = json.loads(text)
+        value = json_input.loads(text)
     except (TypeError, ValueError):
         raise EventError(key, "must be a JSON object") from None
     if not isinstance(value, dict):

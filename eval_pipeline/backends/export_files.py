@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
+
 Record = tuple[str, Any, str | None]
 """(source, record, problem): the record is None when ``problem`` says why it is unreadable."""
 
@@ -19,12 +21,12 @@ def records(path: Path) -> Iterator[Record]:
     """Every record of the file at ``path`` (raises ``OSError``/``UnicodeError`` if unreadable)."""
     text = path.read_text(encoding="utf-8")
     try:
-        document = json.loads(text)
+        document = json_input.loads(text)
     except json.JSONDecodeError:
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    yield f"{path}:{number}", json.loads(line), None
+                    yield f"{path}:{number}", json_input.loads(line), None
                 except json.JSONDecodeError as exc:
                     yield f"{path}:{number}", None, f"not JSON: {exc}"
         return

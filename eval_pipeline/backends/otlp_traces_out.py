@@ -6,7 +6,9 @@ their GenAI attribute names, beside the attributes that were never lifted (the e
 included), so whatever reads OTLP (Phoenix, Langfuse's OTLP endpoint, a collector, our own
 receiver) gets the run as we hold it, and reading it back normalises to the same spans. Spans
 are grouped by resource; ``extra_resource`` adds attributes a back end routes by (Phoenix's
-``openinference.project.name``). Values the store already redacted stay redacted.
+``openinference.project.name``); ``display`` adds each span's input and output as
+OpenInference ``input.value`` / ``output.value`` for trace UIs (``display_io``: Phoenix shows
+"--" without them). Values the store already redacted stay redacted.
 """
 
 import json
@@ -20,6 +22,7 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Status
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as OtlpSpan
 
+from eval_pipeline.backends.display_io import display_attributes
 from eval_pipeline.traces import semconv as sc
 from eval_pipeline.traces.model import Message, Operation, Span, StatusCode
 
@@ -104,8 +107,8 @@ def genai_attributes(span: Span) -> dict[str, Any]:
     return attributes
 
 
-def otlp_span(span: Span) -> OtlpSpan:
-    """One stored span as an OTLP span."""
+def otlp_span(span: Span, extra: Mapping[str, Any] | None = None) -> OtlpSpan:
+    """One stored span as an OTLP span (``extra`` attributes added to its own)."""
     out = OtlpSpan(
         trace_id=bytes.fromhex(span.trace_id),
         span_id=bytes.fromhex(span.span_id),
@@ -113,7 +116,7 @@ def otlp_span(span: Span) -> OtlpSpan:
         kind=_KINDS.get(span.kind, OtlpSpan.SPAN_KIND_INTERNAL),  # type: ignore[arg-type]
         start_time_unix_nano=span.start_time_unix_nano,
         end_time_unix_nano=span.end_time_unix_nano,
-        attributes=key_values(genai_attributes(span)),
+        attributes=key_values({**genai_attributes(span), **(extra or {})}),
         status=Status(code=_STATUS[span.status_code], message=span.status_message or ""),  # type: ignore[arg-type]
     )
     if span.parent_span_id:
@@ -132,15 +135,20 @@ def trace_requests(
     *,
     extra_resource: Mapping[str, Any] | None = None,
     batch: int = BATCH,
+    display: bool = False,
 ) -> Iterable[ExportTraceServiceRequest]:
-    """OTLP trace requests holding ``spans`` (``batch`` spans each, grouped by resource)."""
+    """OTLP trace requests holding ``spans`` (``batch`` spans each, grouped by resource).
+
+    ``display`` adds ``input.value`` / ``output.value`` (``display_io``).
+    """
+    shown = display_attributes(spans) if display else {}
     for start in range(0, len(spans), batch):
         groups: dict[str, tuple[dict[str, Any], dict[str | None, list[OtlpSpan]]]] = {}
         for span in spans[start : start + batch]:
             resource = {**span.resource, **(extra_resource or {})}
             key = json.dumps(resource, sort_keys=True, default=str)
             _, scopes = groups.setdefault(key, (resource, {}))
-            scopes.setdefault(span.scope_name, []).append(otlp_span(span))
+            scopes.setdefault(span.scope_name, []).append(otlp_span(span, shown.get(span.span_id)))
         yield ExportTraceServiceRequest(
             resource_spans=[
                 ResourceSpans(
@@ -161,14 +169,16 @@ def send_traces(
     *,
     headers: Mapping[str, str] | None = None,
     extra_resource: Mapping[str, Any] | None = None,
+    display: bool = False,
 ) -> int:
     """POST ``spans`` as OTLP/HTTP protobuf to the traces ``url``; the number of spans sent.
 
-    Raises ``httpx.HTTPError`` (or ``httpx.HTTPStatusError`` for an answer >= 400).
+    ``display`` adds each span's input and output for trace UIs (``display_io``). Raises
+    ``httpx.HTTPError`` (or ``httpx.HTTPStatusError`` for an answer >= 400).
     """
     sent = 0
     with httpx.Client(timeout=TIMEOUT_S) as client:
-        for request in trace_requests(spans, extra_resource=extra_resource):
+        for request in trace_requests(spans, extra_resource=extra_resource, display=display):
             reply = client.post(
                 url,
                 content=request.SerializeToString(),

@@ -35,6 +35,7 @@ from eval_pipeline.cli import (
     review,
     scoring,
     serve,
+    sessions,
     traces,
     triage,
 )
@@ -51,6 +52,7 @@ for module in (
     demo,
     ingest,
     traces,
+    sessions,
     datasets,
     build_registry,
     builds,

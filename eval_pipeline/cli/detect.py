@@ -113,6 +113,13 @@ def detectors() -> None:
 @click.option("--batch", default=1000, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--ack-wait", "ack_wait_s", default=30.0, show_default=True, type=float)
 @click.option("--json-lines/--no-json-lines", default=True, help="New alerts on stdout.")
+@click.option(
+    "--session-idle-s",
+    "session_idle_s",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=None,
+    help="Seconds without a turn after which a conversation has ended (over the config's).",
+)
 @_CONFIG
 def run(
     stream_url: str | None,
@@ -122,6 +129,7 @@ def run(
     batch: int,
     ack_wait_s: float,
     json_lines: bool,
+    session_idle_s: float | None,
     config_path: Path | None,
 ) -> None:
     """Consume the span stream until SIGINT or SIGTERM; alerts to the state db, webhook, stdout."""
@@ -129,6 +137,9 @@ def run(
     from eval_pipeline.realtime.stream.events import StreamUnavailable
 
     config, _ = _config(config_path)
+    if session_idle_s is not None:
+        sessions = config.sessions.model_copy(update={"idle_timeout_s": session_idle_s})
+        config = config.model_copy(update={"sessions": sessions})
     if webhook is not None and not webhook.startswith(("http://", "https://")):
         raise InputError(f"--webhook: expected an http(s):// URL, got {webhook!r}")
     if stream_url is not None and not stream_url.startswith(("nats://", "tls://")):

@@ -10,9 +10,14 @@
 - ``--langfuse URL [--with-traces]``: Langfuse scores (``backends.langfuse_out``), keys from
   ``LANGFUSE_PUBLIC_KEY`` / ``LANGFUSE_SECRET_KEY``.
 
-A build with no scores, a malformed URL or two targets is bad input (exit 2); an endpoint that
-cannot be reached or refuses the request is an ``error:`` line with exit 3 (nothing of ours is
-wrong, and nothing stored changes either way).
+Phoenix and Langfuse get each evaluation labelled ``pass``/``fail`` against its metric's floor,
+with score and explanation, and a gated build's release verdict (``backends.export_labels``);
+spans sent go with ``input.value``/``output.value`` so their UIs show what went in and out.
+
+A build with no scores, a malformed URL or two targets is bad input (exit 2), and so is a
+back end that lacks the traces the scores are on (the message says to add ``--with-traces``);
+an endpoint that cannot be reached or refuses the request is an ``error:`` line with exit 3
+(nothing of ours is wrong, and nothing stored changes either way).
 """
 
 import os
@@ -22,10 +27,11 @@ from collections.abc import Sequence
 import click
 import httpx
 
-from eval_pipeline.backends.langfuse_out import LangfuseError, export_langfuse
+from eval_pipeline.backends.export_labels import ExportLabels, export_labels
+from eval_pipeline.backends.langfuse_out import LangfuseError, MissingTracesError, export_langfuse
 from eval_pipeline.backends.otel_events_out import PROTOCOLS, ExportError, export_scores
 from eval_pipeline.backends.otlp_traces_out import send_traces
-from eval_pipeline.backends.phoenix_out import PhoenixError, export_annotations
+from eval_pipeline.backends.phoenix_out import MissingSpansError, PhoenixError, export_annotations
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_fields
 from eval_pipeline.home import current_home
@@ -77,7 +83,16 @@ def _wait_for_spans(url: str, project: str, expected: set[str], api_key: str | N
         time.sleep(0.5)
 
 
-def _phoenix(build: str, scores: list[Score], url: str, project: str, traces: bool) -> dict:
+def _missing_traces(build: str, back_end: str, exc: Exception) -> InputError:
+    return InputError(
+        f"{back_end} lacks the traces of build {build!r} that its scores are on: send them "
+        f"with the scores (add --with-traces) or export the traces first. ({exc})"
+    )
+
+
+def _phoenix(
+    build: str, scores: list[Score], url: str, project: str, traces: bool, labels: ExportLabels
+) -> dict:
     api_key = os.environ.get("PHOENIX_API_KEY")
     result: dict[str, object] = {"target": "phoenix", "project": project}
     spans = TraceStore(current_home().store).read_spans(build)
@@ -90,12 +105,19 @@ def _phoenix(build: str, scores: list[Score], url: str, project: str, traces: bo
                 url.rstrip("/") + "/v1/traces",
                 headers=auth,
                 extra_resource={PHOENIX_PROJECT_ATTRIBUTE: project},
+                display=True,
             )
             _wait_for_spans(url, project, {s.span_id for s in spans}, api_key)
-        report = export_annotations(scores, url, api_key=api_key, run_roots=roots)
+        report = export_annotations(scores, url, api_key=api_key, run_roots=roots, labels=labels)
+    except MissingSpansError as exc:
+        raise _missing_traces(build, "Phoenix", exc) from None
     except (PhoenixError, httpx.HTTPError) as exc:
         raise EndpointError(str(exc)) from None
-    result.update(annotations=report.annotations, without_span=report.without_span)
+    result.update(
+        annotations=report.annotations,
+        without_span=report.without_span,
+        release_gate=report.release_gate,
+    )
     return result
 
 
@@ -151,12 +173,17 @@ def scores(
             events_per_second=round(report.events_per_second, 1),
         )
     elif phoenix_url:
-        result.update(_phoenix(build, rows, phoenix_url, project, with_traces))
+        labels = export_labels(current_home(), build)
+        result.update(_phoenix(build, rows, phoenix_url, project, with_traces, labels))
     else:
         assert langfuse_url is not None
         spans = TraceStore(current_home().store).read_spans(build) if with_traces else []
         try:
-            result.update(export_langfuse(rows, spans, langfuse_url))
+            result.update(
+                export_langfuse(rows, spans, langfuse_url, export_labels(current_home(), build))
+            )
+        except MissingTracesError as exc:
+            raise _missing_traces(build, "Langfuse", exc) from None
         except (LangfuseError, httpx.HTTPError) as exc:
             raise EndpointError(str(exc)) from None
     if fmt == "json":

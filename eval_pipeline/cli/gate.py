@@ -13,6 +13,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from eval_pipeline import json_input
 from eval_pipeline.cli.errors import InputError
 
 FORMATS = ("text", "markdown", "json", "junit")
@@ -42,7 +43,7 @@ def read_scores_file(path: Path) -> pd.DataFrame:
         if suffix in (".parquet", ".pq"):
             return pd.read_parquet(path)
         if suffix == ".json":
-            rows = json.loads(path.read_text(encoding="utf-8"))
+            rows = json_input.loads(path.read_text(encoding="utf-8"))
             if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
                 raise ValueError("expected a JSON list of row objects (`scores --format json`)")
             return pd.DataFrame(rows)

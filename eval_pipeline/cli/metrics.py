@@ -1,6 +1,7 @@
 """CLI: ``metrics list`` and ``metrics show ID``: the metric catalogue.
 
-Every card is read off its scorer class (``scoring.catalogue``): what the metric reads (layer,
+Every card is read off its scorer class (``scoring.catalogue``), session metrics' too
+(``scoring.sessions``, layer ``session``): what the metric reads (layer,
 run and item fields, span kinds), its range and direction, when it is not applicable, its
 version and whether a judge scores it. ``--suite S`` loads the suite first, so its custom
 metrics (a Python scorer, a rubric) are listed beside the built-in ones and the metrics it
@@ -36,9 +37,13 @@ def _load(suite_ref: str | None) -> tuple[str | None, tuple[str, ...]]:
 
 
 def _cards() -> list[MetricCard]:
+    """Every metric's card, per-run and session ones (``scoring.sessions``), by id."""
     from eval_pipeline.scoring.registry import metric_card, registered_metric_ids
+    from eval_pipeline.scoring.sessions.registry import session_metric_card, session_metric_ids
 
-    return [metric_card(m) for m in sorted(registered_metric_ids())]
+    cards = [metric_card(m) for m in registered_metric_ids()]
+    cards += [session_metric_card(m) for m in session_metric_ids()]
+    return sorted(cards, key=lambda card: card.id)
 
 
 def _origin(card: MetricCard) -> str:
@@ -95,15 +100,19 @@ def list_metrics(suite_ref: str | None, fmt: str) -> None:
 def show_metric(metric_id: str, suite_ref: str | None, fmt: str) -> None:
     """Show one metric's card: reads, range, direction, not-applicable rule, version."""
     from eval_pipeline.scoring.registry import metric_card, registered_metric_ids
+    from eval_pipeline.scoring.sessions.registry import session_metric_card, session_metric_ids
 
     _load(suite_ref)
-    if metric_id not in registered_metric_ids():
+    if metric_id in session_metric_ids():
+        card = session_metric_card(metric_id)
+    elif metric_id not in registered_metric_ids():
         hint = "" if suite_ref else " (a custom metric: give its --suite)"
         raise InputError(
             f"unknown metric id {metric_id!r}{hint}; known: "
-            + ", ".join(sorted(registered_metric_ids()))
+            + ", ".join(sorted(registered_metric_ids() | session_metric_ids()))
         )
-    card = metric_card(metric_id)
+    else:
+        card = metric_card(metric_id)
     if fmt == "json":
         echo_json(card.to_json())
         return

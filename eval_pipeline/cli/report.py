@@ -63,7 +63,7 @@ def report(build: str, out_dir: str | None, trace_url: str | None) -> None:
     from pathlib import Path
 
     from eval_pipeline.report.html import render_html
-    from eval_pipeline.report.stored import GateReportNotFoundError
+    from eval_pipeline.report.stored import GateReportNotFoundError, build_file_name
     from eval_pipeline.report.trace_links import TraceUrlTemplateError, trace_links
 
     home = current_home().ensure()
@@ -74,7 +74,7 @@ def report(build: str, out_dir: str | None, trace_url: str | None) -> None:
         raise InputError(str(exc)) from exc
     folder = Path(out_dir) if out_dir else home.root / "reports"
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{build}.html"
+    target = folder / build_file_name(build, ".html")
     target.write_text(render_html(inputs, links), encoding="utf-8")
     click.echo(str(target))
 

@@ -30,8 +30,10 @@ EXPORT_COLUMNS = (
     "dataset_version",
     "latency_s",
     "cost_usd",
+    "judge_calls",
 )
-"""Columns of a ``scores`` export, in order; the build's slice columns follow."""
+"""Columns of a ``scores`` export, in order; the build's slice columns follow. ``judge_calls``
+(the judge calls that made the row, ``<judge trace id>/<span id>``) is a list like ``span_ids``."""
 
 
 def _export_frame(build: str) -> Any:
@@ -62,6 +64,7 @@ def _records(frame: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = plain.where(frame.notna(), None).to_dict(orient="records")
     for row in rows:
         row["span_ids"] = list(row["span_ids"] or [])
+        row["judge_calls"] = list(row["judge_calls"] or [])
     return rows
 
 
@@ -74,6 +77,7 @@ def _csv(frame: Any) -> str:
             {
                 **{k: "" if v is None else v for k, v in row.items()},
                 "span_ids": " ".join(row["span_ids"]),
+                "judge_calls": " ".join(row["judge_calls"]),
             }
         )
     return buffer.getvalue()
@@ -98,7 +102,7 @@ def scores(build: str, fmt: str, output: Path | None) -> None:
 
     Columns: build, item_id, run_index, metric_id, value, status, reason, trace_id, span_ids,
     scorer_id, scorer_version, judge_fingerprint, judge_backend, dataset, dataset_version,
-    latency_s, cost_usd, then one column per slice.
+    latency_s, cost_usd, judge_calls, then one column per slice.
     """
     if fmt == "parquet" and output is None:
         raise InputError("--format parquet writes a binary file: give --output FILE")

@@ -95,6 +95,14 @@ def _print_score(
         f"{stage.runs_per_item} runs ({len(runs)} runs stored, "
         f"{summary.unmatched_runs} without a suite item); {judge}",
     )
+    if summary.judge_trace_id is not None and summary.judge is not None:
+        cost = summary.judge.cost_usd
+        shown = f"${cost:.6f}" if cost is not None else f"unknown ({summary.judge.unknown})"
+        click.echo(
+            f"judge calls: {summary.judge.calls} ({summary.judge.input_tokens} input / "
+            f"{summary.judge.output_tokens} output tokens, {shown}); "
+            f"eval-pipeline traces show {summary.judge_trace_id}"
+        )
     if spread:
         print_table(
             ("spread of", "mean stdev", "max range", "flip rate", "file"),

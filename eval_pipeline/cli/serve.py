@@ -67,6 +67,14 @@ def policy_summary(policy: "RedactionPolicy") -> str:
 )
 @click.option("--detector-workers", default=1, show_default=True)
 @click.option(
+    "--session-idle-s",
+    "session_idle_s",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=None,
+    help="Seconds without a turn after which a conversation has ended and its session "
+    "detectors run (default: the detector config's sessions.idle_timeout_s, 1800).",
+)
+@click.option(
     "--redaction-policy",
     "policy_path",
     default=None,
@@ -117,6 +125,7 @@ def serve(
     detect: bool | None,
     detector_config: Path | None,
     detector_workers: int,
+    session_idle_s: float | None,
     policy_path: str | None,
     ssl_certfile: Path | None,
     ssl_keyfile: Path | None,
@@ -204,6 +213,11 @@ def serve(
     if alert_webhook is not None and not detect:
         stream.close()
         raise InputError("--alert-webhook: alerts come from the detectors; drop --no-detect")
+    if session_idle_s is not None and not detect:
+        stream.close()
+        raise InputError(
+            "--session-idle-s: session detectors run with the detectors; drop --no-detect"
+        )
     if detect:
         try:
             default_detectors(load_detector_config(detector_config))  # bad: exit 2 now
@@ -218,6 +232,7 @@ def serve(
             webhook=alert_webhook,
             workers=detector_workers,
             config=detector_config,
+            session_idle_s=session_idle_s,
         )
     receiver = Receiver(
         write_path,

@@ -8,7 +8,11 @@ an error span, runs that called the tool;
 ``traces show TRACE_ID [--build B] [--format text|json]`` prints the run and its span tree: by
 default as read in the build holding its root (with spans of it that arrived first and were
 stored under a default build); ``stored_under`` names every build holding spans of the trace,
-and ``--build`` shows what one of them holds. ``traces compact`` merges small parts and
+and ``--build`` shows what one of them holds. The run's scores follow (``scores``: metric, value,
+status, and the judge calls that made each, ``<judge trace id>/<span id>``; ``traces show`` of
+that judge trace shows the calls: model, tokens, prompt and reply as stored, redacted). Judge
+traces sit in judge partitions (``judge:<build>``, ``judges.judge_trace``), which ``traces list``
+leaves out unless ``--build`` names one. ``traces compact`` merges small parts and
 ``traces clean`` deletes parts a failure left unrecorded (``traces.store.maintenance``).
 """
 
@@ -18,6 +22,8 @@ from eval_pipeline.cli.alerts import parse_since
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.cli.output import echo_json, format_option, print_table
 from eval_pipeline.home import current_home
+from eval_pipeline.judges.call_refs import split_call
+from eval_pipeline.judges.judge_trace import is_judge_build
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.render import render_text, run_row, run_tree
 from eval_pipeline.traces.store.maintenance import clean, compact
@@ -49,6 +55,8 @@ def list_runs(
                 f"(known: {', '.join(builds) or 'none'})"
             )
         builds = [build]
+    else:
+        builds = [name for name in builds if not is_judge_build(name)]
     runs = sorted(
         ((name, run) for name in builds for run in store.runs(name)),
         key=lambda pair: (pair[1].start_time_unix_nano, pair[1].trace_id),
@@ -122,14 +130,42 @@ def show(trace_id: str, build: str | None, fmt: str) -> None:
         "stored_under": {
             name: ("root" if root else "spans") for name, root in sorted(holders.items())
         },
+        "scores": _scores(trace_id.lower(), shown),
     }
     if fmt == "json":
         echo_json(document)
         return
     click.echo(render_text(document))
+    for score in document["scores"]:
+        value = score["value"] if score["status"] == "scored" else score["status"]
+        made = ", ".join(score["judge_calls"]) or "no judge call"
+        click.echo(f"score {score['metric_id']}={value}  judge calls: {made}")
+    for judge_trace in sorted(
+        {split_call(c)[0] for s in document["scores"] for c in s["judge_calls"]}
+    ):
+        click.echo(f"judge calls shown by: eval-pipeline traces show {judge_trace}")
     if len(holders) > 1:
         listed = ", ".join(f"{name} ({kind})" for name, kind in document["stored_under"].items())
         click.echo(f"stored under {len(holders)} builds: {listed}; --build B shows one")
+
+
+def _scores(trace_id: str, build: str) -> list[dict[str, object]]:
+    """The scores of the run in ``build``, each with the judge calls that made it."""
+    from eval_pipeline.scoring.store import ScoreStore
+
+    if is_judge_build(build):
+        return []
+    return [
+        {
+            "metric_id": s.metric_id,
+            "value": s.value,
+            "status": s.status,
+            "reason": s.reason,
+            "judge_calls": list(s.judge_calls),
+        }
+        for s in ScoreStore(current_home().store).read(build)
+        if (s.trace_id or "").lower() == trace_id
+    ]
 
 
 @traces.command("compact")

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from eval_pipeline import json_input
 from eval_pipeline.bounded_read import read_bounded_text
 from eval_pipeline.cli.errors import InputError
 from eval_pipeline.datasets import case_references
@@ -72,7 +73,7 @@ def json_option(value: str | None, option: str) -> Any:
         except UnicodeDecodeError as exc:
             raise InputError(f"{option} {value}: not UTF-8 text ({exc.reason})") from None
     try:
-        return json.loads(text)
+        return json_input.loads(text)
     except ValueError as exc:
         raise InputError(f"{option}: not valid JSON: {exc}") from None
 

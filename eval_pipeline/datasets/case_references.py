@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.datasets.artefact import Dataset, DatasetError, tool_schema_name
 from eval_pipeline.datasets.item import DatasetItem, ExpectedToolCall, ForbiddenCall
 from eval_pipeline.traces.model import AgentRun, ToolCall
@@ -43,7 +44,7 @@ def _arguments(call: ToolCall) -> dict[str, Any] | None:
     value = call.arguments
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = json_input.loads(value)
         except ValueError:
             return None
     return value if isinstance(value, dict) else None

@@ -7,6 +7,7 @@ produce the same bytes, which is what the content hash of a dataset version is c
 import json
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.datasets.item import (
     DatasetItem,
     ExpectedToolCall,
@@ -122,7 +123,7 @@ def item_to_json(item: DatasetItem) -> str:
 def item_from_json(text: str) -> DatasetItem:
     """Parse one JSONL line back into an item."""
     try:
-        data = json.loads(text)
+        data = json_input.loads(text)
     except json.JSONDecodeError as exc:
         raise ItemDecodeError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
     return item_from_dict(data)

@@ -50,7 +50,11 @@ def candidate_runs(
 def traces_are_complete(
     context: dg.AssetCheckExecutionContext, eval_home: EvalHomeResource
 ) -> dg.AssetCheckResult:
-    """Every run has a root invoke_agent, a tool span per requested call, tokens on inference."""
+    """Every run has a root invoke_agent, a tool span per requested call, tokens on inference.
+
+    Blocks nothing: an incomplete run fails this check with severity WARN and is still scored
+    (what its scorers cannot see is ``unscored``, which ``every_run_is_scored`` counts).
+    """
     stage = stages.load_stage(eval_home.home(), context.partition_key)
     incomplete = stages.incomplete_runs(stage)
     return dg.AssetCheckResult(
@@ -98,8 +102,9 @@ def every_run_is_scored(
 ) -> dg.AssetCheckResult:
     """Every item x run x suite metric has a ``scored`` row; lists the missing ones.
 
-    Blocking: a build with a missing score gets no gate decision, because a gate that passes
-    on an evaluation that silently did not run is decoration.
+    Blocks the release: a build with a missing score fails with severity ERROR and gets no
+    gate decision (its run is tagged ``verdict=error``), because a gate that passes on an
+    evaluation that silently did not run is decoration.
     """
     stage = stages.load_stage(eval_home.home(), context.partition_key)
     missing = stages.missing_scores(stage)

@@ -28,7 +28,8 @@ def datasets_are_valid(eval_home: EvalHomeResource) -> dg.AssetCheckResult:
     """great_expectations suites pass on every pinned dataset.
 
     Unique item ids, expected tools present in the tool schema, slice labels present,
-    references non-empty; failures are listed per dataset.
+    references non-empty; failures are listed per dataset. Blocks the release: a failure
+    (severity ERROR) refuses every build on the dataset and fails every gated metric.
     """
     result = dataset_stage.validate_pinned_datasets(eval_home.home())
     return dg.AssetCheckResult(

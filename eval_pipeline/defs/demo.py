@@ -22,6 +22,7 @@ from eval_pipeline.defs.assemble import build_definitions
 from eval_pipeline.defs.gate_assets import GATE_PREFIX
 from eval_pipeline.defs.launch import evaluate_build, local_instance, quiet_run_config
 from eval_pipeline.home import Home
+from eval_pipeline.report.stored import gate_report_path
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def _outcome(home: Home, build: str, result: dg.ExecuteInProcessResult) -> dict[
         event.asset_key is not None and event.asset_key.path[0] == GATE_PREFIX
         for event in result.get_asset_materialization_events()
     )
-    report = home.store / "gates" / f"{build}.json"
+    report = gate_report_path(home, build)
     if not gated or not report.exists():
         failed = [
             evaluation.check_name

@@ -23,6 +23,7 @@ from eval_pipeline.defs.metadata import (
 )
 from eval_pipeline.defs.partitions import builds_partitions
 from eval_pipeline.defs.resources import EvalHomeResource
+from eval_pipeline.defs.verdict_tags import tag_release
 from eval_pipeline.evaluation import stages
 from eval_pipeline.evaluation.gate_stage import GateOutcome
 from eval_pipeline.evaluation.stage import Stage
@@ -119,12 +120,16 @@ def _trace_links_md(trace_ids: Sequence[str], links: TraceLinks, build: str) -> 
     return "\n".join(f"- [{t}]({links.trace(t, build)})" for t in trace_ids)
 
 
-def _check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.AssetCheckResult:
+def check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.AssetCheckResult:
     """One check's result: passed, the reason, and the metadata a release manager reads.
 
-    With a trace URL template configured (``EVAL_PIPELINE_TRACE_URL``), the worst items'
-    traces are also links into that tracing UI (``trace_links``); the Dagster UI cannot open
-    the report's own trace pages, so without one the ids stay text.
+    Severity says whether the finding stops the release: a check fails with ERROR only when
+    its metric or budget blocks under the suite's risk tier (then the run is ``no-go``), and
+    with WARN when its verdict is not a pass but the tier lets it through (an inconclusive
+    metric on a low tier); WARN does not block the run. ``blocks_release`` says the same in
+    the metadata. With a trace URL template configured (``EVAL_PIPELINE_TRACE_URL``), the
+    worst items' traces are also links into that tracing UI (``trace_links``); the Dagster UI
+    cannot open the report's own trace pages, so without one the ids stay text.
     """
     check = outcome.check(gated)
     if gated.startswith("budget_"):
@@ -137,12 +142,29 @@ def _check_result(outcome: GateOutcome, gated: str, links: TraceLinks) -> dg.Ass
             metadata["trace_links_md"] = _trace_links_md(
                 metadata["trace_ids"], links, outcome.build
             )
+    metadata = {"build": outcome.build, **metadata}  # whichever execution a page shows
+    finding = metadata.get("verdict", "pass") != "pass"
     return dg.AssetCheckResult(
         check_name=gate_check_name(gated),
-        passed=check.passed,
-        severity=dg.AssetCheckSeverity.ERROR,
+        passed=check.passed and not finding,
+        severity=dg.AssetCheckSeverity.ERROR if not check.passed else dg.AssetCheckSeverity.WARN,
         description=check.reason,
         metadata=typed_metadata(metadata),
+    )
+
+
+def check_description(suite: str, gated: str) -> str:
+    """What a gate check verifies and what of it blocks the release (shown on its page)."""
+    if gated.startswith("budget_"):
+        what = f"budget {gated.removeprefix('budget_')} (p95 and its interval against the limit)"
+    else:
+        what = f"metric {gated} (floor, and the regression against the pinned baseline)"
+    return (
+        f"Gate verdict of suite {suite} on {what}, for the selected build. Blocks the release "
+        "(fails with severity ERROR, the run is tagged verdict=no-go) on a broken floor or "
+        "limit, missing scores, a regression beyond the margin, or an inconclusive result the "
+        f"suite's risk tier does not let pass. A finding the tier lets pass (inconclusive on a "
+        "low tier) fails with severity WARN and does not block."
     )
 
 
@@ -154,9 +176,7 @@ def _check_specs(suite: str, key: dg.AssetKey, gated_ids: Sequence[str]) -> list
             asset=key,
             blocking=True,
             partitions_def=builds_partitions,
-            description=f"Gate verdict on {gated} for suite {suite}: fails on a broken floor, "
-            "a missing score, or a regression beyond the margin (and on inconclusive where "
-            "the tier forbids it).",
+            description=check_description(suite, gated),
         )
         for gated in gated_ids
     ]
@@ -193,7 +213,9 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         distributions, candidate against baseline; the judge's calibration), shown here too
         (see ``image_metadata``). Stale when
         either build's scores change, the judge's calibration changes or the baseline is
-        re-pinned. Refused for a build of another suite (its gate is that suite's asset).
+        re-pinned. Refused for a build of another suite (its gate is that suite's asset). The
+        run is tagged ``verdict=go`` or ``verdict=no-go`` (``verdict_tags``) before the checks
+        are evaluated, so a blocked build reads as blocked, not as crashed.
         """
         stage = stages.load_stage(eval_home.home(), context.partition_key)
         if stage.suite.suite != suite:
@@ -206,6 +228,7 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         except TraceUrlTemplateError as exc:
             raise dg.Failure(str(exc)) from exc
         outcome = stages.decide_gate(stage)
+        tag_release(context, outcome.passed)
         plots = write_gate_plots(stage.home, stage_report_inputs(stage, with_traces=False))
         images: dict[str, dg.MetadataValue] = {}
         for name, path in plots.items():
@@ -213,7 +236,7 @@ def make_gate_decision(suite: str, gated_ids: Sequence[str]) -> dg.AssetsDefinit
         changed = dg.MetadataValue.md(what_changed_md(stage, outcome.baseline, links))
         return dg.MaterializeResult(
             metadata={**typed_metadata(outcome.metadata()), **images, "what_changed": changed},
-            check_results=[_check_result(outcome, gated, links) for gated in gated_ids],
+            check_results=[check_result(outcome, gated, links) for gated in gated_ids],
         )
 
     return gate_decision

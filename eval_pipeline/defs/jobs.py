@@ -2,7 +2,8 @@
 
 Both jobs hold every suite's gate asset; a run for a build selects its own suite's gate only
 (``build_run_selection``, ``rescore_run_selection``), so a build gets only the checks its
-suite gates.
+suite gates. Both tag each run with the release verdict (``verdict_tags``): the gate's
+``go``/``no-go``, or ``error`` when a step failed before it decided.
 """
 
 from typing import Any
@@ -11,6 +12,7 @@ import dagster as dg
 
 from eval_pipeline.defs.gate_assets import gate_asset_key
 from eval_pipeline.defs.partitions import builds_partitions
+from eval_pipeline.defs.verdict_tags import verdict_on_failure
 
 BUILD_ASSETS = tuple(
     dg.AssetKey(name)
@@ -42,6 +44,7 @@ build_evaluation_job = dg.define_asset_job(
     selection=dg.AssetSelection.groups("evaluation"),
     partitions_def=builds_partitions,
     config=IN_PROCESS,
+    hooks={verdict_on_failure},
     description="Run a build over its suite, score it, and decide its gate against the baseline.",
 )
 
@@ -50,6 +53,7 @@ baseline_rescore_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets("run_scores").downstream(),
     partitions_def=builds_partitions,
     config=IN_PROCESS,
+    hooks={verdict_on_failure},
     description="Rescore a build's stored runs with the current judge, then re-decide its gate.",
 )
 

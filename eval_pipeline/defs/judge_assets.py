@@ -32,7 +32,8 @@ def make_judge_calibration(judge_code_version: str) -> dg.AssetsDefinition:
 def judge_false_pass_rate_is_under_ceiling(eval_home: EvalHomeResource) -> dg.AssetCheckResult:
     """Each suite's judge has a false-pass rate under the strictest tier's ceiling using it.
 
-    When it does not, gating on that judge's metrics is blocked: the gate fails them.
+    Blocks the release of builds scored by a judge over its ceiling (severity ERROR): the
+    gate cannot pass that judge's metrics.
     """
     verdict = calibration_stage.ceiling_verdict(eval_home.home())
     return dg.AssetCheckResult(

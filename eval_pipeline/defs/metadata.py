@@ -69,7 +69,7 @@ def metric_check_metadata(m: MetricDecision) -> dict[str, Any]:
     power = m.power
     return {
         "verdict": m.verdict,
-        "blocking": m.blocking,
+        "blocks_release": m.blocking,
         "delta_vs_margin": interval_against_margin(m),
         "delta": number(m.delta),
         "ci_low": number(m.ci_low),
@@ -99,7 +99,7 @@ def budget_check_metadata(b: BudgetDecision) -> dict[str, Any]:
     """A budget's gate check: verdict, value and interval against the limit, missing rows."""
     return {
         "verdict": b.verdict,
-        "blocking": b.blocking,
+        "blocks_release": b.blocking,
         "value": number(b.value),
         "ci_low": number(b.ci_low),
         "ci_high": number(b.ci_high),

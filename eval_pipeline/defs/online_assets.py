@@ -100,7 +100,16 @@ def online_scores(
     group_name="production",
     partitions_def=production_days,
     deps=[online_scores],
-    check_specs=[dg.AssetCheckSpec(DRIFT_CHECK, asset="drift")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            DRIFT_CHECK,
+            asset="drift",
+            description="Production traffic still resembles the offline datasets: slice mix "
+            "within max_slice_tvd, online and offline means within their intervals. Blocks "
+            "nothing (no build is gated on production): drift fails with severity ERROR, a day "
+            "that cannot be compared with WARN; the metadata names each drifted slice or metric.",
+        )
+    ],
 )
 def drift(
     context: dg.AssetExecutionContext, config: DriftConfig, eval_home: EvalHomeResource

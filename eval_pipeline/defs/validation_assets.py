@@ -16,7 +16,9 @@ from eval_pipeline.defs.resources import EvalHomeResource
             asset="defect_validation",
             blocking=True,
             description="Each seeded defect fails the gate on the metric it targets, the "
-            "improved candidate passes, and an A/A rerun of the baseline passes.",
+            "improved candidate passes, and an A/A rerun of the baseline passes. Blocks "
+            "nothing (no asset depends on it, no build's release waits on it): a failure "
+            "(severity ERROR) says the gate cannot be trusted to catch these defects.",
         )
     ],
 )

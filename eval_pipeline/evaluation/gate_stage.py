@@ -20,6 +20,7 @@ from eval_pipeline.gate.decision import GateReport
 from eval_pipeline.gate.engine import evaluate_gate
 from eval_pipeline.gate.reports import render_markdown
 from eval_pipeline.home import Home
+from eval_pipeline.report.stored import gate_report_path
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.suites.config import SuiteConfig
 
@@ -141,7 +142,7 @@ def decide_gate(stage: Stage, *, no_baseline: bool = False, **overrides: Any) ->
         suite_metric_ids=stage.suite.metric_ids,
         trust=trust,
     )
-    target = stage.home.store / "gates" / f"{stage.build}.json"
+    target = gate_report_path(stage.home, stage.build)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(outcome.to_json(), indent=2))
     return outcome

@@ -1,7 +1,8 @@
 """Per-item aggregates of a scores frame: the clusters the bootstrap resamples.
 
 A build's valid scores are summed per item (and per slice value) and metric: sums, sums of
-squares and counts, as dense arrays (items x metrics) built with one ``bincount`` each.
+squares and counts, as arrays (items x metrics) built with one ``bincount`` each over the
+(slice value, item) pairs present, so many slice values cost linear time.
 """
 
 from dataclasses import dataclass
@@ -54,23 +55,28 @@ def item_stats(
     else:
         group_codes, group_values = pd.factorize(frame[by], sort=True)
         groups = [str(value) for value in group_values]
-    size = len(groups) * len(items) * n_metrics
-    key = (group_codes.astype(np.int64) * len(items) + item_codes) * n_metrics + metric_codes
+    # Only the (slice value, item) pairs the frame holds get a row: a dense (values x items)
+    # array is quadratic when every slice value has its own items (10,000 values: minutes).
+    pair_codes, pairs = pd.factorize(
+        group_codes.astype(np.int64) * len(items) + item_codes, sort=True
+    )
+    pairs = np.asarray(pairs, dtype=np.int64)
+    size = len(pairs) * n_metrics
+    key = pair_codes.astype(np.int64) * n_metrics + metric_codes
     values = frame["value"].to_numpy(dtype=np.float64)
     valid = np.isfinite(values)
-    shape = (len(groups), len(items), n_metrics)
+    shape = (len(pairs), n_metrics)
     sums = np.bincount(key[valid], weights=values[valid], minlength=size).reshape(shape)
     sumsq = np.bincount(key[valid], weights=values[valid] ** 2, minlength=size).reshape(shape)
     counts = np.bincount(key[valid], minlength=size).reshape(shape).astype(np.float64)
-    present = np.bincount(key, minlength=size).reshape(shape).sum(axis=2) > 0
+    pair_groups, pair_items = np.divmod(pairs, max(len(items), 1))
+    # Sorted pairs: each slice value's rows are one run, its items in sorted order.
+    bounds = np.searchsorted(pair_groups, np.arange(len(groups) + 1))
     item_names = np.asarray([str(item) for item in items], dtype=object)
     out: dict[str | None, ItemStats] = {}
     for g, group in enumerate(groups):
-        rows = present[g]
+        rows = slice(bounds[g], bounds[g + 1])
         out[group] = ItemStats(
-            tuple(item_names[rows]), sums[g][rows], sumsq[g][rows], counts[g][rows]
+            tuple(item_names[pair_items[rows]]), sums[rows], sumsq[rows], counts[rows]
         )
-    if by is None and not out:
-        empty = np.zeros((0, n_metrics))
-        out[None] = ItemStats((), empty, empty, empty)
     return out

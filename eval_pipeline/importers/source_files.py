@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
+
 
 class SourceError(ValueError):
     """A source file is missing or malformed; the message names the file (and line)."""
@@ -25,7 +27,7 @@ def _text(path: Path) -> str:
 def read_json(path: Path) -> Any:
     """The JSON document in ``path`` (``.gz`` is decompressed)."""
     try:
-        return json.loads(_text(path))
+        return json_input.loads(_text(path))
     except json.JSONDecodeError as exc:
         raise SourceError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
 
@@ -37,7 +39,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json_input.loads(line)
         except json.JSONDecodeError as exc:
             raise SourceError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from exc
         if not isinstance(row, dict):

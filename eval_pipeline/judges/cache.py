@@ -14,6 +14,11 @@ thread waits for that answer instead of asking again. New answers are written in
 (``judges.cache_table``; ``judge_many`` and the library adapters' batches open
 ``batched_writes``).
 
+Each answer is stored with the names of the judge calls that made it (``judges.call_refs``): a
+verdict's ``calls``, a completion's noted calls; a hit gives them back (a verdict with its
+``calls``, a completion noting them), so a score answered from the cache names the call that
+first made it. Answers stored before calls were recorded name none.
+
 ``watch`` reports progress: every answer the inner judge gave, of every request it was asked,
 across all the batches running at once (the CLI draws it with rich).
 """
@@ -27,6 +32,8 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 
 from eval_pipeline.judges.cache_table import JUDGE_CACHE, CacheTable, cache_row
+from eval_pipeline.judges.call_refs import collecting, note
+from eval_pipeline.judges.call_spans import CallRecorder
 from eval_pipeline.judges.completion import CompletionRequest, completing_judge, completion_key
 from eval_pipeline.judges.fanout import Answer, LimitedJudge, judge_each
 from eval_pipeline.judges.limits import JudgeLimits
@@ -71,7 +78,7 @@ class CachedJudge:
         self._table = CacheTable(url)
         self._lock = threading.Lock()
         self._stats = CacheStats()
-        self._asking: dict[str, Future[str]] = {}
+        self._asking: dict[str, Future[tuple[str, tuple[str, ...]]]] = {}
         self._progress: Progress | None = None
         self._asked = 0
         self._answered = 0
@@ -90,6 +97,12 @@ class CachedJudge:
     def limits(self) -> JudgeLimits | None:
         """The inner judge's limits (None when it declares none)."""
         return self.inner.limits if isinstance(self.inner, LimitedJudge) else None
+
+    def record_calls(self, recorder: CallRecorder | None) -> None:
+        """Have the inner judge record its requests (``judges.judge_trace``), if it can."""
+        record = getattr(self.inner, "record_calls", None)
+        if callable(record):
+            record(recorder)
 
     def watch(self, progress: Progress | None) -> None:
         """Call ``progress(answered, asked)`` as the inner judge answers (None: stop)."""
@@ -136,32 +149,39 @@ class CachedJudge:
         stored = self._table.texts([key])
         if key in stored:
             self._count(hits=1)
-            return str(json.loads(stored[key])["completion"])
+            raw = json.loads(stored[key])
+            note(raw.get("calls") or ())
+            return str(raw["completion"])
         with self._lock:
             asking = self._asking.get(key)
             if asking is None:
                 self._asking[key] = Future()
         if asking is not None:  # another thread is asking this very prompt: share its answer
             self._count(hits=1)
-            return asking.result()
+            text, calls = asking.result()
+            note(calls)
+            return text
         self._count(misses=1, calls=1)
         self._advance(asked=1)
+        made: list[str] = []
         try:
-            text = inner.complete(request)
+            with collecting() as made:
+                text = inner.complete(request)
         except Exception as exc:
             self._count(errors=1)
             self._answered_by(key, exc)
             raise
         finally:
+            note(made)  # the requests sent, answered or failed, to the library metric asking
             self._advance(answered=1)
-        row = cache_row(
-            fingerprint, key, "completion " + request.caller, json.dumps({"completion": text})
+        answer = {"completion": text, "calls": list(made)}
+        self._table.stage(
+            cache_row(fingerprint, key, "completion " + request.caller, json.dumps(answer))
         )
-        self._table.stage(row)
-        self._answered_by(key, text)
+        self._answered_by(key, (text, tuple(made)))
         return text
 
-    def _answered_by(self, key: str, answer: str | Exception) -> None:
+    def _answered_by(self, key: str, answer: tuple[str, tuple[str, ...]] | Exception) -> None:
         with self._lock:
             waiting = self._asking.pop(key)
         if isinstance(answer, Exception):
@@ -231,5 +251,6 @@ class CachedJudge:
                 passed=raw["passed"],
                 reason=raw["reason"],
                 details=raw["details"],
+                calls=tuple(raw.get("calls") or ()),
             )
         return found

@@ -12,18 +12,26 @@ so all who share the judge share its limits.
 ``complete`` answers a library metric's own prompt (``judges.completion``) over the same client,
 retry policy and concurrency limit, so DeepEval and RAGAS metrics reach the model only through
 this judge (and the cache around it).
+
+With a ``CallRecorder`` given (``record_calls``: a scoring job's ``judges.judge_trace``), every
+request sent (each attempt, answered or not) is recorded as a ``chat`` span; a verdict carries the
+names of its requests (``JudgeVerdict.calls``), a completion notes them for the library metric
+that asked (``call_refs.note``), and a ``JudgeError`` carries them too (``JudgeError.calls``).
 """
 
-import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
+from eval_pipeline import json_input
+from eval_pipeline.judges.call_refs import note
+from eval_pipeline.judges.call_spans import CallRecorder, ChatCall
 from eval_pipeline.judges.completion import CompletionRequest
 from eval_pipeline.judges.http_retry import HttpJudgeStats, Retrier, RetryPolicy
 from eval_pipeline.judges.limits import JudgeLimits, RequestGate, estimated_tokens
-from eval_pipeline.judges.protocol import JudgeFingerprint, JudgeRequest, JudgeVerdict
+from eval_pipeline.judges.protocol import JudgeError, JudgeFingerprint, JudgeRequest, JudgeVerdict
 from eval_pipeline.judges.rubrics import latest_version
 from eval_pipeline.judges.verdict_parsing import FENCE, VerdictFormatError, parse_verdict
 
@@ -76,6 +84,11 @@ class HttpJudge:
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._json_schema_supported = True
+        self._recorder: CallRecorder | None = None
+
+    def record_calls(self, recorder: CallRecorder | None) -> None:
+        """Record every request sent from now on into ``recorder`` (None: stop recording)."""
+        self._recorder = recorder
 
     @property
     def backend(self) -> str:
@@ -103,6 +116,10 @@ class HttpJudge:
                     timeout=self.timeout,
                     max_retries=0,  # retries are ours: seeded jitter, and malformed replies count
                 )
+                # The client loads its resources on first use: load them now, outside the
+                # gate's slots, so the first paced requests are not held back and then sent
+                # in a burst.
+                _ = self._client.chat.completions.create
             return self._client
 
     @property
@@ -117,7 +134,15 @@ class HttpJudge:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
         self._openai()  # built before the gate paces the first request, not inside its slot
-        return self._retrier.run(lambda: self._attempt(request), self._tokens(request.prompt))
+        sent = _Sent([], request.rubric_id or request.task)
+        try:
+            verdict = self._retrier.run(
+                lambda: self._attempt(request, sent), self._tokens(request.prompt)
+            )
+        except JudgeError as exc:
+            exc.calls = tuple(sent.calls)
+            raise
+        return replace(verdict, calls=tuple(sent.calls))
 
     def complete(self, request: CompletionRequest) -> str:
         """The model's reply to a library metric's prompt, retried like a verdict.
@@ -130,18 +155,27 @@ class HttpJudge:
             JudgeError: a non-retryable client error, or every attempt failed.
         """
         self._openai()
-        return self._retrier.run(lambda: self._complete_once(request), self._tokens(request.prompt))
+        sent = _Sent([], request.caller or "completion")
+        try:
+            return self._retrier.run(
+                lambda: self._complete_once(request, sent), self._tokens(request.prompt)
+            )
+        except JudgeError as exc:
+            exc.calls = tuple(sent.calls)
+            raise
+        finally:
+            note(sent.calls)  # for the library metric asking (``call_refs.collecting``)
 
     def _tokens(self, prompt: str) -> int:
         return estimated_tokens(len(SYSTEM_PROMPT) + len(prompt), self.max_tokens)
 
-    def _complete_once(self, request: CompletionRequest) -> str:
+    def _complete_once(self, request: CompletionRequest, sent: "_Sent") -> str:
         messages = [{"role": "user", "content": request.prompt}]
         if request.schema is None:
-            return self._complete(messages, None)
-        content = self._structured(messages, _completion_format(request))
+            return self._complete(messages, None, sent)
+        content = self._structured(messages, _completion_format(request), sent)
         try:
-            json.loads(_unfenced(content))
+            json_input.loads(_unfenced(content))
         except ValueError as exc:
             raise VerdictFormatError(
                 f"reply to {request.caller or 'a library prompt'} is not JSON: {exc}; "
@@ -149,49 +183,100 @@ class HttpJudge:
             ) from exc
         return _unfenced(content)
 
-    def _structured(self, messages: list[dict[str, str]], json_schema: dict[str, Any]) -> str:
+    def _structured(
+        self, messages: list[dict[str, str]], json_schema: dict[str, Any], sent: "_Sent"
+    ) -> str:
         """A reply in ``json_schema`` mode, or ``json_object`` on servers that refuse it."""
         import openai
 
         if not self._json_schema_supported:
-            return self._complete(messages, {"type": "json_object"})
+            return self._complete(messages, {"type": "json_object"}, sent)
         try:
-            return self._complete(messages, json_schema)
+            return self._complete(messages, json_schema, sent)
         except openai.BadRequestError:
             # Servers without json_schema support answer 400; json_object plus our own
             # validation is the portable fallback. Only an answered retry says that was the
             # cause: a 400 the retry gets too is this request's error, raised from here.
-            reply = self._complete(messages, {"type": "json_object"})
+            reply = self._complete(messages, {"type": "json_object"}, sent)
         with self._client_lock:
             if self._json_schema_supported:
                 self._json_schema_supported = False
                 self._retrier.count(json_object_fallbacks=1)
         return reply
 
-    def _attempt(self, request: JudgeRequest) -> JudgeVerdict:
+    def _attempt(self, request: JudgeRequest, sent: "_Sent") -> JudgeVerdict:
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": request.prompt},
         ]
         return parse_verdict(
-            self._structured(messages, _json_schema_format(request)), request.schema
+            self._structured(messages, _json_schema_format(request), sent), request.schema
         )
 
     def _complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any] | None,
+        sent: "_Sent",
     ) -> str:
         self._retrier.count(requests=1)
         extra = {"response_format": response_format} if response_format is not None else {}
-        response = self._openai().chat.completions.create(
+        recorder = self._recorder
+        start = time.time_ns()
+        try:
+            response = self._openai().chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                **extra,
+            )
+        except Exception as exc:
+            if recorder is not None:
+                sent.calls.append(recorder.record(self._call(messages, sent, start, error=exc)))
+            raise
+        choice = response.choices[0] if response.choices else None
+        content = str(choice.message.content or "") if choice is not None else None
+        if recorder is not None:
+            usage = getattr(response, "usage", None)
+            call = self._call(
+                messages,
+                sent,
+                start,
+                reply=content,
+                finish_reason=getattr(choice, "finish_reason", None),
+                response_model=getattr(response, "model", None),
+                input_tokens=getattr(usage, "prompt_tokens", None),
+                output_tokens=getattr(usage, "completion_tokens", None),
+            )
+            sent.calls.append(recorder.record(call))
+        if content is None:
+            raise VerdictFormatError("the reply has no choices")
+        return content
+
+    def _call(
+        self, messages: list[dict[str, str]], sent: "_Sent", start: int, **answer: Any
+    ) -> ChatCall:
+        """The record of one request sent at ``start`` (ns) and answered (or failed) now."""
+        return ChatCall(
             model=self.model,
             messages=messages,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            **extra,
+            start_ns=start,
+            end_ns=time.time_ns(),
+            base_url=self.base_url,
+            caller=sent.caller,
+            fingerprint=self.fingerprint.digest,
+            parameters={"temperature": self.temperature, "max_tokens": self.max_tokens},
+            **answer,
         )
-        if not response.choices:
-            raise VerdictFormatError("the reply has no choices")
-        return str(response.choices[0].message.content or "")
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """Where the names of one judgement's requests go, and who asked (recorded on the span)."""
+
+    calls: list[str]
+    caller: str
 
 
 def _json_schema_format(request: JudgeRequest) -> dict[str, Any]:

@@ -79,12 +79,16 @@ class JudgeVerdict:
     """A judge's answer: a score in [0, 1] (higher is better), pass/fail, and why.
 
     ``details`` keeps structured evidence (per-claim verdicts, unsupported claims, ...).
+    ``calls`` names the judge calls that made the verdict (``judges.call_refs``: the chat spans
+    of the requests an HTTP judge sent); it is stored with the verdict in the cache, so a cached
+    verdict names the call that first made it. Empty for a judge that makes no call (offline).
     """
 
     score: float
     passed: bool
     reason: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    calls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.score <= 1.0:
@@ -92,7 +96,12 @@ class JudgeVerdict:
 
 
 class JudgeError(RuntimeError):
-    """A judge call that finally failed (after retries); the score becomes ``error``."""
+    """A judge call that finally failed (after retries); the score becomes ``error``.
+
+    ``calls`` names the requests sent that failed (recorded ones only; see ``JudgeVerdict``).
+    """
+
+    calls: tuple[str, ...] = ()
 
 
 @runtime_checkable

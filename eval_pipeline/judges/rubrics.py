@@ -17,7 +17,7 @@ never changes the built-in rubric set's version (``latest_version``).
 
 import json
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -82,7 +82,7 @@ class Rubric:
         if isinstance(rating, int | float) and not isinstance(rating, bool):
             score = min(1.0, max(0.0, (float(rating) - low) / (high - low)))
         passed = score >= (self.pass_threshold - low) / (high - low) - 1e-12
-        return JudgeVerdict(score, passed, verdict.reason, dict(verdict.details))
+        return replace(verdict, score=score, passed=passed, details=dict(verdict.details))
 
     def render(self, fields: dict[str, Any]) -> str:
         """The prompt with every placeholder filled from ``fields``.

@@ -1,9 +1,9 @@
 """A generative judge's reply turned into a ``JudgeVerdict``, validated against the schema."""
 
-import json
 import re
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.judges.protocol import JudgeVerdict
 
 FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -24,7 +24,7 @@ def parse_verdict(content: str, schema: dict[str, Any]) -> JudgeVerdict:
     fenced = FENCE.match(content)
     text = fenced.group(1) if fenced else content
     try:
-        raw = json.loads(text)
+        raw = json_input.loads(text)
     except ValueError as exc:
         raise VerdictFormatError(
             f"reply is not JSON: {exc}; reply starts {content[:80]!r}"

@@ -5,8 +5,9 @@ and its baseline, the forest plot, the score distributions (candidate against ba
 judge's calibration (PNGs inlined as data URIs), one table of metrics, one of every slice
 (passing ones too), the budgets, what changed against the baseline item by item
 (``changes_section``; the worst items where there is no baseline to compare with), each run
-linking to its trace page (the span tree with the scores on its spans, ``trace_view``), and the
-NIST AI RMF section (``nist``). No
+linking to its trace page (the span tree with the scores on its spans, ``trace_view``), the
+judge's calls and their cost, each score linking to the calls that made it (``judge_calls``),
+and the NIST AI RMF section (``nist``). No
 script, no stylesheet or font from the network: the page renders offline and from ``file://``;
 the only links out are to a tracing UI, when a trace URL template is set (``trace_links``).
 """
@@ -31,6 +32,7 @@ from eval_pipeline.report.html_parts import (
     table,
 )
 from eval_pipeline.report.inputs import ReportInputs
+from eval_pipeline.report.judge_calls import cost_section, judge_trace_pages
 from eval_pipeline.report.nist import nist_section
 from eval_pipeline.report.trace_links import TraceLinks
 from eval_pipeline.report.trace_view import STYLE as TRACE_STYLE
@@ -160,6 +162,7 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
             "Budgets", "budgets", BUDGET_HEADER, [budget_row(b) for b in report.get("budgets", [])]
         ),
         *_plots(inputs),
+        cost_section(inputs.judge_cost, inputs.judge_traces),
         *_history(inputs),
         changes_section(inputs.comparison, links)
         if inputs.comparison is not None
@@ -171,5 +174,6 @@ def render_html(inputs: ReportInputs, links: TraceLinks | None = None) -> str:
         parts.append("</ul>")
     parts.append(nist_section(inputs))
     parts.append(trace_pages(inputs, links))
+    parts.append(judge_trace_pages(inputs.judge_traces))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -1,10 +1,11 @@
 """Everything one report shows, read from the home: the gate's JSON, scores, traces, calibration.
 
-The gate report (``<home>/store/gates/<build>.json``) says what was decided; the score store
-gives the distributions and, per trace, the scores with the span ids they were given on; the
-trace store gives the span tree of every evidence trace. The judge's calibration is read by the
-caller (the calibration stage sits above this package) and passed in. What the home lacks (a
-trace ingested elsewhere, a build with no stored scores) is shown as missing, never guessed.
+The gate report (``<home>/store/gates/<build>.json``) says what was decided; the score store gives
+the distributions and, per trace, the scores with the span ids they were given on; the trace store
+gives the span tree of every evidence trace, and the build's judge calls (``report.judge_calls``:
+their cost, and the judge traces the shown scores name). The judge's calibration is read by the
+caller (the calibration stage sits above this package) and passed in. What the home lacks (a trace
+ingested elsewhere, a build with no stored scores) is shown as missing, never guessed.
 """
 
 from collections.abc import Sequence
@@ -16,13 +17,25 @@ import pandas as pd
 from eval_pipeline.compare.comparison import Comparison, compare_frames, with_details
 from eval_pipeline.compare.history import HistoryPoint
 from eval_pipeline.home import Home
+from eval_pipeline.report.judge_calls import judge_calls_of
 from eval_pipeline.report.stored import load_gate_report
 from eval_pipeline.scoring.store import ScoreStore
+from eval_pipeline.suites.judge_cost import JudgeCost
+from eval_pipeline.traces.model import Span
 from eval_pipeline.traces.runs.assemble import assemble_run
 from eval_pipeline.traces.runs.render import run_tree
 from eval_pipeline.traces.store.trace_store import TraceStore
 
-SCORE_FIELDS = ("metric_id", "value", "status", "reason", "span_ids", "item_id", "run_index")
+SCORE_FIELDS = (
+    "metric_id",
+    "value",
+    "status",
+    "reason",
+    "span_ids",
+    "item_id",
+    "run_index",
+    "judge_calls",
+)
 """What a trace page shows of each score row."""
 
 
@@ -40,6 +53,8 @@ class ReportInputs:
     scores_by_trace: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     comparison: Comparison | None = None
     history: dict[str, list[HistoryPoint]] = field(default_factory=dict)
+    judge_cost: JudgeCost | None = None
+    judge_traces: dict[str, list[Span]] = field(default_factory=dict)
 
     @property
     def evidence_trace_ids(self) -> list[str]:
@@ -65,6 +80,7 @@ def scores_of_traces(
         value = record["value"]
         record["value"] = None if pd.isna(value) else float(value)
         record["span_ids"] = list(record["span_ids"] or [])
+        record["judge_calls"] = list(record["judge_calls"] or [])
         out[str(record.pop("trace_id"))].append(record)
     return out
 
@@ -132,11 +148,15 @@ def gather_inputs(
         traces.update(trace_documents(home, baseline_build, theirs))
         for trace_id, rows in scores_of_traces(baseline, theirs).items():
             scores[trace_id] = scores.get(trace_id, []) + rows
+    refs = [ref for rows in scores.values() for row in rows for ref in row["judge_calls"]]
+    cost, judge_traces = judge_calls_of(TraceStore(home.store), build, refs)
     return ReportInputs(
         build,
         report,
         candidate,
         baseline,
+        judge_cost=cost,
+        judge_traces=judge_traces,
         calibration=calibration,
         judged_metrics=judged_metrics,
         traces=traces,

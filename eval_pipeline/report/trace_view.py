@@ -1,19 +1,21 @@
 """The report's trace pages: each evidence trace as its span tree, with the scores on their spans.
 
-One ``<section class="trace-page" id="trace-<id>">`` per trace, shown when the address names it
-or one of its spans (CSS ``:target`` and ``:has(:target)``, no script), so an evidence link opens
-the trace "page" inside the one file and a score's span link stays on it, the span highlighted.
-The page lists the run (item, run index, root agent, completeness, final answer), every score
-of the run as stored in the score store (metric, value, status, reason, the span ids it was given
-on, each linking to its span below), and the span tree as nested lists; a span carries the
-scores given on it as badges. Scores naming no span sit on the trace's top spans. A trace the
-home does not hold says so, with its scores still listed.
+One ``<section class="trace-page" id="trace-<id>">`` per trace, shown when the address names it or
+one of its spans (CSS ``:target`` and ``:has(:target)``, no script), so an evidence link opens the
+trace "page" inside the one file and a score's span link stays on it, the span highlighted. The
+page lists the run (item, run index, root agent, completeness, final answer), every score of the
+run as stored in the score store (metric, value, status, reason, the span ids it was given on, each
+linking to its span below, and the judge calls that made it, each linking to its line on its judge
+trace's page, ``report.judge_calls``), and the span tree as nested lists; a span carries the scores
+given on it as badges. Scores naming no span sit on the trace's top spans. A trace the home does
+not hold says so, with its scores still listed.
 """
 
 from typing import Any
 
 from eval_pipeline.report.html_parts import e, num, table
 from eval_pipeline.report.inputs import ReportInputs
+from eval_pipeline.report.judge_calls import call_links
 from eval_pipeline.report.trace_links import TraceLinks, anchor
 
 STYLE = """
@@ -82,6 +84,7 @@ def _score_row(score: dict[str, Any], trace_id: str, links: TraceLinks, build: s
         f'<td><code>{e(score["metric_id"])}</code></td><td class="num">{num(score["value"])}</td>'
         f"<td>{e(score['status'])}</td><td>{e(score['reason'] or '')}</td>"
         f"<td>{spans or '(whole trace)'}</td>"
+        f"<td>{call_links(score['judge_calls'], links, build) or '-'}</td>"
     )
 
 
@@ -99,7 +102,7 @@ def trace_page(inputs: ReportInputs, trace_id: str, links: TraceLinks) -> str:
         f'<p><a href="#{back}">back to {back.replace("-", " ")}</a>{out_link}</p>',
     ]
     rows = [_score_row(s, trace_id, links, inputs.build) for s in scores]
-    header = ["metric", "value", "status", "reason", "spans"]
+    header = ["metric", "value", "status", "reason", "spans", "judge calls"]
     parts.append(table("Scores of this run", anchor("scores", trace_id), header, rows))
     if document is None:
         parts.append("<p>This trace is not in this home's trace store.</p></section>")

@@ -31,6 +31,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from eval_pipeline import json_input
 from eval_pipeline.scoring.argument_values import OMITTABLE, value_error
 
 __all__ = ["INVALID", "OMITTABLE", "ArgumentCheck", "check_arguments", "parse_arguments"]
@@ -62,7 +63,7 @@ def parse_arguments(raw: Any) -> dict[str, Any] | None:
         if not text:
             return {}
         try:
-            raw = json.loads(text)
+            raw = json_input.loads(text)
         except json.JSONDecodeError:
             return None
     return dict(raw) if isinstance(raw, Mapping) else None

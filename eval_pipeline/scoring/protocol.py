@@ -33,8 +33,10 @@ class Layer:
     TASK = "task"
     SAFETY = "safety"
     TRACE = "trace"
+    SESSION = "session"
+    """A whole conversation (``scoring.sessions``: scored per session, not per run)."""
 
-    ALL = (RETRIEVAL, PLAN, TOOL_USE, MULTI_AGENT, FINAL_ANSWER, TASK, SAFETY, TRACE)
+    ALL = (RETRIEVAL, PLAN, TOOL_USE, MULTI_AGENT, FINAL_ANSWER, TASK, SAFETY, TRACE, SESSION)
 
 
 @runtime_checkable

@@ -28,7 +28,7 @@ class ScoreStatus:
 class Score:
     """One score: a value built once (by the registry, from a scorer's verdict) and never changed.
 
-    Slotted and not frozen: a frozen dataclass sets each of its 18 fields through
+    Slotted and not frozen: a frozen dataclass sets each of its 19 fields through
     ``object.__setattr__``, about 2.5 times the cost of building the row, and every run
     scored builds ten. A copy with other fields is ``dataclasses.replace`` (``with_context``).
 
@@ -39,7 +39,10 @@ class Score:
     (``Scorer.arguments``, JSON-safe; the judge is not one), from which the registry rebuilds the
     exact scorer (``registry.rebuild_scorer``). ``dataset`` and ``dataset_version`` name the
     dataset version the item came from (None when the row was not scored against a suite's
-    dataset), so an exported row says what it was measured on.
+    dataset), so an exported row says what it was measured on. ``judge_calls`` names the judge
+    calls that made the row (``<trace id>/<span id>`` of their ``chat`` spans in the build's
+    judge trace, ``judges.judge_trace``), a cached answer naming the call that first made it;
+    empty for a row no judge call made (deterministic scorers, the offline judge).
     """
 
     metric_id: str
@@ -60,6 +63,7 @@ class Score:
     scorer_args: dict[str, Any] = field(default_factory=dict)
     dataset: str | None = None
     dataset_version: str | None = None
+    judge_calls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.status not in ScoreStatus.ALL:
@@ -115,6 +119,8 @@ SCORE_COLUMNS = (
     "scorer_args",
     "dataset",
     "dataset_version",
+    "judge_calls",
 )
 """Column order of the long scores table (a contract: new columns are appended); slice columns
-follow, named by the slice (``intent``). ``evidence`` and ``scorer_args`` are JSON text."""
+follow, named by the slice (``intent``). ``evidence`` and ``scorer_args`` are JSON text;
+``span_ids`` and ``judge_calls`` are lists."""

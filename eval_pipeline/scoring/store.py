@@ -5,8 +5,9 @@ the same (build, item_id, run_index, metric_id) and keeps the others, so rescori
 idempotent. Per-run measurements (``latency_s``, ``cost_usd``) live beside it in
 ``runs.parquet`` keyed by (item_id, run_index) and are joined into ``read_frame``. The scorer's
 arguments are the JSON text column ``scorer_args``; a partition written before that column
-existed reads back with ``{}`` (the scorers of that time recorded no arguments), and one written
-before ``dataset`` / ``dataset_version`` reads back with nulls there.
+existed reads back with ``{}`` (the scorers of that time recorded no arguments), one written
+before ``dataset`` / ``dataset_version`` reads back with nulls there, and one written before
+``judge_calls`` with no calls (its judge calls were not recorded).
 """
 
 import json
@@ -47,6 +48,7 @@ _SCHEMA = pa.schema(
         ("scorer_args", pa.string()),
         ("dataset", pa.string()),
         ("dataset_version", pa.string()),
+        ("judge_calls", pa.list_(pa.string())),
     ]
 )
 
@@ -71,6 +73,7 @@ def _row(score: Score, build: str) -> dict[str, Any]:
         "scorer_args": _arguments_json(score),
         "dataset": score.dataset,
         "dataset_version": score.dataset_version,
+        "judge_calls": list(score.judge_calls),
     }
 
 
@@ -103,6 +106,7 @@ def _score(row: dict[str, Any]) -> Score:
         scorer_args=json.loads(row["scorer_args"] or "{}"),
         dataset=row["dataset"],
         dataset_version=row["dataset_version"],
+        judge_calls=tuple(row["judge_calls"] or ()),
     )
 
 
@@ -115,6 +119,10 @@ def _read_table(path: Path) -> pa.Table:
     for column in ("dataset", "dataset_version"):
         if column not in table.column_names:
             table = table.append_column(column, pa.nulls(table.num_rows, type=pa.string()))
+    if "judge_calls" not in table.column_names:
+        table = table.append_column(
+            "judge_calls", pa.array([[]] * table.num_rows, type=pa.list_(pa.string()))
+        )
     return table
 
 
@@ -204,7 +212,8 @@ class ScoreStore:
         raw = _read_table(path).to_pandas()
         slices = pd.DataFrame([json.loads(s or "{}") for s in raw["slices"]], index=raw.index)
         frame = raw[list(SCORE_COLUMNS)].copy()
-        frame["span_ids"] = frame["span_ids"].map(lambda ids: list(ids) if ids is not None else [])
+        for column in ("span_ids", "judge_calls"):
+            frame[column] = frame[column].map(lambda ids: list(ids) if ids is not None else [])
         for name in slices.columns:
             if name not in frame.columns:
                 frame[name] = slices[name]

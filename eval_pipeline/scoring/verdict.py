@@ -17,7 +17,8 @@ class Verdict(NamedTuple):
     """What a scorer concluded about one run (``ScorerBase.scored`` and siblings make one).
 
     ``value`` is already valid for ``status`` (a float in [0, 1] when scored, else None);
-    ``span_ids`` hold no duplicates; ``evidence`` is the verdict's own dict.
+    ``span_ids`` hold no duplicates; ``evidence`` is the verdict's own dict; ``judge_calls``
+    names the judge calls that made it (``Score.judge_calls``).
     """
 
     status: str
@@ -27,6 +28,7 @@ class Verdict(NamedTuple):
     evidence: dict[str, Any]
     judge_fingerprint: str | None
     judge_backend: str | None
+    judge_calls: tuple[str, ...] = ()
 
     def row(
         self,
@@ -59,4 +61,5 @@ class Verdict(NamedTuple):
             self.evidence,
             dict(slices) if slices else {},
             dict(scorer_args) if scorer_args else {},
+            judge_calls=self.judge_calls,
         )

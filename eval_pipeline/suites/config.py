@@ -19,6 +19,7 @@ metrics:
   - {id: refund_explained, rubric: rubrics/refund.yaml, threshold: 0.8}      # custom, judged
 budgets: {p95_latency_s: 12, cost_per_task_usd: 0.08}
 slices: [intent, language, tool]
+sessions: {idle_timeout_s: 1800}     # a conversation without an end marker ends after this idle
 ```
 
 ``load_suite`` validates once, at the edge: every problem is reported as ``path:line: field:
@@ -49,6 +50,7 @@ from eval_pipeline.suites.errors import ConfigError, IssueList
 from eval_pipeline.suites.risk import RiskPolicy, load_risk_policy
 from eval_pipeline.suites.suite_rules import check_budgets, pin_datasets, resolve_metrics
 from eval_pipeline.suites.yaml_source import MAX_BYTES, YamlSourceError, load_yaml
+from eval_pipeline.traces.sessions.end import DEFAULT_IDLE_TIMEOUT_S
 
 if TYPE_CHECKING:
     from eval_pipeline.datasets.store import DatasetStore
@@ -133,6 +135,15 @@ class Budgets(BaseModel):
     cost_per_task_usd: Positive | None = None
 
 
+class SessionsConfig(BaseModel):
+    """How the suite's conversations are read (``traces.sessions``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    idle_timeout_s: Positive = DEFAULT_IDLE_TIMEOUT_S
+    """Seconds without a turn after which a session without an end marker has ended."""
+
+
 class SuiteConfig(BaseModel):
     """A validated suite (see the module docstring for the YAML shape)."""
 
@@ -147,6 +158,7 @@ class SuiteConfig(BaseModel):
     metrics: Annotated[tuple[MetricSpec, ...], Field(min_length=1)]
     budgets: Budgets = Budgets()
     slices: tuple[Name, ...] = ()
+    sessions: SessionsConfig = SessionsConfig()
     source: str = Field(default="", exclude=True)
     fingerprint: str = Field(default="", exclude=True)
 

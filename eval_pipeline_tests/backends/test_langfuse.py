@@ -27,6 +27,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
+from eval_pipeline.report.stored import load_gate_report
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.backends.scored_build import scored_build
@@ -111,6 +112,21 @@ class _Langfuse(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    def do_GET(self) -> None:
+        """``GET /api/public/traces/{id}``: 404 unless the trace was sent over OTLP."""
+        trace = self.path.removeprefix("/api/public/traces/")
+        held = {
+            span.trace_id.hex()
+            for body in self.traces
+            for resource in ExportTraceServiceRequest.FromString(body).resource_spans
+            for scope in resource.scope_spans
+            for span in scope.spans
+        }
+        self.send_response(200 if trace in held else 404)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
     def log_message(self, *args: Any) -> None:
         pass
 
@@ -191,3 +207,81 @@ def test_scores_out_in_the_published_shape_and_back(
     assert sorted(again, key=key) == sorted(
         (replace(s, build="from-langfuse") for s in exported), key=key
     )
+
+
+def test_gated_scores_carry_labels_and_the_release_verdict_and_need_their_traces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: labels, the release verdict, input/output, and a hint for missing traces.
+
+    Label and floor per score, a release_gate score per trace, input/output on the spans,
+    and exit 2 with the hint when Langfuse lacks the traces.
+    """
+    build = scored_build(tmp_path, monkeypatch)
+    monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-lf-test")
+    monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-lf-test")
+    runner = CliRunner()
+    gated = runner.invoke(
+        cli, ["gate", "--suite", "backends", "--candidate", build, "--no-baseline"]
+    )
+    assert gated.exit_code in (0, 1), gated.output
+    report = load_gate_report(current_home(), build)
+    release = "no-go" if report["blocking"] else "go"
+    floors = {m["metric_id"]: m["threshold"] for m in report["metrics"]}
+    export = ["export", "scores", "--build", build]
+    with _langfuse() as (url, seen):
+        orphan = runner.invoke(cli, [*export, "--langfuse", url])
+        assert orphan.exit_code == 2, orphan.output
+        assert "Langfuse lacks the traces of build" in orphan.output
+        assert "add --with-traces" in orphan.output
+        assert not seen.scores  # nothing sent on traces Langfuse does not hold
+        sent = runner.invoke(cli, [*export, "--langfuse", url, "--with-traces"])
+    assert sent.exit_code == 0, sent.output
+
+    create = _validator("CreateScoreRequest")
+    for body in seen.scores:
+        create.validate(body)
+    gates = [b for b in seen.scores if b["name"] == "release_gate"]
+    rows = [b for b in seen.scores if b["name"] != "release_gate"]
+    runs = {r.trace_id: r for r in TraceStore(current_home().store).runs(build)}
+    assert sorted(b["traceId"] for b in gates) == sorted(runs)
+    assert {(b["value"], b["dataType"]) for b in gates} == {(release, "CATEGORICAL")}
+    for body in rows:
+        meta = body["metadata"]
+        status = meta["eval_pipeline"]["status"]
+        if status == "scored":
+            passed = body["value"] >= floors[body["name"]]
+            assert meta["label"] == ("pass" if passed else "fail")
+            assert meta["gate_release"] == release and meta["floor"] == floors[body["name"]]
+        else:
+            assert meta["label"] == status
+    shown = {
+        span.span_id.hex(): {kv.key: kv.value.string_value for kv in span.attributes}
+        for body in seen.traces
+        for resource in ExportTraceServiceRequest.FromString(body).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    }
+    for run in runs.values():
+        root = shown[str(run.root_span_id)]
+        assert (root["input.value"], root["output.value"]) == (run.user_input, run.final_answer)
+
+    # Read back from Langfuse's read shape, the release verdict is not a score row.
+    traces = [
+        {
+            "id": trace,
+            "timestamp": "2026-12-01T00:00:00Z",
+            "htmlPath": "/",
+            "totalCost": 0,
+            "observations": [],
+            "scores": [_as_langfuse_returns(b) for b in seen.scores if b["traceId"] == trace],
+        }
+        for trace in runs
+    ]
+    export_file = tmp_path / "langfuse_gated.json"
+    export_file.write_text(json.dumps(traces))
+    back = runner.invoke(
+        cli, ["import", "--from", "langfuse", str(export_file), "--build", "lf-back"]
+    )
+    assert back.exit_code == 0, back.output
+    assert len(ScoreStore(current_home().store).read("lf-back")) == len(rows)

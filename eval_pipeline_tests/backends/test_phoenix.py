@@ -7,7 +7,10 @@ rows; the spans enter through the one ingest function. An annotation Phoenix hol
 is outside [0, 1] is one error naming it (exit 2) and every other score is still stored.
 """
 
+import json
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -15,6 +18,8 @@ from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
 from eval_pipeline.home import current_home
+from eval_pipeline.importers.backends.phoenix import read_annotations, read_spans
+from eval_pipeline.report.stored import load_gate_report
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.traces.store.trace_store import TraceStore
 from eval_pipeline_tests.backends.phoenix_server import phoenix_server
@@ -146,3 +151,92 @@ def test_a_bad_annotation_is_named_and_the_rest_is_stored(
     )
     assert missing.exit_code == 2
     assert "--project: Phoenix has no project 'nope'" in missing.output
+
+
+def _attributes(span: dict[str, Any]) -> dict[str, Any]:
+    """A Phoenix span's attributes as plain values."""
+    return {
+        kv["key"]: next(v for v in kv["value"].values() if v is not None)
+        for kv in span["attributes"]
+    }
+
+
+def test_exported_evaluations_filter_by_label_and_gate_and_spans_show_input_and_output(
+    phoenix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: pass/fail labels, the release verdict, input/output, a hint for no traces."""
+    build = scored_build(tmp_path, monkeypatch)
+    runner = CliRunner()
+    gated = runner.invoke(
+        cli, ["gate", "--suite", "backends", "--candidate", build, "--no-baseline"]
+    )
+    assert gated.exit_code in (0, 1), gated.output
+    report = load_gate_report(current_home(), build)
+    release = "no-go" if report["blocking"] else "go"
+    floors = {m["metric_id"]: m["threshold"] for m in report["metrics"]}
+    export = ["export", "scores", "--build", build, "--phoenix", phoenix, "--project", "labels"]
+
+    # Phoenix does not hold the build's traces yet: bad input with the way out, nothing sent.
+    orphan = runner.invoke(cli, export)
+    assert orphan.exit_code == 2, orphan.output
+    assert "Phoenix lacks the traces of build" in orphan.output
+    assert "add --with-traces" in orphan.output
+    sent = runner.invoke(cli, [*export, "--with-traces"])
+    assert sent.exit_code == 0, sent.output
+
+    store = TraceStore(current_home().store)
+    runs = {r.trace_id: r for r in store.runs(build)}
+    spans = [s for page in read_spans(phoenix, "labels").pages for s in page]
+    by_id = {s["span_id"]: _attributes(s) for s in spans}
+    for run in runs.values():
+        assert run.root_span_id is not None
+        root = by_id[run.root_span_id]
+        assert root["input.value"] == run.user_input and run.user_input
+        assert root["output.value"] == run.final_answer and run.final_answer
+        for call in run.tool_calls:
+            shown = by_id[call.span_id]
+            assert json.loads(shown["input.value"]) == call.arguments
+            assert shown["input.mime_type"] == "application/json"
+
+    annotations = read_annotations(phoenix, "labels", sorted(by_id))
+    scores = ScoreStore(current_home().store).read(build)
+    assert len([a for a in annotations if a["name"] != "release_gate"]) == len(scores)
+    labels: Counter[str] = Counter()
+    for a in annotations:
+        result = a["result"]
+        if a["name"] == "release_gate":
+            assert result["label"] == release and result["explanation"].startswith(release)
+            continue
+        status = a["metadata"]["eval_pipeline"]["status"]
+        if status == "scored":
+            floor = floors[a["name"]]
+            assert a["metadata"]["floor"] == floor
+            assert result["label"] == ("pass" if result["score"] >= floor else "fail")
+            assert a["metadata"]["gate_release"] == release
+        else:
+            assert result["label"] == status and result.get("score") is None
+        labels[result["label"]] += 1
+    gates = [a for a in annotations if a["name"] == "release_gate"]
+    assert sorted(a["span_id"] for a in gates) == sorted(str(r.root_span_id) for r in runs.values())
+    assert labels["pass"] and "scored" not in labels
+
+    # Read back, the release verdict is not a score: the same rows as exported.
+    back = runner.invoke(
+        cli,
+        [
+            "import",
+            "--from",
+            "phoenix",
+            "--url",
+            phoenix,
+            "--project",
+            "labels",
+            "--build",
+            "labels-back",
+            "--redaction-policy",
+            "keep-tools",
+        ],
+    )
+    assert back.exit_code == 0, back.output
+    again = ScoreStore(current_home().store).read("labels-back")
+    assert rows_by_key(again, "labels-back") == rows_by_key(scores, "labels-back")

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from eval_pipeline.cli import cli
 from eval_pipeline.scoring.registry import metric_card, registered_metric_ids
+from eval_pipeline.scoring.sessions.registry import session_metric_ids
 from eval_pipeline_tests.scoring.custom_fixtures import custom_project
 
 KEYS = {"id", "version", "description", "layer", "reads", "range", "direction"}
@@ -27,8 +28,10 @@ def _run(*args: object, code: int = 0) -> str:
 
 def test_list_has_a_card_per_registered_metric() -> None:
     listed = json.loads(_run("metrics", "list", "--format", "json"))["metrics"]
-    assert [card["id"] for card in listed] == sorted(registered_metric_ids())
+    assert [card["id"] for card in listed] == sorted(registered_metric_ids() | session_metric_ids())
     by_id = {card["id"]: card for card in listed}
+    session = by_id["session.knowledge_retention"]
+    assert (session["layer"], session["version"], session["judged"]) == ("session", 1, False)
     assert set(by_id["tool_correctness"]) >= KEYS
     assert by_id["tool_correctness"]["reads"]["span_kinds"] == ["execute_tool"]
     assert by_id["tool_correctness"]["not_applicable_when"] == (

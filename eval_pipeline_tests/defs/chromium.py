@@ -92,13 +92,32 @@ class Chromium:
             time.sleep(0.5)
         raise TimeoutError(f"{url}: {wait_for_text!r} did not appear; page text: {text[:500]!r}")
 
-    def click_text(self, text: str, *, wait_for_text: str, timeout_s: float = 30) -> str:
-        """Click the first element whose own text is ``text``; wait for ``wait_for_text``."""
+    def text(self) -> str:
+        """The page's visible text."""
+        result = self.call(
+            "Runtime.evaluate", expression="document.body.innerText", returnByValue=True
+        )
+        return str(result.get("result", {}).get("value", ""))
+
+    def click_text(
+        self,
+        text: str,
+        *,
+        wait_for_text: str,
+        timeout_s: float = 30,
+        selector: str = "a,button,div,span",
+        last: bool = False,
+    ) -> str:
+        """Click the first (``last``: the last) ``selector`` element whose text is ``text``.
+
+        Then wait until the page shows ``wait_for_text`` and return the page's text.
+        """
+        pick = "hits[hits.length - 1]" if last else "hits[0]"
         found = self.call(
             "Runtime.evaluate",
             expression=(
-                "(() => { const hit = [...document.querySelectorAll('a,button,div,span')]"
-                f".find(e => e.textContent.trim() === {json.dumps(text)});"
+                f"(() => {{ const hits = [...document.querySelectorAll({json.dumps(selector)})]"
+                f".filter(e => e.textContent.trim() === {json.dumps(text)}); const hit = {pick};"
                 " if (hit) { hit.click(); return true; } return false; })()"
             ),
             returnByValue=True,

@@ -103,7 +103,11 @@ def test_regressing_build_fails_its_metric_check_with_evidence(env: GraphEnv) ->
     assert not check.passed
     traces = check.metadata["trace_ids"].value
     assert traces and all(t in check.metadata["worst_items"].value for t in traces)
-    assert checks_of(result)["gate_tool_correctness"].passed
+    # tool_correctness regresses inside its margin's reach: inconclusive, which the low tier lets
+    # pass, so its check fails as a warning (it does not block the release).
+    allowed = checks_of(result)["gate_tool_correctness"]
+    assert not allowed.passed and allowed.severity == dg.AssetCheckSeverity.WARN
+    assert allowed.metadata["verdict"].value == "inconclusive"
 
 
 def test_judge_change_stales_exactly_the_old_baselines(env: GraphEnv, tmp_path: Path) -> None:
@@ -144,6 +148,7 @@ def evaluation_job() -> dg.JobDefinition:
     return build_definitions().resolve_job_def("build_evaluation_job")
 
 
+@pytest.mark.slow  # several minutes: each step a process importing dagster
 def test_the_multiprocess_executor_runs_the_graph_too(env: GraphEnv) -> None:
     from eval_pipeline.defs.launch import local_instance
 

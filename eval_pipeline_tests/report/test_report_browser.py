@@ -5,8 +5,11 @@ judge), ``eval-pipeline report`` writes a page that Chromium, opened from ``file
 with the verdict, one row per metric and per slice (all of them), the forest, distribution and
 calibration plots loaded (``naturalWidth > 0``), evidence links that open the trace's page (its
 span tree with the scores on their spans) and the NIST AI RMF section; and the Dagster UI's
-partition page of the build's gate asset shows the plots it carries. Screenshots are written to
-``docs/screenshots/`` when ``EVAL_PIPELINE_SAVE_SCREENSHOTS=1`` (``make screenshots``).
+partition page of the build's gate asset shows the plots it carries. Issue 32: the page's "What
+changed" section reads in the browser (the per-metric counts, the failing metric's regressed
+items with both builds' runs, a run's trace link opening its page) and so does the history
+plot over the suite's builds. Screenshots are written to ``docs/screenshots/`` when
+``EVAL_PIPELINE_SAVE_SCREENSHOTS=1`` (``make screenshots``).
 """
 
 import json
@@ -81,7 +84,7 @@ def read_report(browser: Chromium, page: Path, report: dict[str, Any], shots: Pa
     images = js(
         browser, "Object.fromEntries([...document.images].map(i => [i.id, i.naturalWidth]))"
     )
-    assert set(images) == {"forest-plot", "distribution-plot", "calibration-plot"}
+    assert set(images) == {"forest-plot", "distribution-plot", "calibration-plot", "history-plot"}
     assert all(width > 0 for width in images.values()), images
     nist = table_rows(browser, "nist-table")
     assert {row[0] for row in nist} == {"GOVERN", "MAP", "MEASURE", "MANAGE"}
@@ -89,6 +92,7 @@ def read_report(browser: Chromium, page: Path, report: dict[str, Any], shots: Pa
     shots_taken = [shot(browser, shots, "report-verdict.png")]
     shots_taken.append(shot(browser, shots, "report-plots.png", "distribution-plot"))
     shots_taken.append(shot(browser, shots, "report-nist.png", "nist"))
+    shots_taken += read_changes_and_history(browser, report, shots)
 
     # The failing metric's worst item opens its trace page: the span tree with its scores.
     failing = next(m for m in report["metrics"] if m["verdict"] == "fail")
@@ -120,6 +124,52 @@ def read_report(browser: Chromium, page: Path, report: dict[str, Any], shots: Pa
     assert js(browser, f"{target}.matches(':target') && {section}.contains({target})")
     shots_taken.append(shot(browser, shots, "report-trace.png", f"trace-{trace_id}"))
     return shots_taken
+
+
+def visible(browser: Chromium, element_id: str) -> bool:
+    """Whether the element is laid out on the page (displayed, with a size)."""
+    return bool(
+        js(
+            browser,
+            f"(() => {{ const e = document.getElementById({json.dumps(element_id)});"
+            " return !!e && e.offsetHeight > 0 && getComputedStyle(e).display !== 'none'; })()",
+        )
+    )
+
+
+def read_changes_and_history(browser: Chromium, report: dict[str, Any], shots: Path) -> list[Path]:
+    """The "What changed" section and the history plot, as a reader sees them."""
+    failing = next(m for m in report["metrics"] if m["verdict"] == "fail")["metric_id"]
+    assert visible(browser, "what-changed") and visible(browser, "changes-summary")
+    heading = js(browser, "document.getElementById('what-changed').innerText")
+    assert heading == f"What changed against {report['baseline']}"
+    summary = {row[0]: row[1:] for row in table_rows(browser, "changes-summary")}
+    assert {m["metric_id"] for m in report["metrics"]} <= set(summary)
+    assert int(summary[failing][0]) >= 1  # the failing metric has regressed items
+    table = f"changes-{failing}"
+    assert visible(browser, table)
+    rows = table_rows(browser, table)
+    heads = [r[0] for r in rows if len(r) == 1]
+    assert heads and heads[0].startswith("regressed ") and "input:" in heads[0]
+    assert {r[0].split()[0] for r in rows if len(r) > 1} == {"baseline", "candidate"}
+    taken = [shot(browser, shots, "report-what-changed.png", "what-changed")]
+    # History: the suite's builds drawn per metric, the plot loaded and titled.
+    assert visible(browser, "history") and visible(browser, "history-plot")
+    plot = js(
+        browser,
+        "(() => { const i = document.getElementById('history-plot');"
+        " return [i.naturalWidth, i.naturalHeight, i.alt]; })()",
+    )
+    assert plot[0] > 0 and plot[1] > 0 and "over the suite's builds" in plot[2]
+    taken.append(shot(browser, shots, "report-history.png", "history"))
+    # A run's trace link in the section opens that run's page in the report.
+    opened = js(
+        browser,
+        f"(() => {{ const a = document.getElementById({json.dumps(table)})"
+        ".querySelector('a.trace'); a.click(); return a.hash.slice(1); })()",
+    )
+    assert visible(browser, opened)
+    return taken
 
 
 def read_gate_partition(browser: Chromium, base: str, shots: Path) -> Path:

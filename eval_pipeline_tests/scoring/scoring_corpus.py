@@ -46,9 +46,20 @@ _ANSWERS = (
 )
 
 
+_ADDED_SINCE = frozenset({"judge_calls"})
+"""Fields added after the digests were recorded: they count when set (a row the digests cover,
+made by no judge call, leaves them empty)."""
+
+
 def row_text(row: Score) -> str:
     """Every field of ``row``, in order, as ``repr`` shows it."""
-    return repr(tuple(getattr(row, f.name) for f in fields(Score)))
+    return repr(
+        tuple(
+            getattr(row, f.name)
+            for f in fields(Score)
+            if f.name not in _ADDED_SINCE or getattr(row, f.name)
+        )
+    )
 
 
 def digest(rows: list[Score]) -> str:

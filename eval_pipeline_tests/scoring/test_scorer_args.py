@@ -72,7 +72,13 @@ def test_store_round_trips_scorer_args_in_its_column(tmp_path: Path) -> None:
     store.write("b1", rows)
     back = {r.metric_id: r for r in store.read("b1")}
     assert [back[m].scorer_args for m, _ in CUSTOM] == [kwargs for _, kwargs in CUSTOM]
-    assert SCORE_COLUMNS[13:] == ("evidence", "scorer_args", "dataset", "dataset_version")
+    assert SCORE_COLUMNS[13:] == (
+        "evidence",
+        "scorer_args",
+        "dataset",
+        "dataset_version",
+        "judge_calls",
+    )  # new columns are appended
     frame = store.read_frame("b1")
     assert list(frame.columns[: len(SCORE_COLUMNS)]) == list(SCORE_COLUMNS)
 
@@ -102,10 +108,13 @@ def test_old_partition_without_the_column_reads_as_empty_arguments(tmp_path: Pat
     store.write("old", score_run(RUN, ITEM, [build_scorer("tool_correctness")], build="old"))
     path = store.folder("old") / "scores.parquet"
     table = pq.read_table(path)
-    pq.write_table(table.drop_columns(["scorer_args", "dataset", "dataset_version"]), path)
+    dropped = ["scorer_args", "dataset", "dataset_version", "judge_calls"]
+    pq.write_table(table.drop_columns(dropped), path)
     (old,) = store.read("old")
     assert old.scorer_args == {} and old.dataset is None and old.dataset_version is None
+    assert old.judge_calls == ()  # written before judge calls were recorded: it names none
     assert store.read_frame("old")["scorer_args"].tolist() == ["{}"]
+    assert store.read_frame("old")["judge_calls"].tolist() == [[]]
     store.write("old", score_run(RUN, ITEM, _scorers()[:1], build="old"))
     args = {r.metric_id: r.scorer_args for r in store.read("old")}
     assert args == {"tool_correctness": {}, "hallucinated_actions": {"verbs": VERBS}}

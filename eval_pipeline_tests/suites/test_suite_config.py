@@ -110,3 +110,13 @@ def test_omitted_threshold_takes_the_tier_default(tmp_path: Path) -> None:
     # The shipped suite sets argument_correctness' floor to 0.85; the medium tier's is 0.92.
     path.write_text(SHIPPED.read_text().replace("    threshold: 0.85\n", "", 1))
     assert load_suite(path).metric("argument_correctness").threshold == pytest.approx(0.92)
+
+
+def test_sessions_idle_timeout_is_set_per_suite(tmp_path: Path) -> None:
+    assert load_suite(SHIPPED).sessions.idle_timeout_s == 1800.0  # the default: 30 minutes
+    path = tmp_path / "suite.yaml"
+    path.write_text(SHIPPED.read_text() + "sessions: {idle_timeout_s: 600}\n")
+    assert load_suite(path).sessions.idle_timeout_s == 600.0
+    path.write_text(SHIPPED.read_text() + "sessions: {idle: 600}\n")
+    with pytest.raises(SuiteError, match=r"sessions\.idle: "):
+        load_suite(path)

@@ -186,3 +186,13 @@ def test_ingest_goes_on_past_a_file_that_crashed_it_before(tmp_path):
 def test_a_build_name_too_long_for_the_file_system_exits_2(tmp_path):
     result = CliRunner().invoke(cli, ["ingest", str(DEMO_FILE), "--build", "b" * 300])
     assert result.exit_code == 2 and "--build" in result.output
+
+
+def test_an_object_as_scope_name_exits_2_naming_span_and_field(tmp_path):
+    document = json.loads(otlp_json([json_span("00000000000000b1")]))
+    document["resourceSpans"][0]["scopeSpans"][0]["scope"] = {"name": {"x": 1}}
+    (tmp_path / "scope.json").write_text(json.dumps(document))
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path / "scope.json")])
+    assert result.exit_code == 2, result.output
+    assert "scope.json: span 00000000000000b1: field" in result.output
+    assert "scope.name" in result.output and "must be a string" in result.output

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_pipeline.backends.export_files import records
+from eval_pipeline.backends.export_labels import GATE_METADATA_KEY
 from eval_pipeline.backends.imported_scores import (
     IMPORTED_PREFIX,
     RunIdentity,
@@ -219,6 +220,8 @@ def trace_scores(
         value = raw.get("value") if data_type != "CATEGORICAL" else None
         label = raw.get("stringValue") if data_type != "NUMERIC" else None
         metadata = raw.get("metadata")
+        if isinstance(metadata, dict) and GATE_METADATA_KEY in metadata:
+            continue  # the build's release verdict, exported beside its scores: not a score
         ours = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
         span = by_observation.get(raw.get("observationId"), root.span_id)
         try:

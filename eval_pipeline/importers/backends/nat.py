@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.backends.imported_scores import IMPORTED_PREFIX
 from eval_pipeline.importers.conversation import Turn, conversation_spans
 from eval_pipeline.importers.report import ImportReport
@@ -90,7 +91,7 @@ def _read(path: Path) -> list[tuple[str, str, Any]]:
     """(source, kind, content) of a file: OTLP protobuf bytes, or parsed JSON document(s)."""
     raw = path.read_bytes()
     try:
-        document = json.loads(raw)
+        document = json_input.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError):
         lines = raw.decode("utf-8", errors="strict").splitlines() if raw[:1] in b"{[" else None
         if lines is None:

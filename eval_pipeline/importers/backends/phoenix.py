@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import httpx
 
+from eval_pipeline.backends.export_labels import GATE_METADATA_KEY
 from eval_pipeline.backends.imported_scores import (
     IMPORTED_PREFIX,
     RunIdentity,
@@ -243,6 +244,8 @@ def import_project(
     report = ImportReport(ingest(requests(spans, project), store=store, build=build, policy=policy))
     source = f"phoenix:{project}"
     for raw in read_annotations(base_url, project, sorted(spans.runs), api_key=api_key):
+        if GATE_METADATA_KEY in (raw.get("metadata") or {}):
+            continue  # the build's release verdict, exported beside its scores: not a score
         try:
             report.scores.append(annotation_score(raw, spans.runs, build))
         except (ScoreFieldError, ValueError) as exc:

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.importers.benchmarks.bfcl import category, import_bfcl
 from eval_pipeline.importers.conversation import Turn, conversation_spans
@@ -66,7 +67,7 @@ def parse_output(result: Any) -> list[tuple[str, dict[str, Any]]] | None:
             ((name, arguments),) = entry.items()
             if isinstance(arguments, str):
                 try:
-                    arguments = json.loads(arguments)
+                    arguments = json_input.loads(arguments)
                 except ValueError:
                     return None
             if not isinstance(arguments, dict):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.datasets.tool_checks import schema_problems as schema_problems_of_tool
 from eval_pipeline.datasets.user_items import (
@@ -70,7 +71,7 @@ def _jsonl_rows(path: Path, problems: list[str]) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield line_no, json.loads(line)
+            yield line_no, json_input.loads(line)
         except json.JSONDecodeError as exc:
             problems.append(f"{path}:{line_no}: not valid JSON ({exc.msg}, column {exc.colno})")
 
@@ -101,7 +102,7 @@ def _csv_rows(path: Path, problems: list[str]) -> Iterator[tuple[int, Any]]:
                 row[column] = cell
                 continue
             try:
-                row[column] = json.loads(cell)
+                row[column] = json_input.loads(cell)
             except json.JSONDecodeError as exc:
                 problems.append(f"{path}:{line_no}: {column}: not valid JSON ({exc.msg})")
         yield line_no, row

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.importers.benchmarks import tau2, taubench
 from eval_pipeline.importers.report import ImportReport, Recorded
 from eval_pipeline.scoring.score import Score
@@ -78,7 +79,7 @@ def _is_json_lines(path: Path, payload: bytes) -> bool:
     if not rest.strip() or not first.rstrip().endswith(b"}"):
         return False
     try:
-        return isinstance(json.loads(first), dict)
+        return isinstance(json_input.loads(first), dict)
     except ValueError:
         return False
 
@@ -167,7 +168,7 @@ def _json_file(
 ) -> tuple[Batch, Recorded | None]:
     """The batch of a JSON file in ``fmt`` (detected when None), and what it recorded."""
     try:
-        document = json.loads(payload)
+        document = json_input.loads(payload)
     except UnicodeDecodeError as exc:
         return _error(source, f"byte {exc.start}", "invalid UTF-8 in a JSON file"), None
     except json.JSONDecodeError as exc:

@@ -9,9 +9,10 @@ render it (``get_order returned: {...}``) is structured too, its fields labelled
 """
 
 import ast
-import json
 import re
 from typing import Any
+
+from eval_pipeline import json_input
 
 _TOOL_RESULT = re.compile(r"^([A-Za-z_][\w.-]*) returned: (.*)$", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -82,7 +83,7 @@ def _parse_structured(text: str) -> Any:
     if not stripped or stripped[0] not in "[{":
         return None
     try:
-        return json.loads(stripped)
+        return json_input.loads(stripped)
     except ValueError:
         pass
     try:

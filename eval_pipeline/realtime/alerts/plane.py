@@ -13,12 +13,14 @@ from typing import IO
 
 from eval_pipeline.home import Home
 from eval_pipeline.realtime.alerts.delivery import AlertDelivery
+from eval_pipeline.realtime.alerts.session_watch import SessionWatch
 from eval_pipeline.realtime.alerts.sinks import AlertSink, JsonLinesSink, WebhookSink
 from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.realtime.alerts.worker import DetectorWorker, WorkerStats
 from eval_pipeline.realtime.detectors.config import DetectorConfig
 from eval_pipeline.realtime.detectors.registry import default_detectors
+from eval_pipeline.realtime.detectors.session_detectors import default_session_detectors
 from eval_pipeline.realtime.stream.events import DEFAULT_PREFIX
 from eval_pipeline.realtime.stream.open import open_stream
 from eval_pipeline.realtime.stream.protocol import REALTIME_PLANE, SpanStream
@@ -61,7 +63,7 @@ class RealtimePlane:
             workers: Worker threads sharing the plane's durable consumer.
             webhook: URL each new alert is POSTed to (retried with backoff), or None.
             json_lines: Where to write each new alert as a JSON line (None: nowhere).
-            config: Detector settings (patterns, budgets, quiet period).
+            config: Detector settings (patterns, budgets, quiet period, sessions' idle timeout).
             plane: The durable consumer's name.
             ack_wait_s: Redelivery delay of an unacknowledged event.
             batch: Most events one worker fetches at a time.
@@ -88,6 +90,8 @@ class RealtimePlane:
                 config.quiet_period_s,
                 ack_wait_s,
                 batch,
+                sessions=SessionWatch(state.state_url, plane, config.sessions.idle_timeout_s),
+                session_detectors=default_session_detectors(config),
             ).start()
             for _ in range(workers)
         ]
@@ -104,6 +108,7 @@ class RealtimePlane:
             total.redelivered += worker.stats.redelivered
             total.failures += worker.stats.failures
             total.cpu_s += worker.stats.cpu_s
+            total.sessions += worker.stats.sessions
         return total
 
     def stop(self) -> None:

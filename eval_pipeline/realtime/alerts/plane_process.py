@@ -41,6 +41,7 @@ class PlaneProcess:
         webhook: str | None,
         workers: int,
         config: Path | None,
+        session_idle_s: float | None = None,
     ) -> "PlaneProcess":
         """Start the plane on the home of ``$EVAL_PIPELINE_HOME`` (inherited) and ``stream_url``."""
         command = [*CLI, "detectors", "run", "--workers", str(workers)]
@@ -50,6 +51,8 @@ class PlaneProcess:
             command += ["--webhook", webhook]
         if config is not None:
             command += ["--config", str(config)]
+        if session_idle_s is not None:
+            command += ["--session-idle-s", repr(float(session_idle_s))]
         return cls(subprocess.Popen(command, preexec_fn=_die_with_parent))
 
     @property

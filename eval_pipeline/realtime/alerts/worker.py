@@ -13,6 +13,10 @@ they are in flight, fetched by a worker that died, and come back after the ack w
 completion does, later than they (up to ``MAX_COMPLETION_DELIVERIES``; then it is judged on
 what arrived).
 
+With a ``SessionWatch`` (``sessions``), each judged trace of a conversation is recorded as a
+turn, and every step runs the session detectors on the conversations that have ended (end
+marker, or idle timeout past their last span), then forgets them (``session_watch``).
+
 New alerts go to the webhook through the store's outbox (``delivery.AlertDelivery``: stored
 already claimed for the delivery thread, which posts them once committed), and to the
 JSON-lines sink at once.
@@ -31,12 +35,17 @@ from dataclasses import dataclass, field
 from eval_pipeline.realtime.alerts.alert import Alert
 from eval_pipeline.realtime.alerts.delivery import AlertDelivery
 from eval_pipeline.realtime.alerts.detector_runs import LIVE, DetectorRuns
+from eval_pipeline.realtime.alerts.session_watch import SessionWatch
 from eval_pipeline.realtime.alerts.sinks import AlertSink
 from eval_pipeline.realtime.alerts.store import AlertStore
 from eval_pipeline.realtime.alerts.trace_buffer import TraceBuffer
 from eval_pipeline.realtime.detectors.config import DetectorConfig
 from eval_pipeline.realtime.detectors.flag import Detector, Scope
 from eval_pipeline.realtime.detectors.registry import default_detectors, detect_trace
+from eval_pipeline.realtime.detectors.session_detectors import (
+    SessionDetector,
+    default_session_detectors,
+)
 from eval_pipeline.realtime.stream.events import SpanEvent, StreamUnavailable, TraceCompleted
 from eval_pipeline.realtime.stream.protocol import REALTIME_PLANE, Delivery, SpanStream
 from eval_pipeline.traces.model import Span
@@ -45,6 +54,8 @@ from eval_pipeline.traces.runs.assemble import assemble_runs
 _LOG = logging.getLogger(__name__)
 MAX_COMPLETION_DELIVERIES = 5
 """A completion still missing spans on this delivery is judged on the spans buffered."""
+SESSION_CHECK_S = 0.25
+"""How often a worker looks for ended sessions (an alert comes this long after the end)."""
 
 
 @dataclass
@@ -60,6 +71,8 @@ class WorkerStats:
     """Completions left for redelivery because spans published with the root were missing."""
     cpu_s: float = 0.0
     """CPU seconds the worker's thread spent in ``step`` (``bench serve``: CPU per span)."""
+    sessions: int = 0
+    """Ended sessions judged by the session detectors (with ``DetectorWorker.sessions``)."""
 
 
 @dataclass
@@ -92,6 +105,11 @@ class DetectorWorker:
     judge_slice: int = 256
     """Most due traces a step judges, unless it fetched more than half as many completions."""
 
+    sessions: SessionWatch | None = None
+    """Watch conversations (in the store's state database): each judged trace with a
+    conversation id is a turn, and ended sessions go to ``session_detectors`` (none: off)."""
+    session_detectors: Sequence[SessionDetector] = field(default_factory=default_session_detectors)
+
     def __post_init__(self) -> None:
         self._consumer = self.stream.consumer(self.plane, ack_wait_s=self.ack_wait_s)
         self._held: dict[tuple[str, str], _Held] = {}
@@ -101,6 +119,7 @@ class DetectorWorker:
         # Recorded, so that "0 alerts" can be told from "no detector ever ran" (alerts list).
         self._runs = DetectorRuns(self.store.engine)
         self._run_id = self._runs.start(LIVE)
+        self._next_session_check = 0.0
 
     def step(self, timeout_s: float = 0.5) -> int:
         """Fetch and process one batch, then judge the traces now due; deliveries processed."""
@@ -127,6 +146,7 @@ class DetectorWorker:
             time.monotonic() - (self.judge_lag_s if behind else 0.0),
             max(self.judge_slice, 2 * completions),
         )
+        self._judge_sessions()
         return len(deliveries)
 
     def _next_due(self) -> float:
@@ -165,19 +185,49 @@ class DetectorWorker:
         if not due:
             return
         completed = [held.event for held in due]
-        alerts = [
-            Alert.from_flag(flag, event.build)
+        judged = [
+            (event.build, run)
             for event in completed
             for run in assemble_runs(spans.get(event.trace_id, []))
+        ]
+        alerts = [
+            Alert.from_flag(flag, build)
+            for build, run in judged
             for flag in detect_trace(run, self.detectors)
         ]
         with self.store.engine.begin() as connection:
             new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
+            if self.sessions is not None:
+                self.sessions.observe(judged, connection)
             self.buffer.forget((e.trace_id for e in completed), connection)
             self._runs.checked(self._run_id, traces=len(completed), connection=connection)
         self._send(new)
         self._consumer.ack([held.delivery for held in due])
         self.stats.traces += len(due)
+
+    def _judge_sessions(self) -> None:
+        """Run the session detectors on the watched sessions that have ended by now.
+
+        At most every ``SESSION_CHECK_S``: a query of the state database per fetched batch
+        would cost the busy worker more than the check is worth.
+        """
+        if self.sessions is None or time.monotonic() < self._next_session_check:
+            return
+        self._next_session_check = time.monotonic() + SESSION_CHECK_S
+        with self.store.engine.begin() as connection:
+            ended = self.sessions.ended(time.time_ns(), connection)
+            if not ended:
+                return
+            alerts = [
+                Alert.from_flag(flag, session.build or "")
+                for session in ended
+                for detector in self.session_detectors
+                for flag in detector.detect_session(session)
+            ]
+            new = self.store.record(alerts, connection=connection, claim_s=self._claim_s)
+            self.sessions.forget(ended, connection)
+        self._send(new)
+        self.stats.sessions += len(ended)
 
     def _whole(self, held: _Held, spans: dict[str, list[Span]]) -> bool:
         """Judge ``held`` now? Not while spans published with its root are in flight."""

@@ -1,4 +1,4 @@
-"""Detector settings: policy patterns, forbidden tools and calls, canaries, limits, budgets.
+"""Detector settings: policy, forbidden tools and calls, canaries, limits, budgets, sessions.
 
 Validated once, at the edge (``load_detector_config``): an unknown key, a bad value or a
 pattern that does not compile is a ``DetectorConfigError`` naming the file and the field.
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from eval_pipeline.bounded_read import read_bounded
 from eval_pipeline.datasets.item import ForbiddenCall
+from eval_pipeline.traces.sessions.end import DEFAULT_IDLE_TIMEOUT_S
 
 
 class DetectorConfigError(ValueError):
@@ -84,6 +85,18 @@ class BudgetSettings(_Frozen):
     price_table: Path | None = None
 
 
+class SessionSettings(_Frozen):
+    """Live conversations: when one without an end marker has ended, and what is watched.
+
+    ``idle_timeout_s``: seconds without a turn after which a session has ended (its session
+    detectors then run; ``traces.sessions.end``). ``repeated_question_times``: how often the
+    user must ask the same thing for ``repeated_question`` to fire.
+    """
+
+    idle_timeout_s: float = Field(default=DEFAULT_IDLE_TIMEOUT_S, gt=0)
+    repeated_question_times: int = Field(default=3, ge=2)
+
+
 class DetectorConfig(_Frozen):
     """Every detector setting, and the quiet period after a root ends before a trace is judged."""
 
@@ -92,6 +105,7 @@ class DetectorConfig(_Frozen):
     trajectory: TrajectorySettings = TrajectorySettings()
     budgets: BudgetSettings = BudgetSettings()
     quiet_period_s: float = Field(default=2.0, ge=0)
+    sessions: SessionSettings = SessionSettings()
 
 
 def load_detector_config(path: Path | None) -> DetectorConfig:

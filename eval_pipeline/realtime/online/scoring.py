@@ -11,7 +11,9 @@ input), and its slices are ``unmatched``: a metric that needs a reference is the
 not applicable for it, as its scorer says, and the slice mix shows traffic no dataset covers.
 
 The rows are stored under the build ``production@<day>``; traces scored already are not
-scored again (a sensor-requested rerun scores only the newly sampled traces).
+scored again (a sensor-requested rerun scores only the newly sampled traces). The judge's calls
+are on the record as for a build (``judges.judge_trace``: one trace per scoring step, under
+``judge:production@<day>``), the rows naming theirs.
 """
 
 from collections import Counter
@@ -21,13 +23,14 @@ from typing import Any
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.evaluation.stage import Stage, SuiteItem, open_stage
 from eval_pipeline.home import Home
+from eval_pipeline.judges.judge_trace import judge_trace
 from eval_pipeline.realtime.online.sample import load_sample, production_runs
 from eval_pipeline.runners.failure import failure_reason
 from eval_pipeline.scoring.batch import score_build
 from eval_pipeline.scoring.store import ScoreStore
 from eval_pipeline.suites.prices import PriceTable, known_cost_of_run
 from eval_pipeline.traces.model import AgentRun
-from eval_pipeline.traces.store.trace_store import PRODUCTION
+from eval_pipeline.traces.store.trace_store import PRODUCTION, TraceStore
 
 UNMATCHED = "unmatched"
 """The slice value of a production trace no dataset item of the suite describes."""
@@ -76,26 +79,30 @@ def score_production_day(home: Home, day: str, suite: str) -> dict[str, Any]:
         run.trace_id: known[key] for run in runs if (key := run.eval_context.item_id or "") in known
     }
     prices = PriceTable.load()
-    result = score_build(
-        build,
-        [_as_own_item(run) for run in runs],
-        items,
-        list(stage.scorers),
-        runs_per_item=1,
-        cost=lambda run: known_cost_of_run(run, prices),
-        failure=lambda run: failure_reason(run.spans),
-    )
-    rows = [
-        replace(
-            s, dataset=source[s.item_id].dataset, dataset_version=source[s.item_id].dataset_version
-        )
-        if s.item_id in source
-        else s
-        for s in result.scores
-    ]
-    if rows:
-        scores.write(build, rows, run_metrics=result.run_metrics)
     judge = stage.judge
+    traces = TraceStore(home.store)
+    with judge_trace(judge, build, traces, stage.redaction_policy) as calls:
+        result = score_build(
+            build,
+            [_as_own_item(run) for run in runs],
+            items,
+            list(stage.scorers),
+            runs_per_item=1,
+            cost=lambda run: known_cost_of_run(run, prices),
+            failure=lambda run: failure_reason(run.spans),
+        )
+        rows = [
+            replace(
+                s,
+                dataset=source[s.item_id].dataset,
+                dataset_version=source[s.item_id].dataset_version,
+            )
+            if s.item_id in source
+            else s
+            for s in result.scores
+        ]
+        if rows:
+            scores.write(build, rows, run_metrics=result.run_metrics)
     return {
         "day": day,
         "suite": stage.suite.suite,
@@ -108,4 +115,6 @@ def score_production_day(home: Home, day: str, suite: str) -> dict[str, Any]:
         "unmatched_traces": len(runs) - len(source),
         "rows_by_status": dict(Counter(s.status for s in rows)),
         "judge_fingerprint": judge.fingerprint.digest if judge is not None else None,
+        "judge_calls": calls.calls,
+        "judge_trace_id": calls.trace_id if calls.calls else None,
     }

@@ -21,6 +21,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from eval_pipeline import json_input
 from eval_pipeline.realtime.feedback.pseudonyms import SESSION, USER, pseudonym
 from eval_pipeline.realtime.feedback.rating import (
     Feedback,
@@ -52,7 +53,7 @@ def parse_feedback(body: bytes, *, received_at: datetime, redactor: Redactor) ->
         FeedbackError: not a JSON object, an unknown field, or a field ``rating`` refuses.
     """
     try:
-        data: Any = json.loads(body)
+        data: Any = json_input.loads(body)
     except (ValueError, RecursionError) as exc:
         raise FeedbackError(f"body: not JSON ({exc!s:.120})") from None
     if not isinstance(data, dict):

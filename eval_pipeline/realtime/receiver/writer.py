@@ -17,6 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,7 +32,7 @@ from eval_pipeline.traces.eval_context import BUILD_ID
 from eval_pipeline.traces.ingest.ingest import OtlpRequest, RowStore, ingest
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.redact.redactor import RedactionPolicy, load_policy
-from eval_pipeline.traces.store.span_table import Row
+from eval_pipeline.traces.store.span_table import TRACE_ID, Row
 from eval_pipeline.traces.store.trace_store import PRODUCTION, UNASSIGNED, TraceStore
 
 if TYPE_CHECKING:
@@ -93,11 +94,18 @@ class CollectingStore:
 
     Every row handed to a successful ``write_rows`` is kept (new or already stored: a retry
     after a failed publication publishes them again), with the build it went to.
+
+    Rows are written as trusted (``TraceStore.write_rows``: their rootless fragments may join
+    the trace of the build holding its root) only when the sender may write evaluation builds
+    and the guard honoured the build their trace was going to: spans a sender could not have
+    written into a build (a production token's, any token's aimed at a pinned baseline) never
+    join that build's runs.
     """
 
     def __init__(self, store: TraceStore, guard: BuildGuard) -> None:
         self._store = store
         self._guard = guard
+        self._refused: set[str] = set()  # traces whose build the guard did not honour
         self.rows: list[Row] = []
         self.builds: list[str] = []
 
@@ -105,7 +113,15 @@ class CollectingStore:
         self, rows: Sequence[Row], build: str | None = None, default: str = UNASSIGNED
     ) -> list[str]:
         """The store's choice of build per row, passed through the guard."""
-        return list(map(self._guard.target, self._store.builds_for_rows(rows, build, default)))
+        chosen = self._store.builds_for_rows(rows, build, default)
+        targets = list(map(self._guard.target, chosen))
+        if chosen != targets:
+            self._refused.update(
+                row[TRACE_ID]
+                for row, wanted, target in zip(rows, chosen, targets, strict=True)
+                if wanted != target and wanted not in (PRODUCTION, UNASSIGNED)
+            )
+        return targets
 
     def write_rows(
         self,
@@ -118,7 +134,21 @@ class CollectingStore:
         """Write durably (``TraceStore.write_rows``), then keep the rows for publication."""
         if targets is None:
             targets = self.builds_for_rows(rows, build)
-        stored = self._store.write_rows(rows, build=build, day=day, targets=targets)
+        trusted = [
+            self._guard.grant.writes_evaluation_builds and row[TRACE_ID] not in self._refused
+            for row in rows
+        ]
+        stored = 0
+        for vouched in (True, False):
+            if vouched in trusted:
+                kept = [ok is vouched for ok in trusted]
+                stored += self._store.write_rows(
+                    list(compress(rows, kept)),
+                    build=build,
+                    day=day,
+                    targets=list(compress(targets, kept)),
+                    trusted=vouched,
+                )
         self.rows.extend(rows)
         self.builds.extend(targets)
         return stored

@@ -5,7 +5,9 @@ input, no generative judge) or needs no judge, else a coroutine that runs the li
 API (DeepEval's ``a_measure``, RAGAS's ``ascore``) and turns its result or its exception into
 the run's verdict. ``score_many`` runs a build's coroutines concurrently, up to the judge's
 ``max_concurrency`` (``concurrent_cases``), with the judge cache's writes batched; ``verdict``
-is a batch of one, so a run scores the same alone and in a batch.
+is a batch of one, so a run scores the same alone and in a batch. Each run's verdict names the
+judge calls its metric's prompts were answered by (``judges.call_refs.collecting`` around the
+run's coroutine: the bridge's worker threads carry its context).
 """
 
 from collections.abc import Awaitable, Callable, Sequence
@@ -14,6 +16,7 @@ from typing import Any, ClassVar
 
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.judges.cache import CachedJudge
+from eval_pipeline.judges.call_refs import collecting
 from eval_pipeline.judges.completion import CompletingJudge, completing_judge
 from eval_pipeline.judges.fanout import concurrency_of
 from eval_pipeline.judges.protocol import Judge
@@ -70,7 +73,9 @@ class LibraryAdapter(ScorerBase):
             self._judge.batched_writes() if isinstance(self._judge, CachedJudge) else nullcontext()
         )
         with writes:
-            done = run_concurrently([job for _, job in waiting], concurrency_of(self._judge))
+            done = run_concurrently(
+                [_naming_calls(job) for _, job in waiting], concurrency_of(self._judge)
+            )
         verdicts = {n: verdict for (n, _), verdict in zip(waiting, done, strict=True)}
         return [v if isinstance(v, Verdict) else verdicts[n] for n, v in enumerate(prepared)]
 
@@ -120,3 +125,15 @@ class LibraryAdapter(ScorerBase):
             span_ids=[c.span_id for c in run.tool_calls]
             or ([run.root_span_id] if run.root_span_id else []),
         )
+
+
+def _naming_calls(job: Callable[[], Awaitable[Verdict]]) -> Callable[[], Awaitable[Verdict]]:
+    """``job``, its verdict naming the judge calls made (or answered from the cache) meanwhile."""
+
+    async def named() -> Verdict:
+        with collecting() as calls:
+            verdict = await job()
+        # Sorted: a metric may ask two prompts at once (DeepEval), noted in completion order.
+        return verdict._replace(judge_calls=tuple(sorted(set(calls)))) if calls else verdict
+
+    return named

@@ -5,6 +5,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from eval_pipeline import json_input
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.scoring.base import ScorerBase
 from eval_pipeline.scoring.constraints import forbidden_executed
@@ -151,7 +152,7 @@ def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         if value[:1] in ("{", "[", '"'):
             try:
-                decoded = json.loads(value)
+                decoded = json_input.loads(value)
             except ValueError:
                 decoded = None
             if decoded is not None and decoded != value:

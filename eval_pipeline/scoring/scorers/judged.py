@@ -11,7 +11,8 @@ reviewer gave no reference answer): then the metric does not apply (``not_applic
 
 ``score_many`` scores many runs with one batch of requests (``judges.fanout.judge_each``): the
 judge cache looks them up in one query and the offline judge embeds their texts together, which
-is most of the cost of scoring a build. ``score`` is a batch of one.
+is most of the cost of scoring a build. ``score`` is a batch of one. A row names the judge
+calls its verdict came from (``JudgeVerdict.calls``, or a failed request's ``JudgeError.calls``).
 """
 
 from collections.abc import Sequence
@@ -158,6 +159,9 @@ class JudgedScorer(ScorerBase):
                     judge_fingerprint=fingerprint,
                     judge_backend=backend,
                 )
+            calls = getattr(answer, "calls", ())  # a verdict's, or a failed request's
+            if calls:
+                rows[n] = rows[n]._replace(judge_calls=tuple(calls))
         return [rows[n] for n in range(len(pairs))]
 
 

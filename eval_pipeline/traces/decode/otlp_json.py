@@ -181,6 +181,9 @@ def decode_json(payload: bytes, source: str, limit: int) -> RawBatch:
             DecodeError(source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}")
         )
         return result
+    except RecursionError:  # bad input for every caller (importers call this directly too)
+        result.errors.append(DecodeError(source, "$", "cannot be read: JSON nested too deep"))
+        return result
     try:
         for resource, scope, spans, urls in iter_scopes(document, limit):
             for raw in spans:
@@ -204,7 +207,8 @@ def decode_json(payload: bytes, source: str, limit: int) -> RawBatch:
 TOO_DEEP = FieldError("span", "cannot be ingested: nested too deep")
 """A span whose values nest deeper than Python can walk (``RecursionError``)."""
 Scope = tuple[dict[str, Any] | FieldError, str | None, list[Any], Urls]
-"""resource attributes (or why they cannot be kept: the scope's spans are rejected), scope name,
+"""resource attributes (or why the scope's spans cannot be kept: a bad resource or scope name
+rejects them), scope name,
 raw spans, ``(scope schema URL, resource schema URL)``."""
 
 
@@ -238,14 +242,41 @@ def iter_scopes(document: Any, limit: int) -> Iterator[Scope]:
             )
         except FieldError as exc:  # this resource's spans are rejected, the others kept
             resource = exc
-        resource_url = _schema_url(resource_spans, where, limit)
+        try:
+            resource_url = _schema_url(resource_spans, where, limit)
+        except FieldError as exc:  # as a bad resource: its spans rejected, the others kept
+            resource, resource_url = (resource if isinstance(resource, FieldError) else exc), None
         scopes = list_of(resource_spans, "scopeSpans", "scope_spans", f"{where}.scopeSpans")
         for s_index, scope_spans in enumerate(scopes):
             if not isinstance(scope_spans, dict):
                 raise FieldError(f"{where}.scopeSpans[{s_index}]", "must be an object")
-            scope_obj = scope_spans.get("scope") or {}
-            scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
             spans = list_of(scope_spans, "spans", "spans", f"{where}.scopeSpans[{s_index}].spans")
-            scope_url = _schema_url(scope_spans, f"{where}.scopeSpans[{s_index}]", limit)
+            try:
+                scope_url = _schema_url(scope_spans, f"{where}.scopeSpans[{s_index}]", limit)
+            except FieldError as exc:  # as a bad scope name: this scope's spans rejected
+                yield exc, None, spans, NO_URLS
+                continue
             urls = (scope_url, resource_url) if scope_url or resource_url else NO_URLS
-            yield resource, scope or None, spans, urls
+            scope = _scope_name(scope_spans, f"{where}.scopeSpans[{s_index}].scope", limit)
+            if isinstance(scope, FieldError):  # this scope's spans are rejected, the others kept
+                yield scope, None, spans, urls
+            else:
+                yield resource, scope, spans, urls
+
+
+def _scope_name(scope_spans: dict[str, Any], where: str, limit: int) -> str | FieldError | None:
+    """The scope's name (None when unset or empty), or why it cannot be one.
+
+    OTLP names a scope with a string; any other JSON value (a number, an object, an array) is
+    the scope's error, so only its spans are rejected and the request's other spans are kept.
+    """
+    scope_obj = scope_spans.get("scope")
+    if not isinstance(scope_obj, dict):  # no scope (as a resource that is not an object)
+        return None
+    name = scope_obj.get("name")
+    if name is None:
+        return None
+    try:
+        return text(name, f"{where}.name", limit) or None
+    except FieldError as exc:
+        return exc

@@ -14,6 +14,7 @@ lists, BFCL) lives above ``traces``, in ``importers.files``.
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from operator import itemgetter
 from typing import Protocol
 
@@ -29,7 +30,7 @@ from eval_pipeline.traces.ingest.guard import (
     build_problem,
     cheap_problem,
     rejection,
-    row_problem,
+    unstorable,
 )
 from eval_pipeline.traces.ingest.report import IngestReport
 from eval_pipeline.traces.ingest.rows import record_row, span_row_redacted
@@ -208,18 +209,18 @@ def _store(
     try:
         stored = store.write_rows(rows, build=build, day=day, targets=targets)
     except STORE_FAILURES:
-        # Some row holds a value no column takes: find it, reject it, store the others
-        # (rows written before the failure are recognised as stored: no duplicates).
-        kept, kept_targets = [], []
-        for row, target in zip(rows, targets, strict=True):
-            problem = row_problem(row)
-            if problem is None:
-                kept.append(row)
-                kept_targets.append(target)
-            else:
-                report.errors.append(rejection(row, source, problem))
-                report.spans_rejected += 1
-        rows, targets = kept, kept_targets
+        # Some row holds a value no column takes: find it (column by column, ``unstorable``),
+        # reject it, store the others (rows written before the failure are recognised as
+        # stored: no duplicates).
+        bad_rows = unstorable(rows)
+        if not bad_rows:
+            raise  # the columns convert one by one but not as a table: a bug, not bad input
+        for number, problem in sorted(bad_rows.items()):
+            report.errors.append(rejection(rows[number], source, problem))
+            report.spans_rejected += 1
+        kept = [number not in bad_rows for number in range(len(rows))]
+        rows = list(compress(rows, kept))
+        targets = list(compress(targets, kept))
         stored = store.write_rows(rows, build=build, day=day, targets=targets)
     report.spans_decoded += len(rows)
     report.spans_stored += stored

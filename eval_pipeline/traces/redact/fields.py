@@ -90,15 +90,17 @@ class RowScrubber:
         clean = self._clean
         for index in _TEXT_FIELDS:
             value = row[index]
-            if value is not None and value not in clean and type(value) is str:
+            # ``type`` first: a decoder bug handing a non-text value here (an object as a
+            # scope name) must not crash on ``in`` (unhashable); the store rejects that row.
+            if type(value) is str and value not in clean:
                 cleaned = text(value)
                 if cleaned != value:
                     values = values or list(row)
                     values[index] = cleaned
         for index in _STRUCTURAL_FIELDS:
             value = row[index]
-            if value is not None and value not in clean and not structural(value):
-                cleaned = text(value) if type(value) is str else value
+            if type(value) is str and value not in clean and not structural(value):
+                cleaned = text(value)
                 if cleaned != value:
                     values = values or list(row)
                     values[index] = cleaned

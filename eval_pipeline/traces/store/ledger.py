@@ -21,10 +21,12 @@ The tables and their engine are in ``ledger_tables``, the batched queries in
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Connection, Engine, delete, insert, select
+import orjson
+from sqlalchemy import Connection, Engine, delete, insert, or_, select
 
 from eval_pipeline.traces.store.ledger_queries import (
     INSERT_KEYS,
+    KEYS_ANYWHERE,
     ROOTS,
     STORED_KEYS,
     by_trace,
@@ -72,16 +74,16 @@ class Ledger:
         day: str,
         path: str,
         keys: Sequence[tuple[str, str, bool]],
+        trusted: bool = True,
     ) -> None:
         """Record a part and its (trace id, span id, is root) keys, in the caller's transaction.
 
+        ``trusted``: whether the part's writer could write any build (``PARTS.trusted``).
         Raises ``sqlalchemy.exc.IntegrityError`` when another writer stored one of the keys
         first; the caller rolls back.
         """
-        connection.execute(
-            insert(PARTS),
-            [{"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}],
-        )
+        part = {"store": self.store, "path": path, "build": build, "day": day, "rows": len(keys)}
+        connection.execute(insert(PARTS), [{**part, "trusted": trusted}])
         if connection.dialect.name == "sqlite":
             # One statement over the keys as one JSON document: SQLite unpacks it itself, which
             # costs about half of the driver's executemany binding five values per row (and a
@@ -113,6 +115,7 @@ class Ledger:
         build: str,
         day: str,
         rows: int,
+        trusted: bool = True,
     ) -> bool:
         """Swap parts for their compacted union, in the caller's transaction.
 
@@ -128,17 +131,35 @@ class Ledger:
             return False
         connection.execute(
             insert(PARTS),
-            [{"store": self.store, "path": new, "build": build, "day": day, "rows": rows}],
+            [
+                {
+                    "store": self.store,
+                    "path": new,
+                    "build": build,
+                    "day": day,
+                    "rows": rows,
+                    "trusted": trusted,
+                }
+            ],
         )
         return True
 
-    def parts(self, build: str | None = None, day: str | None = None) -> list[tuple[str, str, int]]:
-        """(path, day, rows) of the recorded parts, sorted by path (optionally one build/day)."""
+    def parts(
+        self, build: str | None = None, day: str | None = None, trusted: bool | None = None
+    ) -> list[tuple[str, str, int]]:
+        """(path, day, rows) of the recorded parts, sorted by path.
+
+        Optionally one build, one day, and only the parts of trusted (or untrusted) writers
+        (``PARTS.trusted``; a part recorded before that column is trusted).
+        """
         query = select(PARTS.c.path, PARTS.c.day, PARTS.c.rows).where(PARTS.c.store == self.store)
         if build is not None:
             query = query.where(PARTS.c.build == build)
         if day is not None:
             query = query.where(PARTS.c.day == day)
+        if trusted is not None:
+            vouched = or_(PARTS.c.trusted.is_(None), PARTS.c.trusted.is_(True))
+            query = query.where(vouched if trusted else PARTS.c.trusted.is_(False))
         with self.engine.connect() as connection:
             return sorted((p, d, r) for p, d, r in connection.execute(query))
 
@@ -168,6 +189,36 @@ class Ledger:
                 for trace_id, build in sorted(connection.execute(query)):
                     found.setdefault(trace_id, build)
         return found
+
+    def homes(self, trace_ids: Iterable[str]) -> tuple[dict[str, str], dict[Key, set[str]]]:
+        """Where these traces are stored: root builds (as ``roots``) and each span's builds.
+
+        One query; nothing for traces not stored yet (the usual batch).
+        """
+        rows: list[tuple[str, str, str, bool]] = []
+        with self.engine.connect() as connection:
+            if connection.dialect.name == "sqlite":
+                wanted = set(trace_ids)
+                if wanted:
+                    ids = orjson.dumps(list(wanted)).decode()
+                    result = connection.exec_driver_sql(KEYS_ANYWHERE, (ids, self.store))
+                    rows = [(t, s, b, bool(r)) for t, s, b, r in result]
+            else:
+                for among in trace_filters(connection, trace_ids):
+                    query = select(
+                        SPAN_KEYS.c.trace_id,
+                        SPAN_KEYS.c.span_id,
+                        SPAN_KEYS.c.build,
+                        SPAN_KEYS.c.is_root,
+                    ).where(SPAN_KEYS.c.store == self.store, among)
+                    rows.extend((t, s, b, bool(r)) for t, s, b, r in connection.execute(query))
+        roots: dict[str, str] = {}
+        keys: dict[Key, set[str]] = {}
+        for trace_id, span_id, build, is_root in sorted(rows):
+            if is_root:
+                roots.setdefault(trace_id, build)
+            keys.setdefault((trace_id, span_id), set()).add(build)
+        return roots, keys
 
     def builds_of(self, trace_ids: Iterable[str]) -> dict[str, dict[str, bool]]:
         """For each trace: the builds holding its spans, each with whether it holds a root."""

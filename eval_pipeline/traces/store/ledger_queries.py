@@ -79,6 +79,10 @@ BY_TRACE = (
 )
 STORED_KEYS = f"SELECT k.trace_id, k.span_id {BY_TRACE} k.build = ?"
 ROOTS = f"SELECT k.trace_id, k.build {BY_TRACE} k.is_root IS 1"
+KEYS_ANYWHERE = (
+    "SELECT k.trace_id, k.span_id, k.build, k.is_root FROM json_each(?) AS wanted "
+    f"CROSS JOIN {SPAN_KEYS.name} AS k ON k.store = ? AND k.trace_id = wanted.value"
+)
 """SQLite lookups by trace, the ids walked in order and each looked up in the key (``CROSS
 JOIN`` fixes that plan; an ``IN`` list of them is first copied into a temporary b-tree, a
 third more work per id)."""

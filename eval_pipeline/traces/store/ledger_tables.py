@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     create_engine,
     event,
+    inspect,
 )
 from sqlalchemy.exc import DBAPIError
 
@@ -52,6 +53,10 @@ PARTS = Table(
     Column("build", String(200), nullable=False),
     Column("day", String(64), nullable=False),
     Column("rows", Integer, nullable=False),
+    # Whether the part's writer could write any build (local ingestion, an evaluation token the
+    # receiver honoured): only such parts' rootless fragments join another build's trace
+    # (``trace_store``). NULL in a ledger made before the column: written locally, trusted.
+    Column("trusted", Boolean, nullable=True),
 )
 
 
@@ -81,6 +86,7 @@ def ledger_engine(url: str) -> Engine:
         for attempt in range(20):
             try:
                 METADATA.create_all(engine)
+                _add_missing_columns(engine)
                 break
             except DBAPIError:  # another process created a table between check and create
                 if attempt == 19:
@@ -88,6 +94,18 @@ def ledger_engine(url: str) -> Engine:
                 time.sleep(0.05 * (attempt + 1))
         _ENGINES[url] = engine
         return engine
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Add the columns newer than a ledger's tables (``trace_parts.trusted``), all nullable."""
+    present = {column["name"] for column in inspect(engine).get_columns(PARTS.name)}
+    for column in PARTS.columns:
+        if column.name not in present:
+            kind = column.type.compile(dialect=engine.dialect)
+            with engine.begin() as connection:
+                connection.exec_driver_sql(
+                    f"ALTER TABLE {PARTS.name} ADD COLUMN {column.name} {kind}"
+                )
 
 
 def dispose_ledgers() -> None:

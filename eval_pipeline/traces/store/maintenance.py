@@ -52,17 +52,20 @@ def compact(store: TraceStore, *, small_rows: int = SMALL_PART_ROWS) -> int:
     """Rewrite each build-day's small parts as one; how many parts were replaced."""
     replaced = 0
     for build in store.builds():
-        by_day: dict[str, list[str]] = {}
-        for path, day, rows in store.ledger.parts(build):
-            if rows < small_rows:
-                by_day.setdefault(day, []).append(path)
-        for day, parts in sorted(by_day.items()):
-            if len(parts) > 1 and _compact_day(store, build, day, parts):
-                replaced += len(parts)
+        for trusted in (True, False):  # a trusted writer's parts apart (``trace_store``)
+            by_day: dict[str, list[str]] = {}
+            for path, day, rows in store.ledger.parts(build, trusted=trusted):
+                if rows < small_rows:
+                    by_day.setdefault(day, []).append(path)
+            for day, parts in sorted(by_day.items()):
+                if len(parts) > 1 and _compact_day(store, build, day, parts, trusted):
+                    replaced += len(parts)
     return replaced
 
 
-def _compact_day(store: TraceStore, build: str, day: str, parts: list[str]) -> bool:
+def _compact_day(
+    store: TraceStore, build: str, day: str, parts: list[str], trusted: bool = True
+) -> bool:
     paths = [store.spans_dir / part for part in parts]
     table = pa.concat_tables([pq.read_table(p) for p in paths], promote_options="default")
     folder = paths[0].parent
@@ -71,7 +74,7 @@ def _compact_day(store: TraceStore, build: str, day: str, parts: list[str]) -> b
         new = str((folder / name).relative_to(store.spans_dir))
         with store.ledger.engine.begin() as connection:
             swapped = store.ledger.replace_parts(
-                connection, parts, new, build=build, day=day, rows=table.num_rows
+                connection, parts, new, build=build, day=day, rows=table.num_rows, trusted=trusted
             )
             if not swapped:
                 connection.rollback()

@@ -176,25 +176,31 @@ def _python_arrays(rows: Sequence[Row]) -> list[pa.Array]:
     """The row columns' arrays, each value encoded to its stored text."""
     # ``zip`` turns the rows into columns in one pass.
     columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True)) if rows else {}
-    arrays: list[pa.Array] = []
-    for name in ROW_FIELDS:
-        values: Any = columns.get(name, ())
-        if name in _JSON_FIELDS:
-            values = [None if v is None else dumps(v) for v in values]
-        elif name == "input_messages":
-            values = _shared_texts(values, _history_text)
-        elif name == "output_messages":
-            values = list(map(_history_text, values))
-        elif name == "attributes":
-            values = dumps_many(values)
-        elif name == "events":
-            values = list(map(_events_text, values))
-        elif name == "links":
-            values = list(map(_links_text, values))
-        elif name == "resource":
-            values = _shared_texts(values, dumps)
-        arrays.append(pa.array(values, type=SCHEMA.field(name).type))
-    return arrays
+    return [column_array(name, columns.get(name, ())) for name in ROW_FIELDS]
+
+
+def column_array(name: str, values: Sequence[Any]) -> pa.Array:
+    """One row column (``ROW_FIELDS`` name, values in row order) as its stored Arrow array.
+
+    Raises what encoding or converting a value the column cannot hold raises (``TypeError``,
+    ``ValueError``, ``pa.ArrowException``...): ``ingest.guard.unstorable`` calls it on parts of
+    a column to find the rows at fault.
+    """
+    if name in _JSON_FIELDS:
+        values = [None if v is None else dumps(v) for v in values]
+    elif name == "input_messages":
+        values = _shared_texts(values, _history_text)
+    elif name == "output_messages":
+        values = list(map(_history_text, values))
+    elif name == "attributes":
+        values = dumps_many(values)
+    elif name == "events":
+        values = list(map(_events_text, values))
+    elif name == "links":
+        values = list(map(_links_text, values))
+    elif name == "resource":
+        values = _shared_texts(values, dumps)
+    return pa.array(values, type=SCHEMA.field(name).type)
 
 
 def _loads(text: str | None) -> Any:

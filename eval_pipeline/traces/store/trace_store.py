@@ -12,10 +12,19 @@ read, so a failure between the two steps stores nothing, and the retry stores ea
 ``write_rows`` returns only after the commit: an acknowledged span survives a crash of the
 process or the host (the durability promise in the README).
 
-Build of a span: the explicit ``build`` argument wins, else the eval-context build attribute
-on its trace's root (in the batch, or already stored), else ``default`` (``unassigned``).
+Build of a span: the explicit ``build`` argument wins, else the build already holding it (a
+retry is a duplicate wherever the first copy went, whatever arrived since), else the
+eval-context build attribute on its trace's root (in the batch, or already stored), else
+``default`` (``unassigned``).
 A run is one run whatever the arrival order: children stored before their root (under the
 default build) are read with the root's build (``read_spans``), which holds its eval context.
+
+The stitching rule: a rootless fragment stored under another build joins a trace only when
+it was written by a trusted writer (``write_rows(trusted=True)``: local ingestion, or a
+receiver token that may write evaluation builds and whose build the receiver honoured; the
+ledger records it per part). An untrusted writer's spans are read only with the build they are
+stored under: trace ids are not secret, and a production token's span carrying a baseline's
+trace id must not change the baseline's run.
 """
 
 import fcntl
@@ -97,8 +106,8 @@ class TraceStore:
         """The folder of a build's parts."""
         return self.spans_dir / f"build={quote(build, safe='')}"
 
-    def _files(self, build: str, day: str | None = None) -> list[Path]:
-        return [self.spans_dir / path for path, _, _ in self.ledger.parts(build, day)]
+    def _files(self, build: str, day: str | None = None, trusted: bool | None = None) -> list[Path]:
+        return [self.spans_dir / path for path, _, _ in self.ledger.parts(build, day, trusted)]
 
     def builds_for(
         self, spans: Sequence[Span], build: str | None = None, default: str = UNASSIGNED
@@ -117,12 +126,21 @@ class TraceStore:
         if build is not None:
             return [build] * len(rows)
         roots = build_of_roots(rows)
-        missing = set(map(_TRACE_ID, rows)).difference(roots)
-        if missing:
-            roots.update(self.ledger.roots(missing))
-        if not roots:  # new traces naming no build: the usual batch
+        trace_ids = set(map(_TRACE_ID, rows))
+        stored_roots, stored = self.ledger.homes(trace_ids)
+        for trace_id in trace_ids.difference(roots).intersection(stored_roots):
+            roots[trace_id] = stored_roots[trace_id]
+        if not roots and not stored:  # new traces naming no build: the usual batch
             return [default] * len(rows)
-        return list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
+        targets = list(map(roots.get, map(_TRACE_ID, rows), repeat(default)))
+        if stored:
+            # A span already stored keeps its build, whatever arrived since (its root): a retry
+            # is a duplicate there, not a second copy under the build its root gave the trace.
+            for number, row in enumerate(rows):
+                holders = stored.get((row[TRACE_ID], row[SPAN_ID]))
+                if holders and targets[number] not in holders:
+                    targets[number] = min(holders)
+        return targets
 
     def write_spans(
         self,
@@ -145,16 +163,22 @@ class TraceStore:
         build: str | None = None,
         day: str | None = None,
         targets: Sequence[str] | None = None,
+        trusted: bool = True,
     ) -> int:
-        """``write_spans`` for the store rows of spans (``span_table.span_row``)."""
+        """``write_spans`` for the store rows of spans (``span_table.span_row``).
+
+        ``trusted``: whether the writer could write any build (local ingestion, an evaluation
+        token whose build the receiver honoured). An untrusted writer's rootless fragments
+        never join another build's trace (the stitching rule, module docstring).
+        """
         if targets is None:
             targets = self.builds_for_rows(rows, build)
         return sum(
-            self._write_build(target, members, day or ALL_DAYS)
+            self._write_build(target, members, day or ALL_DAYS, trusted)
             for target, members in by_target(rows, targets).items()
         )
 
-    def _write_build(self, build: str, rows: list[Row], day: str) -> int:
+    def _write_build(self, build: str, rows: list[Row], day: str, trusted: bool = True) -> int:
         """Store the rows new to ``build``: part on disk, then keys and part in the ledger."""
         folder = self.build_dir(build) / f"day={quote(day, safe='')}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -168,7 +192,7 @@ class TraceStore:
                 roots = list(map(is_, map(_PARENT_SPAN_ID, fresh), repeat(None)))
                 keys = list(zip(map(_TRACE_ID, fresh), map(_SPAN_ID, fresh), roots, strict=True))
                 try:
-                    self._record(build, day, relative, keys)
+                    self._record(build, day, relative, keys, trusted)
                 except IntegrityError:
                     # Another writer committed one of these spans first: ours is not the
                     # store's; look again at what is stored and write the rest.
@@ -176,10 +200,19 @@ class TraceStore:
                     continue
             return len(fresh)
 
-    def _record(self, build: str, day: str, path: str, keys: list[tuple[str, str, bool]]) -> None:
+    def _record(
+        self,
+        build: str,
+        day: str,
+        path: str,
+        keys: list[tuple[str, str, bool]],
+        trusted: bool = True,
+    ) -> None:
         """Commit a written part and its keys to the ledger: from now on, it is stored."""
         with self.ledger.engine.begin() as connection:
-            self.ledger.record(connection, build=build, day=day, path=path, keys=keys)
+            self.ledger.record(
+                connection, build=build, day=day, path=path, keys=keys, trusted=trusted
+            )
 
     @contextmanager
     def write_lock(self, build: str) -> Iterator[None]:
@@ -214,12 +247,19 @@ class TraceStore:
         return fresh
 
     def _read_listed(
-        self, build: str, day: str | None = None, trace_ids: set[str] | None = None
+        self,
+        build: str,
+        day: str | None = None,
+        trace_ids: set[str] | None = None,
+        trusted: bool | None = None,
     ) -> pa.Table | None:
-        """The build's recorded parts, read; listed again when a compaction removed one."""
+        """The build's recorded parts, read; listed again when a compaction removed one.
+
+        ``trusted``: only the parts of trusted (or of untrusted) writers; None: every part.
+        """
         for attempt in range(5):
             try:
-                return read_parts(self._files(build, day), trace_ids)
+                return read_parts(self._files(build, day, trusted), trace_ids)
             except FileNotFoundError:
                 if attempt == 4:
                     raise
@@ -228,31 +268,37 @@ class TraceStore:
     def read_spans(self, build: str, day: str | None = None) -> list[Span]:
         """The spans of the build's traces (one day of the build's parts when ``day`` given).
 
-        A trace belongs to the build holding its root: spans of it stored under builds that
-        hold no root (children that arrived first) are read here, and are not read for those.
+        A trace belongs to the build holding its root: trusted writers' spans of it stored
+        under builds that hold no root (children that arrived first) are read here, and are
+        not read for those. An untrusted writer's spans are read only with the build they are
+        stored under (the stitching rule, module docstring).
         """
-        own = self._read_listed(build, day)
-        if own is None or own.num_rows == 0:
-            return []
-        trace_ids = set(own.column("trace_id").to_pylist())
-        homes = self.ledger.builds_of(trace_ids)
-        elsewhere = {
-            t
-            for t in trace_ids
-            if not homes.get(t, {}).get(build) and any(homes.get(t, {}).values())
-        }
-        tables = [own]
-        if elsewhere:
-            keep = pa.array(sorted(trace_ids - elsewhere), type=pa.string())
-            tables = [own.filter(pc.is_in(own.column("trace_id"), value_set=keep))]
-        spans = from_table(tables[0])
-        seen = {(s.trace_id, s.span_id) for s in spans}
-        for other, wanted in sorted(rootless_builds(homes, build).items()):
-            extra = self._read_listed(other, None, wanted)
-            for span in from_table(extra) if extra is not None else ():
-                if (span.trace_id, span.span_id) not in seen:  # a copy here wins
-                    seen.add((span.trace_id, span.span_id))
-                    spans.append(span)
+        own = self._read_listed(build, day, trusted=True)
+        untrusted = self._read_listed(build, day, trusted=False)
+        spans: list[Span] = []
+        trace_ids: set[str] = set()
+        if own is not None and own.num_rows:
+            trace_ids = set(own.column("trace_id").to_pylist())
+            homes = self.ledger.builds_of(trace_ids)
+            elsewhere = {
+                t
+                for t in trace_ids
+                if not homes.get(t, {}).get(build) and any(homes.get(t, {}).values())
+            }
+            if elsewhere:
+                keep = pa.array(sorted(trace_ids - elsewhere), type=pa.string())
+                own = own.filter(pc.is_in(own.column("trace_id"), value_set=keep))
+            spans = from_table(own)
+            seen = {(s.trace_id, s.span_id) for s in spans}
+            for other, wanted in sorted(rootless_builds(homes, build).items()):
+                extra = self._read_listed(other, None, wanted, trusted=True)
+                for span in from_table(extra) if extra is not None else ():
+                    if (span.trace_id, span.span_id) not in seen:  # a copy here wins
+                        seen.add((span.trace_id, span.span_id))
+                        spans.append(span)
+        if untrusted is not None and untrusted.num_rows:
+            seen = {(s.trace_id, s.span_id) for s in spans}
+            spans.extend(s for s in from_table(untrusted) if (s.trace_id, s.span_id) not in seen)
         return spans
 
     def runs(self, build: str) -> list[AgentRun]:
@@ -301,7 +347,10 @@ class TraceStore:
             build = home
             rootless = [b for b, has_root in builds.items() if not has_root and b != home]
             sources = [home, *rootless] if rooted else [home]
-        tables = [self._read_listed(source, None, {wanted}) for source in sources]
+        tables = [
+            self._read_listed(source, None, {wanted}, None if source == build else True)
+            for source in sources
+        ]
         found = [table for table in tables if table is not None and table.num_rows]
         if not found:
             return None

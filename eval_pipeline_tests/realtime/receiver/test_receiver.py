@@ -156,3 +156,30 @@ def test_hostile_spans_never_give_500_and_the_good_span_is_stored() -> None:
             ).status_code
             == 400
         )
+
+
+@pytest.mark.parametrize("name", [{"x": 1}, ["a", "b"]])
+def test_an_object_or_array_scope_name_rejects_its_spans_not_the_request(name: object) -> None:
+    from starlette.testclient import TestClient
+
+    good = {
+        "traceId": "a" * 32,
+        "spanId": "1" * 16,
+        "name": "chat m",
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+    }
+    scopes = [
+        {"scope": {"name": "good"}, "spans": [good]},
+        {"scope": {"name": name}, "spans": [good | {"spanId": "2" * 16}]},
+    ]
+    document = {"resourceSpans": [{"scopeSpans": scopes}]}
+    with TestClient(make_app(current_home().ensure().store)) as client:
+        reply = client.post("/v1/traces", json=document)
+    assert reply.status_code == 200, reply.content
+    partial = reply.json()["partialSuccess"]
+    assert int(partial["rejectedSpans"]) == 1
+    assert "2222222222222222" in partial["errorMessage"]
+    assert "scope.name" in partial["errorMessage"]
+    stored = TraceStore(current_home().store).read_spans(PRODUCTION)
+    assert [s.span_id for s in stored] == ["1" * 16]

@@ -141,3 +141,35 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
     nested = _request([_span(GOOD)]).replace('{"stringValue": "chat"}', value)
     report = ingest([OtlpRequest(nested.encode(), "application/json", "deep")], store=store)
     assert report.errors and report.errors[0].source == "deep"
+
+
+@pytest.mark.parametrize("name", [{"x": 1}, [1, 2], 5, 1.5, True, ["a"], {}])
+def test_a_non_text_scope_name_rejects_that_scopes_spans_alone(name: Any, tmp_path: Path) -> None:
+    good = json.loads(_request([_span(GOOD)]))
+    bad = json.loads(_request([_span(BAD)], scope={"name": name}))
+    good["resourceSpans"] += bad["resourceSpans"]
+    store = TraceStore(tmp_path)
+    report = ingest([OtlpRequest(json.dumps(good).encode(), "application/json", "r")], store=store)
+    assert report.spans_stored == 1 and report.spans_rejected == 1
+    (error,) = report.errors
+    assert error.span_id == BAD and error.field.endswith("scope.name"), error
+    assert "must be a string" in error.message
+    assert [s.span_id for s in store.read_spans(UNASSIGNED)] == [GOOD]
+
+
+@pytest.mark.parametrize("where", ["scope", "resource"])
+def test_a_non_text_schema_url_rejects_only_its_spans(where: str, tmp_path: Path) -> None:
+    document = json.loads(_request([_span(BAD)]))
+    target = document["resourceSpans"][0]
+    if where == "scope":
+        target = target["scopeSpans"][0]
+    target["schemaUrl"] = {"x": 1}
+    document["resourceSpans"] += json.loads(_request([_span(GOOD)]))["resourceSpans"]
+    store = TraceStore(tmp_path)
+    report = ingest(
+        [OtlpRequest(json.dumps(document).encode(), "application/json", "r")], store=store
+    )
+    assert report.spans_stored == 1 and report.spans_rejected == 1
+    (error,) = report.errors
+    assert error.span_id == BAD and error.field.endswith("schemaUrl"), error
+    assert [s.span_id for s in store.read_spans(UNASSIGNED)] == [GOOD]

@@ -76,3 +76,27 @@ def test_a_key_committed_by_another_writer_fails_the_commit_on_the_earlier_layou
     with pytest.raises(IntegrityError):
         store._record("b", "all", "spans/other.parquet", [("ab" * 16, "0" * 15 + "2", False)])
     assert "spans/other.parquet" not in [p for p, _, _ in store.ledger.parts("b")]
+
+
+def test_a_ledger_made_before_the_trusted_column_gets_it_and_its_parts_are_trusted(tmp_path):
+    import sqlite3
+
+    from sqlalchemy import inspect
+
+    from eval_pipeline.traces.store.ledger_tables import ledger_engine
+
+    database = tmp_path / "old.db"
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "CREATE TABLE trace_parts (store VARCHAR(64), path VARCHAR(500), "
+            "build VARCHAR(200) NOT NULL, day VARCHAR(64) NOT NULL, rows INTEGER NOT NULL, "
+            "PRIMARY KEY (store, path))"
+        )
+        connection.execute("INSERT INTO trace_parts VALUES ('s', 'p', 'b', 'all', 1)")
+    engine = ledger_engine(f"sqlite:///{database}")
+    assert "trusted" in {c["name"] for c in inspect(engine).get_columns("trace_parts")}
+    from eval_pipeline.traces.store.ledger import Ledger
+
+    ledger = Ledger(engine, "s")
+    assert ledger.parts("b", trusted=True) == [("p", "all", 1)]
+    assert ledger.parts("b", trusted=False) == []

@@ -180,8 +180,8 @@ def test_a_read_that_meets_a_compaction_reads_the_compacted_part(tmp_path, monke
         store.write_spans([span], build="x")
     listed = store._files
 
-    def list_then_compact(build, day=None):
-        paths = listed(build, day)
+    def list_then_compact(build, day=None, trusted=None):
+        paths = listed(build, day, trusted)
         if len(paths) > 1:
             compact(store)  # another process compacts between the listing and the reading
         return paths
