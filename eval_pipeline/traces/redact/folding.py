@@ -74,18 +74,32 @@ _ESCAPES = (
     r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&(?:#[0-9]|#[xX][0-9A-Fa-f]|[A-Za-z][A-Za-z0-9]{1,31};)"
 )
 _OBFUSCATIONS = r"[\[({<]\s*(?i:at|dot)\s*[\])}>]|\s(?i:dot)\s"
-_GLUES = r"[A-Za-z]{2}[0-9](?:[ ().-]{0,2}[0-9]){7}|[0-9](?:[ ().-]{0,2}[0-9]){7}[A-Za-z]"
+_GLUES = (
+    r"(?:^|[^A-Za-z0-9_-])[A-Za-z]{2,}[0-9](?:[ ().-]{0,2}[0-9]){7}"
+    r"|[0-9](?:[ ().-]{0,2}[0-9]){7}[A-Za-z]"
+)
 _TRIGGER = f"{_ESCAPES}|{_OBFUSCATIONS}|{_GLUES}"
 """Where folding may change an ASCII text: escapes, references, obfuscations, glued digits."""
 _TRIGGER_RE = re.compile(_TRIGGER)
 _TRIGGER_RE2 = compile_re2(_TRIGGER)
 _PASSES_RE2 = tuple(map(compile_re2, (_ESCAPES, _OBFUSCATIONS, _GLUES)))
+_UNICODE_GLUES_RE2 = compile_re2(
+    r"(?:^|[^\pL\pN_-])[\pL\p{Nl}\p{No}]{2,}\pN(?:[ ().-]{0,2}\pN){7}"
+    r"|\pN(?:[ ().-]{0,2}\pN){7}[\pL\p{Nl}\p{No}]"
+)
+r"""``_GLUES`` over any script: a superset of the Python classes (``[^\W\d_]`` is a letter or
+a number that is not a decimal digit, ``\d`` a decimal digit)."""
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
-_DIGITS_THEN_LETTER = re.compile(r"\d(?:[ ().-]{0,2}\d){7}(?=[^\W\d_])")
-_LETTERS_THEN_DIGITS = re.compile(r"[^\W\d_]{2}(?=\d(?:[ ().-]{0,2}\d){7})")
-"""A word (2 letters or more: ``v`` of ``v12.4.567`` is a version's) glued to 8 digits."""
-_KEPT_WORD = re.compile(r"(?<![\w-])(?:[A-Za-z]{2}\d{2}[A-Za-z0-9]*|[0-9A-Fa-f-]{12,})(?![\w-])")
-"""Words a space is never put into: IBAN-shaped, or hex (hashes, UUIDs, git SHAs)."""
+_GLUE = re.compile(
+    r"(?<![\w-])[^\W\d_]{2,}(?=\d(?:[ ().-]{0,2}\d){7})"
+    r"|\d(?:[ ().-]{0,2}\d){7}(?=[^\W\d_])"
+)
+"""A word of letters (2 or more: ``v`` of ``v12.4.567`` is a version's) glued to 8 digits, or
+8 digits glued to a letter."""
+_HEX_WORD = re.compile(r"[0-9A-Fa-f-]*[A-Fa-f][0-9A-Fa-f-]*")
+"""A word a space is never put into: hex with a letter (hashes, UUIDs, git SHAs)."""
+_WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 Piece = tuple[int, int, str]
 """A rewrite: input start, input end, output text (start == end: an insertion)."""
@@ -179,11 +193,24 @@ def fold(text: str) -> Folded | None:
 def _may_change(text: str, step: int) -> bool:
     """False when folding step ``step`` (decode, obfuscations, glued) cannot change ``text``.
 
-    Decided by RE2 on a long ASCII text; otherwise True (the step itself decides).
+    Decided by RE2 on a long text (on a text not ASCII, decoding always may, and the glued
+    step is searched in any script); a short text: True (the step itself decides).
     """
-    if len(text) < 256 or not text.isascii():
+    if len(text) < 256:
         return True
-    return occurs(_PASSES_RE2[step], text.encode("ascii"))
+    if text.isascii():
+        return occurs(_PASSES_RE2[step], text.encode("ascii"))
+    if step == 0:
+        return True
+    pattern = _UNICODE_GLUES_RE2 if step == 2 else _PASSES_RE2[step]
+    return occurs(pattern, text.encode("utf-8", "surrogatepass"))
+
+
+def _escapes_in(text: str) -> bool:
+    """True when ``text`` may hold an escape or a character reference (RE2 when long)."""
+    if len(text) < 256:
+        return True
+    return occurs(_PASSES_RE2[0], text.encode("utf-8", "surrogatepass"))
 
 
 def _decoded_pieces(text: str) -> list[Piece]:
@@ -191,7 +218,8 @@ def _decoded_pieces(text: str) -> list[Piece]:
     pieces: list[Piece] = []
     append = pieces.append
     seen: dict[str, str] = {}
-    for match in _DECODE.finditer(text):
+    pattern = _DECODE if text.isascii() or _escapes_in(text) else _NON_ASCII
+    for match in pattern.finditer(text):
         written = match.group()
         read = seen.get(written)
         if read is None:
@@ -228,23 +256,27 @@ def _obfuscated_pieces(text: str) -> list[Piece]:
 
 
 def _glued(text: str) -> list[Piece]:
-    """Spaces to insert between a word and a run of 8 digits glued to it."""
+    """Spaces to insert between a word and a run of 8 digits glued to it (one pass)."""
     if text.isdigit():
         return []
-    places = {m.end() for m in _LETTERS_THEN_DIGITS.finditer(text)}
-    places.update(m.end() for m in _DIGITS_THEN_LETTER.finditer(text))
-    if not places:
-        return []
-    kept = [(m.start(), m.end()) for m in _KEPT_WORD.finditer(text)]  # sorted, disjoint
     pieces: list[Piece] = []
-    for place in sorted(places):
-        index = bisect_right(kept, (place, len(text))) - 1
-        if index >= 0 and kept[index][0] < place < kept[index][1]:
-            continue  # inside an IBAN or a hex word (a hash, a UUID)
+    for match in _GLUE.finditer(text):
+        place = match.end()
+        if match.end() - match.start() == 2 and text[place : place + 2].isdigit():
+            continue  # two letters and two digits: an IBAN's country and check digits
+        before = text[max(0, place - 64) : place]
+        after = text[place : place + 64]
+        word = (
+            before[len(before.rstrip(_WORD_CHARS)) :]
+            + after[: len(after) - len(after.lstrip(_WORD_CHARS))]
+        )
+        if len(word) >= 12 and _HEX_WORD.fullmatch(word):
+            continue  # inside a hex word (a hash, a UUID)
         at = text.find("@", place, place + 40)
         if at >= 0 and " " not in text[place:at]:
             continue  # an e-mail address's local part
-        pieces.append((place, place, " "))
+        if not pieces or pieces[-1][0] != place:
+            pieces.append((place, place, " "))
     return pieces
 
 
