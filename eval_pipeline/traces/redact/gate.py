@@ -72,6 +72,14 @@ class Gate:
         self._names = tuple(r.name for r in recognizers)
         self._set = _candidate_set(tuple(r.candidate for r in recognizers))
 
+    def which(self, text: str) -> frozenset[str]:
+        """The names of the recognizers whose candidate occurs in ``text`` (one RE2 pass).
+
+        Only these can match in ``text`` (every candidate is a superset of its pattern).
+        """
+        found = self._set.Match(text)
+        return frozenset(self._names[index] for index in found) if found else frozenset()
+
     def hot_spans(self, text: str) -> dict[str, Spans]:
         """Per recognizer name, ``(start, keep_end, scan_end)`` per run of chunks hot for it.
 

@@ -8,10 +8,39 @@ not opted in is dropped from the part. Every replacement is recorded as ``path:K
 path in ``dropped``.
 """
 
+import re
+from itertools import pairwise
+
 from eval_pipeline.traces.model import JsonValue, Message
 from eval_pipeline.traces.normalise.messages import new_message
 from eval_pipeline.traces.redact.pii import Tokeniser
 from eval_pipeline.traces.redact.policy import RedactionPolicy
+from eval_pipeline.traces.redact.validators import aadhaar, br_cpf, nhs_mod11
+
+_JOINED_KINDS = frozenset({"CARD", "IBAN", "UK_NHS", "IN_AADHAAR", "BR_CPF", "FR_NIR"})
+"""Kinds found in joined array elements: those with a checksum (grouped digits alone would
+make a phone of any list of numbers; a list starting ``+``, ``(`` or ``0`` may be a phone)."""
+
+
+def _checksummed(text: str) -> bool:
+    """True when ``text``'s digits pass a national identifier's check.
+
+    An NHS number, written 3-3-4, is found as a phone first (phones come before it).
+    """
+    return any(check(text) is not None for check in (nhs_mod11, aadhaar, br_cpf))
+
+
+_DIGIT_GROUP = re.compile(r"[+(]?\d[\d ().-]{0,7}")
+
+
+def _digit_group(item: JsonValue) -> bool:
+    """True for a string holding a short group of digits: a piece of a split number.
+
+    JSON numbers are not joined (but for a card's four groups, ``Payloads._card_groups``):
+    ``[10000, 15000, 20000]`` is data, and any 13 digits or more pass Luhn one time in ten.
+    """
+    return type(item) is str and _DIGIT_GROUP.fullmatch(item) is not None
+
 
 _CONTENT_KEYS = {"text": "content", "tool_call": "arguments", "tool_call_response": "response"}
 
@@ -59,8 +88,72 @@ class Payloads:
                     out[key] = self.scrub(v, f"{path}.{key}", found)
             return out
         if isinstance(value, list):
-            return [self.scrub(v, path, found) for v in value]
+            items = [self.scrub(v, path, found) for v in value]
+            return self._joined(value, items, path, found) if len(value) > 1 else items
         return value
+
+    def _joined(
+        self, value: list[JsonValue], out: list[JsonValue], path: str, found: list[str]
+    ) -> list[JsonValue]:
+        """``out`` with numbers split across adjacent elements replaced.
+
+        ``["4111", "1111", ...]``: each run of strings of short digit groups is
+        joined with spaces and scanned; every element a value found there spans becomes its
+        token (values with a checksum; phones too in strings starting ``+``, ``(`` or ``0``).
+        """
+        runs: list[list[int]] = []
+        for index, item in enumerate(value):
+            if out[index] is item and _digit_group(item):
+                if runs and runs[-1][-1] == index - 1:
+                    runs[-1].append(index)
+                    continue
+                runs.append([index])
+        for run in runs:
+            if len(run) < 2:
+                continue
+            starts, pieces, at = [], [], 0
+            for index in run:
+                piece = str(value[index])
+                starts.append(at)
+                pieces.append(piece)
+                at += len(piece) + 1
+            first = pieces[0]
+            phone_like = first.startswith(("+", "(", "0"))
+            joined = " ".join(pieces)
+            for start, end, replacement, kinds in self._tokens.places(joined):
+                checked = _JOINED_KINDS.issuperset(kinds) or _checksummed(joined[start:end])
+                if not checked and not phone_like:
+                    continue  # [85, 90, 88, 92]: data, not a number written in groups
+                for index, piece_start in zip(run, starts, strict=True):
+                    if piece_start < end and start < piece_start + len(str(value[index])):
+                        out[index] = replacement
+                found.extend(f"{path}:{kind}" for kind in kinds)
+        self._card_groups(value, out, path, found)
+        return out
+
+    def _card_groups(
+        self, value: list[JsonValue], out: list[JsonValue], path: str, found: list[str]
+    ) -> None:
+        """A card number sent as four JSON numbers of 4 digits (``[4111, 1111, 1111, 1111]``).
+
+        Only four 4-digit numbers that are not an arithmetic run (years, steps) and that pass
+        Luhn together are taken: other lists of numbers are data.
+        """
+        index = 0
+        while index + 4 <= len(value):
+            group = value[index : index + 4]
+            if all(type(n) is int and 1000 <= n <= 9999 for n in group) and all(
+                out[index + i] is group[i] for i in range(4)
+            ):
+                numbers: list[int] = group  # type: ignore[assignment]
+                steps = {b - a for a, b in pairwise(numbers)}
+                places = self._tokens.places(" ".join(map(str, numbers)))
+                if len(steps) > 1 and len(places) == 1 and places[0][3] == ("CARD",):
+                    out[index : index + 4] = [places[0][2]] * 4
+                    found.append(f"{path}:CARD")
+                    index += 4
+                    continue
+            index += 1
 
     def _part(
         self,

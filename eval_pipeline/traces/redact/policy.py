@@ -7,7 +7,9 @@ Policy (YAML; the default ships as ``redaction_policy.yaml`` beside this module)
       keep_arguments: []        # tool names (globs; "*" = every tool) whose arguments are kept
       keep_results: []          # ... whose results are kept; everything else is dropped
     pii:
-      detectors: [credit_card, iban, email, ssn, phone]   # recognizers.yaml's detector names
+      detectors: [credit_card, iban, email, ssn, phone, ...]   # recognizers.yaml's detectors
+      locales: [US, GB, FR, IN, BR]   # national formats on (omitted: every locale known);
+                                      # formats used everywhere (locale "any") are always on
       token_key_env: EVAL_PIPELINE_REDACTION_KEY   # overrides the home's key (``keys``)
 
 ``tools.keep: [...]`` opts tools in for both. ``RedactionPolicy.from_mapping`` validates every
@@ -24,7 +26,7 @@ from typing import Any
 import yaml
 
 from eval_pipeline.bounded_read import read_bounded_text
-from eval_pipeline.traces.redact.catalogue import RECOGNIZERS
+from eval_pipeline.traces.redact.catalogue import LOCALES, RECOGNIZERS
 from eval_pipeline.traces.redact.keys import home_key
 
 DEFAULT_POLICY_PATH = Path(__file__).with_name("redaction_policy.yaml")
@@ -66,6 +68,8 @@ class RedactionPolicy:
     keep_results: tuple[str, ...]
     detectors: tuple[str, ...]
     key: bytes
+    locales: tuple[str, ...] | None = None
+    """National formats turned on (None: every locale the catalogue knows)."""
 
     @classmethod
     def from_mapping(cls, data: Any, source: str) -> "RedactionPolicy":
@@ -77,7 +81,9 @@ class RedactionPolicy:
             root.get("tools"), {"keep_arguments", "keep_results", "keep"}, f"{source}.tools"
         )
         both = _names(tools.get("keep"), f"{source}.tools.keep")
-        pii = _check_keys(root.get("pii"), {"detectors", "token_key_env"}, f"{source}.pii")
+        pii = _check_keys(
+            root.get("pii"), {"detectors", "locales", "token_key_env"}, f"{source}.pii"
+        )
         detectors = _names(pii.get("detectors", list(RECOGNIZERS)), f"{source}.pii.detectors")
         for index, name in enumerate(detectors):
             if name not in RECOGNIZERS:
@@ -85,6 +91,15 @@ class RedactionPolicy:
                     f"{source}.pii.detectors[{index}]: unknown detector {name!r} "
                     f"(known: {sorted(RECOGNIZERS)})"
                 )
+        locales = pii.get("locales")
+        if locales is not None:
+            locales = _names(locales, f"{source}.pii.locales")
+            for index, locale in enumerate(locales):
+                if locale not in LOCALES:
+                    raise PolicyError(
+                        f"{source}.pii.locales[{index}]: unknown locale {locale!r} "
+                        f"(known: {list(LOCALES)})"
+                    )
         env = pii.get("token_key_env")
         if env is not None and not isinstance(env, str):
             raise PolicyError(f"{source}.pii.token_key_env: must be an environment variable name")
@@ -96,6 +111,7 @@ class RedactionPolicy:
             keep_results=both + _names(tools.get("keep_results"), f"{source}.tools.keep_results"),
             detectors=detectors,
             key=secret.encode() if secret else home_key(),
+            locales=locales,
         )
 
     def keeps_arguments(self, tool: str | None) -> bool:

@@ -69,7 +69,7 @@ class Redactor:
 
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
-        self.tokens = Tokeniser(recognizers_for(policy.detectors), policy.key)
+        self.tokens = Tokeniser(recognizers_for(policy.detectors, policy.locales), policy.key)
         """The tokeniser (for scanners of other fields: ``fields.RowScrubber``)."""
         self._payloads = Payloads(self.tokens, policy)
 

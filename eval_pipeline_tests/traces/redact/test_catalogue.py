@@ -1,7 +1,8 @@
 """The recognizer catalogue: data that loads in priority order, with candidates that hold.
 
 Contract (``redact.catalogue``): the shipped catalogue turns on the policy's detector names
-in the order the redaction has always kept (cards, IBANs, emails, SSNs, phones); every
+in priority order (cards, IBANs, emails, SSNs as always, then the national identifiers with
+a distinct shape, phones, and UK NHS numbers, which share NANP phones' shape); every
 recognizer's candidate (RE2, for the gate's one pass) matches wherever its exact pattern does
 (on text whose digits are ASCII); an entry naming an unknown validator or field fails at
 load, naming the entry.
@@ -27,9 +28,19 @@ from eval_pipeline_tests.traces.redact.generated_texts import TEXTS
 
 
 def test_policy_names_turn_on_recognizers_in_priority_order() -> None:
-    assert list(RECOGNIZERS) == ["credit_card", "iban", "email", "ssn", "phone"]
-    assert [r.kind for r in CATALOGUE] == ["CARD", "IBAN", "EMAIL", "SSN", "PHONE", "PHONE"]
-    assert recognizers_for(["phone", "email"]) == (RECOGNIZERS["email"] + RECOGNIZERS["phone"])
+    assert list(RECOGNIZERS) == [
+        "credit_card", "iban", "email", "ssn", "uk_nino", "in_aadhaar", "in_pan",
+        "ip_address", "fr_nir", "br_cpf", "phone", "uk_nhs",
+    ]  # fmt: skip
+    kinds = [r.kind for r in CATALOGUE]
+    assert kinds[:5] == ["CARD", "IBAN", "EMAIL", "SSN", "EMAIL"]
+    assert kinds[-3:] == ["PHONE", "PHONE", "UK_NHS"]
+    phone_email = [r for r in CATALOGUE if r.detector in ("phone", "email")]
+    assert recognizers_for(["phone", "email"]) == tuple(phone_email)
+    french = recognizers_for(RECOGNIZERS, ["FR"])
+    assert all({"any", "FR"} & set(r.locales) for r in french)
+    assert {r.detector for r in french} >= {"fr_nir", "phone"}
+    assert not {"uk_nhs", "br_cpf"} & {r.detector for r in french}
     national = RECOGNIZERS["phone"][1]
     assert national.unchecked is not None and national.locales == phones.REGIONS
 

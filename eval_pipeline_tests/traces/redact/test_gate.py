@@ -82,7 +82,10 @@ def test_hostile_runs_have_no_hot_span_and_data_in_them_is_found() -> None:
         assert gate.hot_spans(run) == {}, name
         planted = run[:500_000] + " ann@example.com, 4111 1111 1111 1111 " + run[500_000:]
         hot = gate.hot_spans(planted)
-        assert set(hot) <= {"email", "card", "phone", "national_phone"}, name
+        assert set(hot) <= {
+            "email", "email_unicode", "card", "phone", "national_phone",
+            "in_aadhaar/AADHAR (Very Weak)",  # 4111 1111 1111 in the card number
+        }, name  # fmt: skip
         assert all(sum(e - s for s, e, _ in spans) <= 2 * gate.chunk for spans in hot.values())
         text, kinds = _tokeniser(gate).redact(planted)
         assert sorted(kinds) == ["CARD", "EMAIL"], name

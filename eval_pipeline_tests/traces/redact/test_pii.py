@@ -1,8 +1,9 @@
 """The tokeniser replaces exactly the accepted matches of each recognizer, in priority order.
 
 Contract (``redact.pii``): ``Tokeniser.redact`` gives, on any generated text, what the plain
-definition gives (``_reference`` below: each recognizer's pattern over the whole text, in
-catalogue order, a match kept when it overlaps no kept match and its validator accepts it,
+definition gives (``_reference`` below: each recognizer's pattern over the whole folded text,
+in catalogue order, mapped back to where it was written, a match kept when it overlaps no
+kept match and its validator accepts it,
 costly validators limited per text), whether the gate splits the text into chunks or not;
 tokens are the keyed HMAC of ``KIND:value``.
 """
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from eval_pipeline.traces.redact import phones
 from eval_pipeline.traces.redact.catalogue import CATALOGUE
+from eval_pipeline.traces.redact.folding import fold
 from eval_pipeline.traces.redact.gate import Gate
 from eval_pipeline.traces.redact.pii import Tokeniser, holds_token, opaque
 from eval_pipeline_tests.traces.redact.generated_texts import TEXTS
@@ -30,10 +32,31 @@ def _token(kind: str, value: str) -> str:
     return f"[{kind}:{digest[:24]}]"
 
 
-def _reference(text: str) -> tuple[str, tuple[str, ...]]:
-    """The redaction of one text by the plain definition (a fresh tokeniser)."""
+def _near(text: str, start: int, end: int, words: tuple[str, ...]) -> bool:
+    around = text[max(0, start - 48) : end + 48].lower()
+    return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", around) for w in words)
+
+
+def _after(text: str, start: int, words: tuple[str, ...]) -> bool:
+    before = text[max(0, start - 24) : start].rstrip(" :=").lower()
+    return any(w == before or before.endswith((f" {w}", f"({w}", f"-{w}")) for w in words)
+
+
+def _reference(written: str) -> tuple[str, tuple[str, ...]]:
+    """The redaction of one text by the plain definition (a fresh tokeniser).
+
+    Every recognizer's pattern over the whole folded text (``folding``), each kept match
+    mapped back to the span it was read from.
+    """
+    folded = fold(written)
+    text = written if folded is None else folded.text
     digit_run = re.search(r"\d(?:[ ().-]{0,2}\d){6}", text) is not None
-    passes = {"at_sign": "@" in text, "digit_run": digit_run}
+    passes = {
+        "at_sign": "@" in text,
+        "digit_run": digit_run,
+        "digits4": bool(re.search(r"\d(?:\D{0,2}\d){3}", text)),
+        "non_ascii": "@" in text and not text.isascii(),
+    }
     lookups = phones.LOOKUPS_PER_TEXT
     checked: dict[tuple[str, str], str | None] = {}
     taken: list[tuple[int, int, str, str]] = []
@@ -43,6 +66,10 @@ def _reference(text: str) -> tuple[str, tuple[str, ...]]:
         for found in recognizer.pattern.finditer(text):
             start, end, match = found.start(), found.end(), found.group()
             if any(s < end and start < e for s, e, _, _ in taken):
+                continue
+            if recognizer.context and not _near(text, start, end, recognizer.context):
+                continue
+            if recognizer.not_after and _after(text, start, recognizer.not_after):
                 continue
             if recognizer.unchecked is None:
                 value = recognizer.validate(match)
@@ -56,11 +83,13 @@ def _reference(text: str) -> tuple[str, tuple[str, ...]]:
             if value is not None:
                 taken.append((start, end, _token(recognizer.kind, value), recognizer.kind))
     taken.sort()
+    if folded is not None:
+        taken = [(*folded.original(s, e), token, kind) for s, e, token, kind in taken]
     out, last = [], 0
     for start, end, token, _ in taken:
-        out += [text[last:start], token]
+        out += [written[last:start], token]
         last = end
-    return "".join([*out, text[last:]]), tuple(kind for *_, kind in taken)
+    return "".join([*out, written[last:]]), tuple(kind for *_, kind in taken)
 
 
 @_SETTINGS
