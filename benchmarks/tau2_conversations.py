@@ -119,6 +119,29 @@ def _cli(*args: str) -> Any:
     return result.output
 
 
+def _progress(shown: list[dict[str, Any]]) -> dict[str, Any]:
+    """How far the sessions got (``sessions show`` JSON forms).
+
+    Sessions whose user lookup succeeded, sessions with a write call, and the count of each
+    last agent answer (what a session that hit the turn limit was stuck on).
+    """
+    from eval_pipeline.sample_agent.tools import WRITE_TOOLS
+
+    found = wrote = 0
+    last: dict[str, int] = {}
+    for session in shown:
+        calls = [c for turn in session["turn_list"] for c in turn["tool_calls"]]
+        found += any(c["name"].startswith("find_user_id") and not c["error"] for c in calls)
+        wrote += any(c["name"] in WRITE_TOOLS for c in calls)
+        answer = str(session["turn_list"][-1]["answer"] if session["turn_list"] else "")
+        last[answer] = last.get(answer, 0) + 1
+    return {
+        "account_found": found,
+        "write_called": wrote,
+        "last_answers": dict(sorted(last.items(), key=lambda kv: -kv[1])),
+    }
+
+
 def figures(sessions: list[dict[str, Any]], scored: dict[str, Any], tasks: int) -> dict[str, Any]:
     """The run's figures from ``sessions list`` and ``score`` (JSON forms)."""
     ends: dict[str, int] = {}
@@ -160,10 +183,17 @@ def run(runs: int = 1, limit: int | None = None, home: Path | None = None) -> di
                 _cli("score", "--suite", suite, "--build", BUILD, "--format", "json", "--quiet")
             )
             listed = _cli("sessions", "list", "--build", BUILD, "--format", "json")
-            result = figures(json.loads(listed), scored, tasks)
+            sessions = json.loads(listed)
+            result = figures(sessions, scored, tasks)
+            shown = [
+                json.loads(
+                    _cli("sessions", "show", s["session_id"], "--build", BUILD, "--format", "json")
+                )
+                for s in sessions
+            ]
+            result.update(_progress(shown))
             result["expected_runs"] = ran.get("expected_runs")
             result["failed_runs"] = ran.get("failed_runs")
-            result["score_rows"] = scored.get("rows")
             return result
         finally:
             for key, value in saved.items():
