@@ -11,7 +11,7 @@ no model and gives the same conversation every time:
 - **opening**: the first sentence of the reason for call, in the first person ("You want to
   return ..." becomes "I want to return ...");
 - **replies** when the agent's answer asks for something, first match wins: a confirmation
-  ("confirm") gets "Yes, please go ahead."; the e-mail gets the e-mail of the known info, else
+  ("confirm") gets "Yes, please go ahead."; the e-mail gets the e-mails of the known info, else
   the unknown info and the known info in the first person ("I do not remember my email
   address. I am Yusuf Rossi in zip code 19122."); a name, zip code or user id gets the known
   info; an order id gets the order ids of the reason for call (else "I do not know the order
@@ -102,18 +102,27 @@ def _orders_reply(reason: str) -> str:
     return f"They are orders {', '.join(orders[:-1])} and {orders[-1]}."
 
 
+def _emails_reply(emails: list[str]) -> str:
+    if len(emails) == 1:
+        return f"My e-mail is {emails[0]}."
+    if len(emails) == 2:
+        return f"I have two e-mails: {emails[0]} and {emails[1]}."
+    return f"My e-mails are {', '.join(emails)}."
+
+
 def conversation_script(task: dict[str, Any]) -> ConversationScript:
     """The scripted user of a tau2 task (see the module docstring)."""
     instructions = task["user_scenario"]["instructions"]
     reason = _clean(instructions.get("reason_for_call"))
     known = _sentence(first_person(_clean(instructions.get("known_info"))))
     unknown = _sentence(first_person(_clean(instructions.get("unknown_info"))))
-    email = _EMAIL.search(str(instructions.get("known_info") or ""))
+    emails = list(dict.fromkeys(_EMAIL.findall(str(instructions.get("known_info") or ""))))
     identity = " ".join(p for p in (unknown, known) if p) or "I do not remember."
     replies = [
         ScriptedReply(r"\bconfirm", CONFIRM),
         ScriptedReply(
-            r"e-?mail", f"My e-mail is {email.group(0)}." if email is not None else identity
+            r"e-?mail",
+            _emails_reply(emails) if emails else identity,
         ),
         ScriptedReply(r"\b(?:name|zip|user id)\b", known or identity),
         ScriptedReply(r"\border (?:id|number)|\bwhich order", _orders_reply(reason)),

@@ -58,6 +58,10 @@ def test_the_script_answers_from_the_known_info() -> None:
     mia = ScriptedUser(items["tau2-retail-11"].conversation)  # e-mail known, no order id
     assert mia.next_message(ASK_EMAIL) == "My e-mail is mia.garcia2723@example.com."
     assert mia.next_message(ASK_ORDER) == "I do not know the order number."
+    amelia = ScriptedUser(items["tau2-retail-54"].conversation)  # two e-mails
+    assert amelia.next_message(ASK_EMAIL) == (
+        "I have two e-mails: silva7872@example.com and amelia.silva7872@example.com."
+    )
 
 
 def test_first_person() -> None:
