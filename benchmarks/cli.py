@@ -304,3 +304,14 @@ def bench_judge(
         ),
         fmt,
     )
+
+
+@bench.command("tau2-conversations")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N covered tasks.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def bench_tau2_conversations(runs: int, limit: int | None, fmt: str) -> None:
+    """Covered tau2 retail tasks as scripted conversations with the sample agent, scored."""
+    from benchmarks.tau2_conversations import run
+
+    _emit(run(runs=runs, limit=limit), fmt)

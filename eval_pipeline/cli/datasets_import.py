@@ -5,7 +5,9 @@
 ``datasets/item.schema.json``, documented in ``docs/datasets.md``) and publishes them as
 ``golden/NAME`` (``--kind`` for another prefix) at the next free version (``--version`` to
 choose it); the same content again keeps the latest version. ``--format tau2|taubench|bfcl|
-agentdojo PATH... --name N --version V`` (**contract**) imports a benchmark's files. Either way
+agentdojo PATH... --name N --version V`` (**contract**) imports a benchmark's files;
+``--format tau2 --multi-turn`` makes multi-turn items, each task's user scenario played by a
+scripted user (``importers.benchmarks.tau2_conversation``). Either way
 the version is validated before it is published: any problem refuses it whole, one line per
 problem naming file and line (or item), exit 2, nothing published.
 """
@@ -23,6 +25,7 @@ from eval_pipeline.datasets.store import DatasetStore, default_dataset_store
 from eval_pipeline.importers.datasets import (
     DEFAULT_KINDS,
     FORMATS,
+    MULTI_TURN,
     SourceError,
     dataset_name,
     import_dataset,
@@ -95,6 +98,13 @@ def _print(published: Published, output_format: str) -> None:
     default=None,
     help="jsonl|csv: your items (default: from the extension); or a benchmark's files.",
 )
+@click.option(
+    "--multi-turn",
+    "multi_turn",
+    is_flag=True,
+    default=False,
+    help="tau2: multi-turn items, the user scenario played by a scripted user.",
+)
 @click.option("--name", default=None, help="Dataset name (instead of the NAME argument).")
 @click.option("--version", default=None, help="Version to publish (default: the next free).")
 @click.option(
@@ -123,6 +133,7 @@ def _print(published: Published, output_format: str) -> None:
 def import_command(
     args: tuple[str, ...],
     fmt: str | None,
+    multi_turn: bool,
     name: str | None,
     version: str | None,
     kind: str | None,
@@ -137,6 +148,12 @@ def import_command(
     if missing:
         raise InputError(f"{missing[0]}: no such file or directory")
     chosen_format = _format(paths, fmt)
+    if multi_turn:
+        if chosen_format not in MULTI_TURN:
+            raise InputError(
+                f"--multi-turn: only with --format {'|'.join(MULTI_TURN)}, not {chosen_format}"
+            )
+        chosen_format = MULTI_TURN[chosen_format]
     store = _store()
     named = kind_of_name(given_name)
     full_name = dataset_name(given_name, kind or named or DEFAULT_KINDS[chosen_format])

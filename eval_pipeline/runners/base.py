@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners import failure
 from eval_pipeline.runners.context import derive_seed
-from eval_pipeline.runners.conversation import ConversationFailure, drive_conversation, turn_root
+from eval_pipeline.runners.conversation import (
+    ConversationFailure,
+    UserFactory,
+    drive_conversation,
+    turn_root,
+)
 from eval_pipeline.runners.outcome import RunBatchResult, RunOutcome, RunRequest, RunStatus
 from eval_pipeline.runners.sink import MemorySink, RunSink
 from eval_pipeline.traces import eval_context
@@ -61,6 +66,9 @@ class Runner(ABC):
     def __init__(self, *, sink: RunSink | None = None, timeout_s: float = 60.0) -> None:
         self.sink: RunSink = sink if sink is not None else MemorySink()
         self.timeout_s = timeout_s
+        self.simulated_user: UserFactory | None = None
+        """Who plays a multi-turn item's user: None for its script (``scripted_user``), else
+        a factory of (item, run seed), e.g. ``model_user.model_users`` (a model)."""
 
     @abstractmethod
     def execute(self, spec: RunSpec) -> list[Span]:
@@ -230,7 +238,7 @@ class Runner(ABC):
     def _execute_item(self, spec: RunSpec) -> list[Span]:
         """One run: ``execute`` once, or once per turn for a multi-turn item."""
         if spec.item.multi_turn:
-            return drive_conversation(self.execute, spec)
+            return drive_conversation(self.execute, spec, self.simulated_user)
         return self.execute(spec)
 
     def _fail(

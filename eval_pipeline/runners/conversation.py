@@ -14,8 +14,9 @@ to say) or ``max_turns``. The run's timeout covers the whole conversation.
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from eval_pipeline.datasets.item import DatasetItem
 from eval_pipeline.runners.context import derive_seed
 from eval_pipeline.runners.failure import FailureKind
 from eval_pipeline.runners.scripted_user import ScriptedUser
@@ -59,8 +60,24 @@ def _stamp(spans: list[Span], root: Span, attributes: dict[str, Any]) -> list[Sp
     return [stamped if span is root else span for span in spans]
 
 
-def drive_conversation(execute: Callable[[Any], list[Span]], spec: Any) -> list[Span]:
+class SimulatedUser(Protocol):
+    """Who says the user's next message (``ScriptedUser``, ``model_user.ModelUser``)."""
+
+    def next_message(self, answer: str) -> str | None:
+        """The next message after the agent's ``answer`` (None: nothing more to say)."""
+        ...
+
+
+UserFactory = Callable[[DatasetItem, int], SimulatedUser]
+"""Makes a run's user from the item and the run's seed."""
+
+
+def drive_conversation(
+    execute: Callable[[Any], list[Span]], spec: Any, users: UserFactory | None = None
+) -> list[Span]:
     """Every turn's spans of one conversation run (``spec`` is a ``base.RunSpec``).
+
+    ``users`` plays the user (default: the item's script, ``ScriptedUser``).
 
     Raises:
         ConversationFailure: a turn gave no spans or no ``invoke_agent`` root.
@@ -68,7 +85,7 @@ def drive_conversation(execute: Callable[[Any], list[Span]], spec: Any) -> list[
     """
     item = spec.item
     script = item.conversation
-    user = ScriptedUser(script)
+    user = users(item, spec.seed) if users is not None else ScriptedUser(script)
     history = [dict(m) for m in item.input_messages]
     hidden = dataclasses.replace(item, conversation=None)
     context = eval_context.to_attributes(spec.context)

@@ -17,7 +17,7 @@ tau2-bench writes two kinds of JSON document, and both imports read them here:
   ``tau2:<agent model>``), dataset ``tau2-bench/<domain>``, item = task id, run index = trial.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -100,8 +100,14 @@ def task_item(task: dict[str, Any]) -> DatasetItem:
     )
 
 
-def import_tasks(paths: Sequence[Path]) -> ImportedItems:
-    """Items of every tau2 tasks file in ``paths`` (tool files among them give the schemas)."""
+def import_tasks(
+    paths: Sequence[Path], make_item: Callable[[dict[str, Any]], DatasetItem] = task_item
+) -> ImportedItems:
+    """Items of every tau2 tasks file in ``paths`` (tool files among them give the schemas).
+
+    ``make_item`` makes one item of a task (``tau2_conversation.multi_turn_item`` for the
+    multi-turn import).
+    """
     items: list[DatasetItem] = []
     schemas: list[dict[str, Any]] = []
     files: list[dict[str, Any]] = []
@@ -114,7 +120,7 @@ def import_tasks(paths: Sequence[Path]) -> ImportedItems:
         if not isinstance(document, list):
             raise SourceError(f"{path}: expected a JSON list of tau2 tasks")
         before = len(items)
-        items.extend(task_item(task) for task in document)
+        items.extend(make_item(task) for task in document)
         files.append({"file": path.name, "tasks": len(items) - before})
     if not items:
         raise SourceError("no tau2 tasks among the paths")

@@ -26,11 +26,14 @@ DEFAULT_KINDS: dict[str, DatasetKind] = {
     "jsonl": "golden",
     "csv": "golden",
     "tau2": "benchmark",
+    "tau2-multi-turn": "benchmark",
     "taubench": "benchmark",
     "bfcl": "benchmark",
     "agentdojo": "adversarial",
 }
 FORMATS: tuple[str, ...] = tuple(DEFAULT_KINDS)
+MULTI_TURN = {"tau2": "tau2-multi-turn"}
+"""Formats with a multi-turn import (``datasets import --multi-turn``), and its format."""
 BENCHMARK_FORMATS: tuple[str, ...] = tuple(f for f in FORMATS if f not in USER_FORMATS)
 
 
@@ -48,6 +51,10 @@ def importer(fmt: str) -> Importer:
         from eval_pipeline.importers.benchmarks import tau2
 
         return tau2.import_tasks
+    if fmt == "tau2-multi-turn":
+        from eval_pipeline.importers.benchmarks.tau2_conversation import import_multi_turn
+
+        return import_multi_turn
     if fmt == "taubench":
         from eval_pipeline.importers.benchmarks import taubench
 
@@ -128,6 +135,7 @@ def import_dataset(
 __all__ = [
     "BENCHMARK_FORMATS",
     "FORMATS",
+    "MULTI_TURN",
     "DatasetImport",
     "ImportedItems",
     "SourceError",
