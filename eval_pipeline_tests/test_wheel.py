@@ -234,7 +234,7 @@ def test_installed_datasets_list_shows_every_shipped_dataset(
     listed = json.loads(result.stdout)
     refs = {f"{d['name']}@{d['version']}" for d in listed}
     shipped = {f"{n}@{v}" for n, v in DatasetStore(shipped_datasets_dir()).list()}
-    assert len(shipped) == 5
+    assert len(shipped) == 6  # five single-turn sets and golden/support-conversations
     assert refs == shipped
 
 

@@ -183,5 +183,12 @@ def test_cli_dagster_and_defects_path_give_identical_scores_and_gate(
     assert cli_gate["judge_calibration"]  # "ok", or why the judge may not pass: the same below
     for name in ("dagster", "defects"):
         rows, gate = results[name]
+        differing = sorted(
+            (i, key, str(row.get(key)), str(cli.get(key)))
+            for i, (row, cli) in enumerate(zip(rows, cli_rows, strict=True))
+            for key in row.keys() | cli.keys()
+            if row.get(key) != cli.get(key)
+        )
+        assert not differing, (name, differing[:10])
         assert pd.DataFrame(rows).equals(pd.DataFrame(cli_rows)), name
         assert gate == cli_gate, name

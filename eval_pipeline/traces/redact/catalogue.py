@@ -36,7 +36,7 @@ _COMMON = {"name", "detector", "kind", "locales", "needs", "validator"}
 _FIELDS = _COMMON | {"pattern", "candidate"}
 _OPTIONAL = {"re2", "unchecked", "note"}
 _PRESIDIO_FIELDS = _COMMON | {"presidio"}
-_PRESIDIO_OPTIONAL = {"skip", "note", "not_after"}
+_PRESIDIO_OPTIONAL = {"skip", "note", "not_after", "bare_needs_context"}
 _COUNTRIES = {"us": "US", "uk": "GB", "in": "IN"}
 _ESCAPE = re.compile(r"\\.")
 _ENDS_IN_DIGITS = re.compile(r"\[0-9\]\{(?:[2-9]|\d\d)\}\)*\\b$")
@@ -63,6 +63,11 @@ class Recognizer:
     """Words (lower case) one of which must be near a match for it to count; empty: none."""
     not_after: tuple[str, ...] = ()
     """Words (lower case) that, written just before a match, make it something else."""
+    bare_context: tuple[str, ...] = ()
+    """Words one of which must be near a match written as digits alone, without the format's
+    separators (``bare_needs_context``): a bare digit run passes a mod-11 or Verhoeff check one
+    time in ten or eleven, so product, order and account ids would be read as NHS or Aadhaar
+    numbers; written 3-3-4 or 4-4-4, or beside its context word, the value is redacted."""
     source: str = "eval-pipeline"
     """Where the pattern comes from (``presidio-analyzer <version>: <class>``, or the product)."""
 
@@ -146,6 +151,7 @@ def _from_presidio(entry: Any, where: str, presidio: dict[str, Any]) -> list[Rec
                 validate=VALIDATORS[entry["validator"]],
                 context=context if weak else (),
                 not_after=tuple(str(word).lower() for word in entry.get("not_after") or ()),
+                bare_context=context if entry.get("bare_needs_context") else (),
                 source=f"{presidio['source']}: {entry['presidio']}",
             )
         )

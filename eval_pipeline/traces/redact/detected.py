@@ -37,6 +37,8 @@ def detected_markdown() -> str:
             label = recognizer.name + (f" ({source})" if source else "")
             if recognizer.context:
                 label += " (with a context word)"
+            elif recognizer.bare_context:
+                label += " (digits alone: with a context word)"
             names.append(f"`{label}`")
         checks = "; ".join(
             dict.fromkeys(_check(r.validate.__name__) for r in recognizers)  # type: ignore[attr-defined]

@@ -131,6 +131,10 @@ class Tokeniser:
         self._context = {r.name: _context_pattern(r.context) for r in recognizers if r.context}
         """Per recognizer needing one: its context words (a text without any is skipped)."""
         self._context_re2 = {r.context: _context_re2(r.context) for r in recognizers if r.context}
+        self._bare_context = {
+            r.name: _context_pattern(r.bare_context) for r in recognizers if r.bare_context
+        }
+        """Per recognizer whose bare digit runs need a context word near (``bare_context``)."""
         self._gate = gate or Gate(recognizers)
         self._keyed = hmac.new(key, digestmod=hashlib.sha256)
         """HMAC-SHA256 with the key set up once; each token hashes a copy (``hmac.digest``
@@ -314,6 +318,7 @@ class Tokeniser:
         token_of = self.token
         costly = recognizer.unchecked is not None
         context = self._context.get(recognizer.name)
+        bare_context = self._bare_context.get(recognizer.name)
         not_after = recognizer.not_after
         out: list[Taken] = []
         append = out.append
@@ -329,6 +334,8 @@ class Tokeniser:
             if not_after and _after(text, start, not_after):
                 continue  # "version 1.2.3.4"
             match = text[start:end]
+            if bare_context and match.isdigit() and not _near(text, start, end, bare_context):
+                continue  # a bare digit run (an id?) without its identifier's context word
             token = recall(match, _UNSEEN)
             if token is _UNSEEN:
                 if costly:

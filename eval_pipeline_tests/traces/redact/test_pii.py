@@ -71,6 +71,9 @@ def _reference(written: str) -> tuple[str, tuple[str, ...]]:
                 continue
             if recognizer.not_after and _after(text, start, recognizer.not_after):
                 continue
+            bare = recognizer.bare_context
+            if bare and match.isdigit() and not _near(text, start, end, bare):
+                continue
             if recognizer.unchecked is None:
                 value = recognizer.validate(match)
             elif (recognizer.name, match) in checked:

@@ -45,7 +45,7 @@ RECORDED = {
     "base64/1000000": "95b73a8c660b2fb545fd89e6399c25c2950582455b88dca4900dd43021f6713c",
     "json_payload/1000000": "900000489ec7b1177060514c4bbd0d7d1169080ab65bdef663e62a333b300e73",
     "json_numbers/1000000": "b07ff583037e25940f1a6de812a54062f6f38b69998e96f9160da3a3276436ba",
-    "texts/credit_card+iban+email+ssn+uk_nino+in_aadhaar+in_pan+ip_address+fr_nir+br_cpf+phone+uk_nhs": "0859e2a726213d995b3a7213680d2524b384f6f0f2fc7b3988197c8715efcbe7",
+    "texts/credit_card+iban+email+ssn+uk_nino+in_aadhaar+in_pan+ip_address+fr_nir+br_cpf+phone+uk_nhs": "602b8dc6355728c3030d3a76e1974d28396f45e47cb90b14cfcd7cc17963ecdd",
     "texts/email+phone": "085acf218f9b3afdc8af118afb7d4c71ac6f6417e88e505f77185553257d4100",
     "texts/credit_card+ssn": "a209105a00f8199f867475f2f40125a73dc395ca3d78fc105386b95c3acd244e",
     "texts/iban": "78d33c2a1c4757cf08f7c2b0d3b3a717279b9953aed0b68ce060840a2c106f9d",
