@@ -125,14 +125,18 @@ class SeaweedS3:
         raise RuntimeError(f"SeaweedFS did not start: {last}\n{log}")
 
     def storage_options(self) -> dict[str, str]:
-        """Options for ``deltalake`` (object_store keys)."""
+        """Options for ``deltalake`` (object_store keys).
+
+        Commits use S3 conditional writes (``If-None-Match``/ETag, which SeaweedFS accepts), not
+        ``AWS_S3_ALLOW_UNSAFE_RENAME``: two writers must not overwrite each other's log entry.
+        """
         return {
             "AWS_ENDPOINT_URL": self.endpoint,
             "AWS_ACCESS_KEY_ID": ACCESS_KEY,
             "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
             "AWS_REGION": "us-east-1",
             "AWS_ALLOW_HTTP": "true",
-            "AWS_S3_ALLOW_UNSAFE_RENAME": "true",
+            "AWS_CONDITIONAL_PUT": "etag",
         }
 
     def iceberg_properties(self) -> dict[str, str]:

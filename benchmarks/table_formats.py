@@ -14,8 +14,8 @@ An Iceberg append that loses a race is retried by pyiceberg itself (4 times, wit
 benchmark counts its logged retries) and then raises ``CommitFailedException``; the writer then
 reloads the table and appends again (up to ``RETRIES``), as a product writer would; all of
 these are the ``concurrent_retries``. Delta on S3 needs an atomic
-put-if-absent for its log: ``AWS_S3_ALLOW_UNSAFE_RENAME`` is what object_store offers without a
-locking service, so the concurrent figure on S3 says whether commits are lost that way.
+put-if-absent for its log: the S3 place uses conditional writes (``AWS_CONDITIONAL_PUT=etag``),
+with no locking service; the concurrent figure says whether any commit is lost or doubled.
 """
 
 import logging
@@ -188,10 +188,13 @@ class _Conflicts(logging.Handler):
             self.count += 1
 
 
-def _writer(spec: dict[str, Any], writer: int, appends: int, rows: int, out: Any) -> None:
+def _writer(
+    spec: dict[str, Any], writer: int, appends: int, rows: int, start: Any, out: Any
+) -> None:
     conflicts = _Conflicts()
     logging.getLogger("pyiceberg").addHandler(conflicts)
     table = open_table(spec)
+    start.wait(timeout=300)  # both writers opened their table: append at the same time
     retries = 0
     for batch in range(appends):
         retries += table.append(span_batch(rows, writer, batch, BUILDS[batch % len(BUILDS)]))
@@ -232,9 +235,9 @@ def measure(
     assert one_build.num_rows == rows * len(range(0, appends, len(BUILDS)))
 
     context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
+    queue, barrier = context.Queue(), context.Barrier(2)
     workers = [
-        context.Process(target=_writer, args=(spec, w, concurrent_appends, rows, queue))
+        context.Process(target=_writer, args=(spec, w, concurrent_appends, rows, barrier, queue))
         for w in (1, 2)
     ]
     start = time.perf_counter()
