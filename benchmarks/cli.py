@@ -315,3 +315,25 @@ def bench_tau2_conversations(runs: int, limit: int | None, fmt: str) -> None:
     from benchmarks.tau2_conversations import run
 
     _emit(run(runs=runs, limit=limit), fmt)
+
+
+@bench.command("table-formats")
+@click.option("--appends", type=click.IntRange(min=4), default=40, show_default=True)
+@click.option("--rows", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option(
+    "--concurrent-appends",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Appends by each of the two concurrent writer processes.",
+)
+@click.option("--s3/--no-s3", default=True, help="Also on a loopback SeaweedFS (if installed).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown")
+def bench_table_formats(
+    appends: int, rows: int, concurrent_appends: int, s3: bool, fmt: str
+) -> None:
+    """Delta Lake vs Iceberg on span batches: append, files, compaction, 2 writers, one build."""
+    from benchmarks.table_formats import markdown, run
+
+    result = run(appends=appends, rows=rows, concurrent_appends=concurrent_appends, s3=s3)
+    click.echo(json.dumps(result, indent=2) if fmt == "json" else markdown(result))
