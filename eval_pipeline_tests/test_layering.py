@@ -1,4 +1,4 @@
-"""The import rules of DESIGN.md section 3, checked mechanically (issue 13).
+"""The import rules of docs/DESIGN.md section 3, checked mechanically (issue 13).
 
 Contract: the import-linter contracts in ``pyproject.toml`` hold (pure packages never import
 dagster; no package imports one above it); the dagster contract covers every package but the

@@ -1,4 +1,4 @@
-"""The ``eval-pipeline`` command (DESIGN.md section 9, **contract**).
+"""The ``eval-pipeline`` command (docs/DESIGN.md section 9, **contract**).
 
 Each command group lives in its own module and is registered here. Exit codes: 0 success (or a
 passing gate), 1 a failing gate or validation, 2 bad usage or bad input (one ``error: ...``

@@ -1,4 +1,4 @@
-"""CLI: ``calibrate``: a judge's agreement with human labels (DESIGN.md section 9, **contract**).
+"""CLI: ``calibrate``: a judge's agreement with human labels (docs/DESIGN.md 9, **contract**).
 
 ``eval-pipeline calibrate --labels LABELS --verdicts VERDICTS --format json`` compares existing
 verdicts; ``eval-pipeline calibrate --judge J --labels LABELS [--task T] [--limit N]`` runs the

@@ -1,4 +1,4 @@
-"""CLI: ``calibrate variance``, the spread of a judge's verdicts (DESIGN.md section 9).
+"""CLI: ``calibrate variance``, the spread of a judge's verdicts (docs/DESIGN.md section 9).
 
 ``eval-pipeline calibrate variance --suite S --repeats K --target-half-width W`` asks the
 suite's judge K times per item of the suite's calibration set and reports the spread of its

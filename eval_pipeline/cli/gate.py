@@ -1,4 +1,4 @@
-"""CLI: ``eval-pipeline gate`` (DESIGN.md section 9, **contract**).
+"""CLI: ``eval-pipeline gate`` (docs/DESIGN.md section 9, **contract**).
 
 ``eval-pipeline gate --suite S --candidate-scores FILE [--baseline-scores FILE]`` or
 ``--candidate B [--baseline A]`` (builds read from the score store). Exit 0 when the gate

@@ -1,6 +1,6 @@
 """CLI: `report` (see the package docstring for exit codes).
 
-``eval-pipeline report --build B [--out DIR] [--trace-url TEMPLATE]`` (**contract**, DESIGN.md
+``eval-pipeline report --build B [--out DIR] [--trace-url TEMPLATE]`` (**contract**, docs/DESIGN.md
 section 9) writes the build's stored gate report as one standalone HTML file,
 ``DIR/<build>.html`` (default ``<home>/reports``), and prints its path: verdict, tables, plots,
 evidence with trace pages, judge calibration and the NIST AI RMF section (``report.html``).

@@ -1,4 +1,4 @@
-"""CLI: ``scores``, a build's long score rows out (DESIGN.md section 9, **contract**).
+"""CLI: ``scores``, a build's long score rows out (docs/DESIGN.md section 9, **contract**).
 
 ``eval-pipeline scores --build B --format csv|json|parquet [--output F]`` exports the rows with
 everything ``gate --candidate-scores`` needs to give the store's verdict (per-run latency and

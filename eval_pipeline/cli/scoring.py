@@ -1,4 +1,4 @@
-"""CLI: ``score`` and ``summary`` (DESIGN.md section 9, **contract**; ``scores``: score_export).
+"""CLI: ``score`` and ``summary`` (docs/DESIGN.md 9, **contract**; ``scores``: score_export).
 
 ``eval-pipeline score --suite S --build B`` scores the build's stored runs against the suite's
 items with the suite's metrics and writes the long scores table; ``summary`` prints

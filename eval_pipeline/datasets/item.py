@@ -1,4 +1,4 @@
-"""Dataset items (DESIGN.md section 4, **contract**): what a run is scored against.
+"""Dataset items (docs/DESIGN.md section 4, **contract**): what a run is scored against.
 
 Argument values follow the BFCL convention: each parameter of an expected call lists every
 acceptable value, and ``""`` among them marks the parameter as omittable.

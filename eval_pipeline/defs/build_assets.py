@@ -15,7 +15,7 @@ from eval_pipeline.defs.resources import EvalHomeResource
 from eval_pipeline.evaluation import stages
 
 # Partitioned checks are "preview" in Dagster 1.13; without a partitions_def a check on a
-# partitioned asset would load every partition (see notes/dependencies.md).
+# partitioned asset would load every partition (its warning is silenced here, on purpose).
 warnings.filterwarnings(
     "ignore",
     category=dg.PreviewWarning,

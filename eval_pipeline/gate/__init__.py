@@ -2,7 +2,7 @@
 
 Entry point: :func:`evaluate_gate` (``config``, candidate and baseline long score frames) ->
 :class:`GateReport`; a suite's config comes from ``evaluation.gate_config.suite_gate_config``.
-DESIGN.md section 8 is the contract.
+docs/DESIGN.md section 8 is the contract.
 """
 
 from eval_pipeline.gate.decision import (

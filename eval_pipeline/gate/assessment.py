@@ -1,6 +1,6 @@
 """One metric's decision: the statistics, then what the evidence allows, then the tier.
 
-The order is the contract's (DESIGN.md section 8): missing candidate scores fail; a missing
+The order is the contract's (docs/DESIGN.md section 8): missing candidate scores fail; a missing
 baseline, a baseline scored by another scorer version, or a refused input (an invalid
 dataset) fails; then the floor and the comparison decide; a judge over its false-pass ceiling
 cannot pass; an unknown judge passes with a warning or fails, as the tier says; and the tier

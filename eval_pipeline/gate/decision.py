@@ -1,4 +1,4 @@
-"""Gate decisions (DESIGN.md section 4 GateDecision; JSON shape is a **contract**, section 9).
+"""Gate decisions (docs/DESIGN.md section 4 GateDecision; JSON shape is a **contract**, section 9).
 
 ``to_json`` emits the contract keys (``verdict``, ``metrics[...]``, ``budgets``) and a few
 additive keys (``tier``, ``blocking``, ``warnings``, per metric ``power``, ``missing_detail``,
@@ -227,7 +227,7 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        """0 to release, 1 to block (DESIGN.md section 9)."""
+        """0 to release, 1 to block (docs/DESIGN.md section 9)."""
         return 1 if self.blocking else 0
 
     def metric(self, metric_id: str) -> MetricDecision:

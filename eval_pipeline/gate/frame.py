@@ -1,6 +1,6 @@
 """Score frames: validate a long scores table and normalise it for the gate.
 
-Input (DESIGN.md section 9): one row per item x run x metric with at least ``item_id,
+Input (docs/DESIGN.md section 9): one row per item x run x metric with at least ``item_id,
 run_index, metric_id, value``; optional ``status`` (scored/unscored/error/not_applicable),
 ``reason``, ``trace_id``, ``latency_s``, ``cost_usd`` (per run, repeated on that run's rows)
 and slice columns named ``<slice>`` or ``slice.<slice>``. Bad input raises

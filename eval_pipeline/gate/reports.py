@@ -1,7 +1,7 @@
 """Renderings of a gate report: plain text, Markdown, JSON and JUnit XML.
 
 One report, four readers: text for terminals and logs, Markdown for pull-request comments and CI
-summaries, JSON for machines (the **contract** shape of DESIGN.md section 9), JUnit XML for CI
+summaries, JSON for machines (the **contract** shape of docs/DESIGN.md section 9), JUnit XML for CI
 test reporters. Every rendering says the same thing: the verdict, whether it blocks under the
 tier, one line or row per metric and budget, and the warnings.
 """

@@ -1,4 +1,4 @@
-"""Verdict rules (DESIGN.md section 8, **contract**).
+"""Verdict rules (docs/DESIGN.md section 8, **contract**).
 
 With delta = candidate - baseline, its interval [low, high] and the margin m:
 

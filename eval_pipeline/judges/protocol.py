@@ -1,4 +1,4 @@
-"""The Judge interface (DESIGN.md section 7): a structured verdict for a rubric-driven request.
+"""The Judge interface (docs/DESIGN.md section 7): a structured verdict for a rubric-driven request.
 
 A request names its task (``faithfulness``, ``answer_relevancy``, ``task_completion``,
 ``plan_quality``, ``plan_adherence``, ...), carries the fields the rubric is rendered from

@@ -1,4 +1,4 @@
-"""Runners: execute a build over dataset items and capture its traces (DESIGN.md section 7).
+"""Runners: execute a build over dataset items and capture its traces (docs/DESIGN.md section 7).
 
 - ``base.Runner``: the interface and everything common (plan, resumption, concurrency,
   progress, timeout, faults as failed runs); ``outcome``: what a batch returns.

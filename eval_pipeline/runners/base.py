@@ -1,4 +1,4 @@
-"""The Runner interface (DESIGN.md section 7): execute a build over items x runs, capture traces.
+"""The Runner interface (docs/DESIGN.md section 7): run a build over items x runs, capture traces.
 
 ``Runner.run_items`` owns everything common to the runner kinds: the (item, run index) plan,
 resumption (runs already in the sink for the build are skipped), a thread pool bounded by

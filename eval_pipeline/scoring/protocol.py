@@ -1,4 +1,4 @@
-"""The Scorer interface (DESIGN.md section 7).
+"""The Scorer interface (docs/DESIGN.md section 7).
 
 A scorer is stateless: ``score(run, item) -> Score``. It declares what it requires from the
 run and the item so that a missing input becomes ``unscored`` instead of a crash, and so that

@@ -1,4 +1,4 @@
-"""The score row (DESIGN.md section 4, **contract**): one per build x item x run x metric.
+"""The score row (docs/DESIGN.md section 4, **contract**): one per build x item x run x metric.
 
 A scorer that cannot score says so (``unscored`` with a reason); one that failed says
 ``error``. Neither carries a value, and nothing downstream may turn a null into 0 or 1: the

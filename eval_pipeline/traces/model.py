@@ -1,4 +1,4 @@
-"""The normalised span and agent-run model (DESIGN.md section 4, **contract**).
+"""The normalised span and agent-run model (docs/DESIGN.md section 4, **contract**).
 
 Every dialect and convention version is normalised onto these types at ingest; scorers,
 detectors and the gate only ever see them. Types are frozen so a run can be shared between

@@ -1,6 +1,6 @@
 """The GenAI semantic-convention version spans are normalised *to*, and its attribute names.
 
-This is the one place the target version is pinned (DESIGN.md section 5). Upgrading it is a
+This is the one place the target version is pinned (docs/DESIGN.md section 5). Upgrading it is a
 change like any other: tests first. The names below are those of the pinned version; older
 names and other dialects are mapped onto them by ``traces.normalise``.
 """
@@ -46,7 +46,7 @@ RENAMED_ATTRIBUTES: dict[str, str] = {
     "gen_ai.openai.response.service_tier": "openai.response.service_tier",
     "gen_ai.openai.response.system_fingerprint": "openai.response.system_fingerprint",
 }
-"""Old attribute name -> name in the pinned version (see notes/semconv.md rename map)."""
+"""Old attribute name -> name in the pinned version (the rename map, in one place)."""
 
 PROVIDER_RENAMES: dict[str, str] = {
     "vertex_ai": "gcp.vertex_ai",

@@ -1,4 +1,4 @@
-"""Exit codes CI can read (DESIGN.md section 9): 0 pass, 1 a failing gate, 2 bad input, 3 ours.
+"""Exit codes CI can read (docs/DESIGN.md section 9): 0 pass, 1 a failing gate, 2 bad input, 3 ours.
 
 The console entry point (``eval_pipeline.cli.main``) turns an exception nobody anticipated
 into one ``internal error: ...`` line and exit 3, so CI can tell "the gate blocked" (1) and

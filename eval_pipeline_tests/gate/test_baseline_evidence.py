@@ -1,4 +1,4 @@
-"""A missing baseline is missing evidence (DESIGN.md section 8).
+"""A missing baseline is missing evidence (docs/DESIGN.md section 8).
 
 A gated metric with no baseline scores fails with that cause: a header-only baseline file, a
 baseline that scored four of five metrics, or no baseline at all. The one exception is a run

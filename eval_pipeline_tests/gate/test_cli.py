@@ -1,4 +1,4 @@
-"""``eval-pipeline gate`` (DESIGN.md section 9, contract): exit codes, formats, bad input.
+"""``eval-pipeline gate`` (docs/DESIGN.md section 9, contract): exit codes, formats, bad input.
 
 Exit 0 when the gate passes, 1 when it fails (or is inconclusive where the tier forbids it),
 2 on bad usage or input, with an error naming the file, row and column: a missing column, a

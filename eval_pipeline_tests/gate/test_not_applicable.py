@@ -1,4 +1,4 @@
-"""The gate and ``not_applicable`` rows (DESIGN.md sections 4 and 8).
+"""The gate and ``not_applicable`` rows (docs/DESIGN.md sections 4 and 8).
 
 A ``not_applicable`` row is neither a score nor a missing one: it is left out of the metric's
 mean, does not make the metric fail as missing, and is reported per metric and per cause. A

@@ -1,6 +1,6 @@
 """Simulation: the gate's error rates on clustered stochastic data with a known truth.
 
-DESIGN.md section 8: at a true regression equal to the margin the gate passes at most alpha/2
+docs/DESIGN.md section 8: at a true regression equal to the margin the gate passes at most alpha/2
 of the time; A/A comparisons fail at most alpha/2 of the time, also with 10 slices checked;
 a regression of twice the margin is caught at least 80% of the time wherever the reported
 power says the suite can detect it. Data: item effects, 3 runs per item, a graded and a

@@ -1,4 +1,4 @@
-"""Verdict rules of DESIGN.md section 8 on small hand-built score tables.
+"""Verdict rules of docs/DESIGN.md section 8 on small hand-built score tables.
 
 Missing scores fail (with the count by cause); a suite metric with no scores fails; too few
 items is inconclusive, and the tier decides whether inconclusive blocks; a slice that

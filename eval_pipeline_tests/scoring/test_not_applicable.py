@@ -1,4 +1,4 @@
-"""``not_applicable`` (DESIGN.md section 4): declared by the scorer, no value, never missing.
+"""``not_applicable`` (docs/DESIGN.md section 4): declared by the scorer, no value, never missing.
 
 A metric that does not apply to a run says so instead of inventing a value or calling the run
 unscorable: a hand-off metric on a run that needed no hand-off and made none, an

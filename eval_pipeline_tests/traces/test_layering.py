@@ -1,6 +1,6 @@
 """``traces`` sits on the bottom layer: it imports nothing else of the project but its leaves.
 
-Contract (DESIGN.md section 3): every module under ``eval_pipeline/traces`` imports only the
+Contract (docs/DESIGN.md section 3): every module under ``eval_pipeline/traces`` imports only the
 standard library, third-party packages, ``eval_pipeline.traces`` itself and the leaf modules of
 the bottom layer that import nothing of the project (``LEAVES``), at module level or
 inside functions, and never looks the project's modules up by name through ``importlib``.

@@ -1,4 +1,4 @@
-"""Online estimates: production traffic sampled, scored and estimated (DESIGN.md section 10).
+"""Online estimates: production traffic sampled, scored and estimated (docs/DESIGN.md section 10).
 
 ``sampler`` (Poisson sampling with known inclusion probabilities), ``sample`` (a day's sample,
 stored with its probabilities), ``scoring`` (the sample scored by the production suite),

@@ -1,4 +1,4 @@
-"""The span stream between the receiver and the planes (DESIGN.md section 10).
+"""The span stream between the receiver and the planes (docs/DESIGN.md section 10).
 
 ``open_stream(home, url)`` gives a ``SpanStream``: the embedded log in the home's state
 database by default, NATS JetStream for a ``nats://`` URL, with the same behaviour.

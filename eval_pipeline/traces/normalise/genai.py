@@ -1,6 +1,6 @@
 """OpenTelemetry GenAI conventions, any version -> the pinned version's ``Span`` fields.
 
-Covers the renames in ``notes/semconv.md``: ``gen_ai.system`` -> ``gen_ai.provider.name`` (with
+Covers the renames of ``traces/semconv.py``: ``gen_ai.system`` -> ``gen_ai.provider.name`` (with
 its value renames), ``gen_ai.usage.prompt/completion_tokens`` -> ``input/output_tokens``, the
 pre-1.37 message events (``gen_ai.user.message`` ... ``gen_ai.choice``), the older
 ``gen_ai.content.prompt/completion`` events and the pre-1.28 ``gen_ai.prompt`` /

@@ -1,6 +1,6 @@
 """OpenInference (Arize) flattened attributes -> the pinned GenAI ``Span`` fields.
 
-Mapping after ``notes/semconv.md``: ``openinference.span.kind`` -> operation,
+Mapping (the rename map is ``traces/semconv.py``): ``openinference.span.kind`` -> operation,
 ``llm.input_messages.{i}.message.*`` / ``llm.output_messages.*`` -> messages (with
 ``tool_calls.{k}.tool_call.*``), ``llm.token_count.*`` -> usage, ``tool.*`` / ``input.value`` /
 ``output.value`` -> tool call, ``session.id`` -> conversation id, ``retrieval.documents.*`` ->

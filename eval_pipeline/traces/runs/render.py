@@ -37,7 +37,7 @@ def run_errors(run: AgentRun) -> list[dict[str, str]]:
 
 
 def run_row(run: AgentRun, build: str) -> dict[str, Any]:
-    """One ``traces list`` object (**contract**, DESIGN.md section 9, plus the view's fields)."""
+    """One ``traces list`` object (**contract**, docs/DESIGN.md 9, plus the view's fields)."""
     errors = run_errors(run)
     return {
         "trace_id": run.trace_id,
